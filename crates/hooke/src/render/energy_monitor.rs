@@ -1,0 +1,72 @@
+//! An observer that follows the total mechanical energy through a run.
+
+use crate::analysis::energy::{energy, Energy};
+use crate::render::Observer;
+use crate::system::{State, System};
+
+/// First, last and extreme energies of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnergySummary {
+    /// Energy of the first observed state, J.
+    pub initial: Energy,
+    /// Energy of the last observed state, J.
+    pub last: Energy,
+    /// Largest `|E - E_0|` over the observed states, J.
+    pub max_deviation: f64,
+    /// The step of the last observed state.
+    pub last_step: u64,
+}
+
+impl EnergySummary {
+    /// `(E_last - E_0) / |E_0|`, or the absolute change when `E_0` is 0.
+    pub fn relative_drift(&self) -> f64 {
+        relative(self.last.total() - self.initial.total(), self.initial.total())
+    }
+
+    /// `max |E - E_0| / |E_0|`, or the absolute value when `E_0` is 0.
+    pub fn relative_max_deviation(&self) -> f64 {
+        relative(self.max_deviation, self.initial.total())
+    }
+}
+
+fn relative(change: f64, reference: f64) -> f64 {
+    if reference == 0.0 {
+        change
+    } else {
+        change / reference.abs()
+    }
+}
+
+/// Computes the energy of every observed state.
+#[derive(Debug, Clone, Default)]
+pub struct EnergyMonitor {
+    summary: Option<EnergySummary>,
+}
+
+impl EnergyMonitor {
+    /// A monitor that has seen nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The summary so far (`None` before the first state).
+    pub fn summary(&self) -> Option<EnergySummary> {
+        self.summary
+    }
+}
+
+impl Observer for EnergyMonitor {
+    fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
+        let now = energy(system, state);
+        self.summary = Some(match self.summary {
+            None => EnergySummary { initial: now, last: now, max_deviation: 0.0, last_step: state.step },
+            Some(s) => EnergySummary {
+                last: now,
+                max_deviation: s.max_deviation.max((now.total() - s.initial.total()).abs()),
+                last_step: state.step,
+                ..s
+            },
+        });
+        Ok(())
+    }
+}

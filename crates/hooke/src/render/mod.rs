@@ -1,0 +1,141 @@
+//! The run loop: a scheme steps a state, observers record what they need after every step.
+
+mod energy_monitor;
+mod pickup;
+mod settings;
+
+pub use energy_monitor::{EnergyMonitor, EnergySummary};
+pub use pickup::{PickupRecorder, PickupSpec, Pickups, Quantity};
+pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
+
+use crate::scheme::{Scheme, SchemeError, SchemeKind};
+use crate::system::{State, System};
+
+/// Something that looks at the state after every step (and at the initial state).
+pub trait Observer {
+    /// Called with step 0 and after every completed step (`state.step`, `state.t` tell which).
+    fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()>;
+}
+
+/// Why a run stopped early. The observers keep everything up to the last good step.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A position or velocity became NaN or infinite.
+    #[error(
+        "the simulation became unstable at step {step} (t = {time} s): \
+         mass \"{mass}\" has a non-finite {quantity}"
+    )]
+    NonFinite {
+        /// The step whose result was not finite.
+        step: u64,
+        /// Its time, s.
+        time: f64,
+        /// The id of the first mass found with a non-finite coordinate.
+        mass: String,
+        /// `position` or `velocity`.
+        quantity: &'static str,
+    },
+    /// The scheme could not complete a step.
+    #[error("step {step} (t = {time} s) failed: {source}")]
+    Scheme {
+        /// The step that failed.
+        step: u64,
+        /// Its start time, s.
+        time: f64,
+        /// What the scheme reported.
+        source: SchemeError,
+    },
+    /// An observer could not write its output.
+    #[error("writing output failed at step {step}: {source}")]
+    Output {
+        /// The step being recorded.
+        step: u64,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// A system, a scheme built for it, and the current state.
+pub struct Simulation {
+    system: System,
+    scheme: Box<dyn Scheme>,
+    state: State,
+    dt: f64,
+}
+
+impl Simulation {
+    /// A simulation of `system` from its initial state, with `scheme` and step `dt` (s).
+    pub fn new(system: System, scheme: SchemeKind, dt: f64) -> Self {
+        let scheme = scheme.build(&system, dt);
+        let state = system.initial_state();
+        Self { system, scheme, state, dt }
+    }
+
+    /// The compiled system.
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The step, s.
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Runs `steps` steps. Observers see the current state first (when it is step 0) and then
+    /// every new state. `progress` is called now and then with the number of steps done.
+    pub fn run(
+        &mut self,
+        steps: u64,
+        observers: &mut [&mut dyn Observer],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), RunError> {
+        const PROGRESS_INTERVAL: u64 = 4096;
+        if self.state.step == 0 {
+            self.notify(observers)?;
+        }
+        for done in 1..=steps {
+            let (step, time) = (self.state.step, self.state.t);
+            self.scheme
+                .step(&self.system, &mut self.state)
+                .map_err(|source| RunError::Scheme { step: step + 1, time, source })?;
+            self.state.step += 1;
+            self.state.t = self.state.step as f64 * self.dt;
+            self.check_finite()?;
+            self.notify(observers)?;
+            if done % PROGRESS_INTERVAL == 0 {
+                progress(done);
+            }
+        }
+        progress(steps);
+        Ok(())
+    }
+
+    fn notify(&self, observers: &mut [&mut dyn Observer]) -> Result<(), RunError> {
+        for observer in observers.iter_mut() {
+            observer
+                .observe(&self.system, &self.state)
+                .map_err(|source| RunError::Output { step: self.state.step, source })?;
+        }
+        Ok(())
+    }
+
+    fn check_finite(&self) -> Result<(), RunError> {
+        let n = self.system.mass_coordinates();
+        for (values, quantity) in [(&self.state.x, "position"), (&self.state.v, "velocity")] {
+            if let Some(coordinate) = values[..n].iter().position(|c| !c.is_finite()) {
+                return Err(RunError::NonFinite {
+                    step: self.state.step,
+                    time: self.state.t,
+                    mass: self.system.mass_of_coordinate(coordinate).to_string(),
+                    quantity,
+                });
+            }
+        }
+        Ok(())
+    }
+}

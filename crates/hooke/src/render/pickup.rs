@@ -1,0 +1,172 @@
+//! Pickups: weighted sums of masses' positions or velocities, one sum per output channel.
+
+use crate::model::{check_finite, Model, ModelError, Node};
+use crate::render::Observer;
+use crate::system::{State, System};
+
+/// What a pickup reads from a mass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Position (1D: displacement), m.
+    Position,
+    /// Velocity, m/s.
+    Velocity,
+}
+
+/// One term of an output channel, as a user names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickupSpec {
+    /// Output channel, 1-based.
+    pub channel: usize,
+    /// Id of the mass listened to.
+    pub mass: String,
+    /// Position or velocity.
+    pub quantity: Quantity,
+    /// Component: 0 = x, 1 = y, 2 = z.
+    pub axis: usize,
+    /// Weight of this term in the channel's sum (output units per m or per m/s).
+    pub weight: f64,
+}
+
+/// One resolved term: which coordinate of the state, which quantity, what weight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Tap {
+    coordinate: usize,
+    quantity: Quantity,
+    weight: f64,
+}
+
+/// The taps of every channel, resolved against a model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pickups {
+    channels: Vec<Vec<Tap>>,
+}
+
+impl Pickups {
+    /// Resolves pickup specs against a model. On error, returns the index of the faulty spec.
+    /// Channels must be numbered 1, 2, ... without gaps.
+    pub fn new(specs: &[PickupSpec], model: &Model) -> Result<Self, (usize, ModelError)> {
+        let mut channels: Vec<Vec<Tap>> = Vec::new();
+        for (index, spec) in specs.iter().enumerate() {
+            let tap = resolve(spec, model).map_err(|e| (index, e))?;
+            if channels.len() < spec.channel {
+                channels.resize(spec.channel, Vec::new());
+            }
+            channels[spec.channel - 1].push(tap);
+        }
+        if let Some(empty) = channels.iter().position(Vec::is_empty) {
+            let index = specs.iter().position(|s| s.channel > empty + 1).unwrap_or(0);
+            return Err((
+                index,
+                ModelError::new(
+                    "pickup",
+                    "channel",
+                    format!("channels numbered without gaps (channel {} has no pickup)", empty + 1),
+                    specs[index].channel,
+                ),
+            ));
+        }
+        Ok(Self { channels })
+    }
+
+    /// Pickups that listen to every mass's first coordinate, one channel, unit weights: the
+    /// default when a model names none.
+    pub fn sum_of_all_masses(model: &Model) -> Self {
+        let dim = model.dimension();
+        let taps = (0..model.masses().len())
+            .map(|i| Tap {
+                coordinate: i * dim,
+                quantity: Quantity::Position,
+                weight: 1.0,
+            })
+            .collect::<Vec<_>>();
+        Self {
+            channels: if taps.is_empty() { Vec::new() } else { vec![taps] },
+        }
+    }
+
+    /// Number of output channels.
+    pub fn channel_count(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// The value of each channel for a state, appended to `out` (one value per channel).
+    fn sample(&self, state: &State, out: &mut [Vec<f64>]) {
+        for (taps, channel) in self.channels.iter().zip(out) {
+            let value = taps
+                .iter()
+                .map(|tap| {
+                    let source = match tap.quantity {
+                        Quantity::Position => &state.x,
+                        Quantity::Velocity => &state.v,
+                    };
+                    tap.weight * source[tap.coordinate]
+                })
+                .sum();
+            channel.push(value);
+        }
+    }
+}
+
+fn resolve(spec: &PickupSpec, model: &Model) -> Result<Tap, ModelError> {
+    let subject = format!("pickup on \"{}\"", spec.mass);
+    if spec.channel == 0 {
+        return Err(ModelError::new(subject, "channel", "a channel number >= 1", 0));
+    }
+    let mass = match model.node(&spec.mass) {
+        Some(Node::Mass(i)) => i,
+        Some(Node::Anchor(_)) => {
+            return Err(ModelError::new(subject, "mass", "the id of a mass (anchors do not move)", format!("anchor \"{}\"", spec.mass)))
+        }
+        None => {
+            return Err(ModelError::new(subject, "mass", "the id of a mass defined in the model", format!("unknown id \"{}\"", spec.mass)))
+        }
+    };
+    let dim = model.dimension();
+    if spec.axis >= dim {
+        return Err(ModelError::new(
+            subject,
+            "axis",
+            format!("one of the model's {dim} axes ({})", &"x, y, z"[..3 * dim - 2]),
+            ["x", "y", "z"][spec.axis.min(2)],
+        ));
+    }
+    check_finite(&subject, "weight", spec.weight)?;
+    Ok(Tap {
+        coordinate: mass * dim + spec.axis,
+        quantity: spec.quantity,
+        weight: spec.weight,
+    })
+}
+
+/// Records every channel's value at every observed step (f64, the step's sample).
+#[derive(Debug, Clone)]
+pub struct PickupRecorder {
+    pickups: Pickups,
+    channels: Vec<Vec<f64>>,
+}
+
+impl PickupRecorder {
+    /// A recorder with room for `capacity` samples per channel.
+    pub fn new(pickups: Pickups, capacity: usize) -> Self {
+        let channels = vec![Vec::with_capacity(capacity); pickups.channel_count()];
+        Self { pickups, channels }
+    }
+
+    /// The recorded samples, one vector per channel.
+    pub fn channels(&self) -> &[Vec<f64>] {
+        &self.channels
+    }
+
+    /// Consumes the recorder, returning its samples.
+    pub fn into_channels(self) -> Vec<Vec<f64>> {
+        self.channels
+    }
+}
+
+impl Observer for PickupRecorder {
+    fn observe(&mut self, _system: &System, state: &State) -> std::io::Result<()> {
+        self.pickups.sample(state, &mut self.channels);
+        Ok(())
+    }
+}

@@ -1,0 +1,122 @@
+//! Run settings: the scheme, the step and the length of a run.
+
+use crate::model::{check_positive, ModelError};
+use crate::scheme::SchemeKind;
+
+/// The time step, given as a sample rate or as a step length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepSize {
+    /// Steps per second, Hz.
+    Rate(f64),
+    /// Step length, s.
+    Dt(f64),
+}
+
+impl StepSize {
+    /// A step from a sample rate in Hz (> 0).
+    pub fn rate(hz: f64) -> Result<Self, ModelError> {
+        check_positive("run", "rate", hz)?;
+        Ok(Self::Rate(hz))
+    }
+
+    /// A step from its length in s (> 0).
+    pub fn dt(seconds: f64) -> Result<Self, ModelError> {
+        check_positive("run", "dt", seconds)?;
+        Ok(Self::Dt(seconds))
+    }
+
+    /// Step length, s.
+    pub fn seconds(self) -> f64 {
+        match self {
+            Self::Rate(hz) => 1.0 / hz,
+            Self::Dt(dt) => dt,
+        }
+    }
+
+    /// Steps per second, Hz.
+    pub fn hertz(self) -> f64 {
+        match self {
+            Self::Rate(hz) => hz,
+            Self::Dt(dt) => 1.0 / dt,
+        }
+    }
+}
+
+/// How long a run lasts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RunLength {
+    /// Simulated time, s; the number of steps is `round(duration / dt)`.
+    Duration(f64),
+    /// Number of steps.
+    Steps(u64),
+}
+
+impl RunLength {
+    /// A length in simulated seconds (> 0).
+    pub fn duration(seconds: f64) -> Result<Self, ModelError> {
+        check_positive("run", "duration", seconds)?;
+        Ok(Self::Duration(seconds))
+    }
+
+    /// The number of steps of size `dt` this length covers.
+    pub fn steps(self, dt: f64) -> u64 {
+        match self {
+            Self::Duration(seconds) => (seconds / dt).round() as u64,
+            Self::Steps(n) => n,
+        }
+    }
+}
+
+/// Everything a run needs besides the model. Defaults: symplectic Euler, 44.1 kHz, 1 s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSettings {
+    /// The integrator.
+    pub scheme: SchemeKind,
+    /// The time step.
+    pub step: StepSize,
+    /// The length of the run.
+    pub length: RunLength,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            scheme: SchemeKind::SymplecticEuler,
+            step: StepSize::Rate(44_100.0),
+            length: RunLength::Duration(1.0),
+        }
+    }
+}
+
+/// Run settings as a file gives them: each one optional, to be completed by defaults and
+/// overridden by the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PartialRunSettings {
+    /// The integrator, if given.
+    pub scheme: Option<SchemeKind>,
+    /// The time step, if given.
+    pub step: Option<StepSize>,
+    /// The run length, if given.
+    pub length: Option<RunLength>,
+}
+
+impl PartialRunSettings {
+    /// `over`'s settings where given, else `self`'s.
+    pub fn overridden_by(self, over: PartialRunSettings) -> Self {
+        Self {
+            scheme: over.scheme.or(self.scheme),
+            step: over.step.or(self.step),
+            length: over.length.or(self.length),
+        }
+    }
+
+    /// Completes the settings with the defaults of [`RunSettings`].
+    pub fn or_defaults(self) -> RunSettings {
+        let default = RunSettings::default();
+        RunSettings {
+            scheme: self.scheme.unwrap_or(default.scheme),
+            step: self.step.unwrap_or(default.step),
+            length: self.length.unwrap_or(default.length),
+        }
+    }
+}

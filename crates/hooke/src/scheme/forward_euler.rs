@@ -1,0 +1,53 @@
+//! Forward Euler, the blog's update (seed 004; seed 000 eq. 5).
+
+use super::{Scheme, SchemeError, SchemeKind};
+use crate::forces;
+use crate::system::{State, System};
+
+/// Forward (explicit) Euler: all forces from the old state, then both positions and velocities
+/// from the old values:
+///
+/// ```text
+/// F_n     = F(x_n, v_n, t_n)
+/// x_{n+1} = x_n + h v_n
+/// v_{n+1} = v_n + h F_n / m
+/// ```
+///
+/// First order. Not symplectic: on an undamped oscillator the one-step matrix
+/// `[[1, h], [-w0^2 h, 1]]` has determinant `1 + w0^2 h^2`, so the energy grows by that factor
+/// every step (ERRATA, seed 004), for every step size: without damping it is never stable.
+/// With damping rate gamma it is stable while `w0^2 h < gamma` (determinant `1 - gamma h +
+/// w0^2 h^2 <= 1`).
+#[derive(Debug, Clone)]
+pub struct ForwardEuler {
+    dt: f64,
+    force: Vec<f64>,
+}
+
+impl ForwardEuler {
+    /// Forward Euler for `system` with step `dt` (s).
+    pub fn new(system: &System, dt: f64) -> Self {
+        Self {
+            dt,
+            force: vec![0.0; system.initial_state().x.len()],
+        }
+    }
+}
+
+impl Scheme for ForwardEuler {
+    fn kind(&self) -> SchemeKind {
+        SchemeKind::ForwardEuler
+    }
+
+    fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
+        let h = self.dt;
+        forces::total(system, &state.x, &state.v, state.t, &mut self.force);
+        let n = system.mass_coordinates();
+        let (x, v) = (&mut state.x[..n], &mut state.v[..n]);
+        for (((x, v), f), inv_m) in x.iter_mut().zip(v).zip(&self.force).zip(system.inverse_mass()) {
+            *x += h * *v;
+            *v += h * f * inv_m;
+        }
+        Ok(())
+    }
+}

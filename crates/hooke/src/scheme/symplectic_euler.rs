@@ -1,0 +1,54 @@
+//! Symplectic Euler, the standard mass-spring method (seed 000 eq. 26, ERRATA).
+
+use super::{Scheme, SchemeError, SchemeKind};
+use crate::forces;
+use crate::system::{State, System};
+
+/// Symplectic Euler (seed 000 eqs. 7, 11 and 26, in the order ERRATA fixes): new velocity from
+/// the old forces, then new position from the new velocity:
+///
+/// ```text
+/// v_{n+1} = v_n + h F(x_n, v_n, t_n) / m
+/// x_{n+1} = x_n + h v_{n+1}
+/// ```
+///
+/// First order; symplectic, so an undamped network keeps a modified energy exactly and its
+/// energy bounded. On a single oscillator with `gamma = Z/m`, `w0^2 = k/m` the poles are the
+/// roots of `z^2 + ((w0 h)^2 + gamma h - 2) z + (1 - gamma h) = 0` (seed 000 eqs. 35-37):
+/// complex with `|z| = sqrt(1 - gamma h)` (eq. 44) and frequency `atan2(Im z, Re z) / h`
+/// (eq. 45, ERRATA: four-quadrant). Stable while `w0 <= sqrt(4 - 2 gamma h) / h` (eq. 54), that
+/// is `h <= (-Z + sqrt(Z^2 + 4 k m)) / k` (eq. 92 as corrected by ERRATA); undamped, `w0 h <= 2`.
+/// The same as mi.lib's position Verlet with backward-difference damper velocities.
+#[derive(Debug, Clone)]
+pub struct SymplecticEuler {
+    dt: f64,
+    force: Vec<f64>,
+}
+
+impl SymplecticEuler {
+    /// Symplectic Euler for `system` with step `dt` (s).
+    pub fn new(system: &System, dt: f64) -> Self {
+        Self {
+            dt,
+            force: vec![0.0; system.initial_state().x.len()],
+        }
+    }
+}
+
+impl Scheme for SymplecticEuler {
+    fn kind(&self) -> SchemeKind {
+        SchemeKind::SymplecticEuler
+    }
+
+    fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
+        let h = self.dt;
+        forces::total(system, &state.x, &state.v, state.t, &mut self.force);
+        let n = system.mass_coordinates();
+        let (x, v) = (&mut state.x[..n], &mut state.v[..n]);
+        for (((x, v), f), inv_m) in x.iter_mut().zip(v).zip(&self.force).zip(system.inverse_mass()) {
+            *v += h * f * inv_m;
+            *x += h * *v;
+        }
+        Ok(())
+    }
+}
