@@ -51,15 +51,6 @@ pub fn energy(system: &System, state: &State) -> Energy {
             0.5 * springs.coefficient[i] * stretch * stretch
         })
         .sum();
-    let gravitational = -system
-        .gravity_force()
-        .iter()
-        .zip(&state.x)
-        .map(|(f, x)| f * x)
-        .sum::<f64>();
-    Energy {
-        kinetic,
-        elastic,
-        gravitational,
-    }
+    let gravitational = -system.gravity_force().iter().zip(&state.x).map(|(f, x)| f * x).sum::<f64>();
+    Energy { kinetic, elastic, gravitational }
 }

@@ -17,16 +17,13 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Creates the temporary file for `target`.
     pub fn create(target: &Path) -> io::Result<Self> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a file name", target.display())))?;
-        let temporary = target.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+        let name = target.file_name().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a file name", target.display()))
+        })?;
+        let temporary =
+            target.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
         let file = File::create(&temporary)?;
-        Ok(Self {
-            target: target.to_path_buf(),
-            temporary,
-            writer: Some(BufWriter::new(file)),
-        })
+        Ok(Self { target: target.to_path_buf(), temporary, writer: Some(BufWriter::new(file)) })
     }
 
     /// The buffered writer of the temporary file.

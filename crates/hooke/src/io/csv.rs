@@ -22,7 +22,13 @@ pub struct CsvWriter<W: Write> {
 
 impl<W: Write> CsvWriter<W> {
     /// Writes the header for `system` and returns the writer. `every` must be at least 1.
-    pub fn new(mut out: W, system: &System, every: u64, last_step: u64, with_energy: bool) -> io::Result<Self> {
+    pub fn new(
+        mut out: W,
+        system: &System,
+        every: u64,
+        last_step: u64,
+        with_energy: bool,
+    ) -> io::Result<Self> {
         let dim = system.dimension();
         let mut header = String::from("step,t");
         for id in &system.node_ids()[..system.mass_count()] {
@@ -37,13 +43,7 @@ impl<W: Write> CsvWriter<W> {
         }
         header.push('\n');
         out.write_all(header.as_bytes())?;
-        Ok(Self {
-            out,
-            every: every.max(1),
-            last_step,
-            with_energy,
-            line: String::new(),
-        })
+        Ok(Self { out, every: every.max(1), last_step, with_energy, line: String::new() })
     }
 
     /// Flushes and returns the underlying writer.

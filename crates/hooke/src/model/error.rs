@@ -25,12 +25,7 @@ impl ModelError {
         expected: impl Into<String>,
         found: impl fmt::Display,
     ) -> Self {
-        Self {
-            subject: subject.into(),
-            field,
-            expected: expected.into(),
-            found: found.to_string(),
-        }
+        Self { subject: subject.into(), field, expected: expected.into(), found: found.to_string() }
     }
 }
 

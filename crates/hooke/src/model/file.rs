@@ -41,7 +41,8 @@ pub fn parse(source: &str, file: &str) -> Result<ModelFile, SourceError> {
         let span = e.span().unwrap_or(0..0);
         SourceError::at(file, source, span, e.message().trim_end())
     })?;
-    let locate = |span: Range<usize>, error: ModelError| SourceError::at(file, source, span, error.to_string());
+    let locate =
+        |span: Range<usize>, error: ModelError| SourceError::at(file, source, span, error.to_string());
     raw.build().map_err(|(span, error)| locate(span, error))
 }
 
@@ -318,7 +319,12 @@ fn value_or<T: Clone>(field: &Option<Spanned<T>>, default: T) -> T {
 }
 
 /// The value of a field required in this context, or an error naming it.
-fn required<T: Clone>(subject: &str, name: &'static str, what: &str, field: &Option<Spanned<T>>) -> Result<T, ModelError> {
+fn required<T: Clone>(
+    subject: &str,
+    name: &'static str,
+    what: &str,
+    field: &Option<Spanned<T>>,
+) -> Result<T, ModelError> {
     field
         .as_ref()
         .map(|s| s.get_ref().clone())
@@ -326,11 +332,21 @@ fn required<T: Clone>(subject: &str, name: &'static str, what: &str, field: &Opt
 }
 
 /// A vector field, defaulting to zeros in 1D and required in 2D/3D.
-fn position_or_origin(subject: &str, name: &'static str, field: &Option<Spanned<Vector>>, dim: usize) -> Result<Vec<f64>, ModelError> {
+fn position_or_origin(
+    subject: &str,
+    name: &'static str,
+    field: &Option<Spanned<Vector>>,
+    dim: usize,
+) -> Result<Vec<f64>, ModelError> {
     match field {
         Some(v) => Ok(v.get_ref().0.clone()),
         None if dim == 1 => Ok(vec![0.0]),
-        None => Err(ModelError::new(subject, name, format!("`{name}` (m, {dim} components; required in 2D/3D)"), "nothing")),
+        None => Err(ModelError::new(
+            subject,
+            name,
+            format!("`{name}` (m, {dim} components; required in 2D/3D)"),
+            "nothing",
+        )),
     }
 }
 
@@ -454,7 +470,9 @@ fn elements(
     lumped: [(&'static str, &Option<Spanned<f64>>); 3],
     physical: [(&'static str, &Option<Spanned<f64>>); 4],
 ) -> Result<Elements, ModelError> {
-    let given = |fields: &[(&'static str, &Option<Spanned<f64>>)]| fields.iter().find(|(_, f)| f.is_some()).map(|(n, _)| *n);
+    let given = |fields: &[(&'static str, &Option<Spanned<f64>>)]| {
+        fields.iter().find(|(_, f)| f.is_some()).map(|(n, _)| *n)
+    };
     let lumped_names = lumped.map(|(n, _)| n).join("/");
     let physical_names = physical.map(|(n, _)| n).join("/");
     match (given(&lumped), given(&physical)) {
@@ -503,10 +521,10 @@ fn add_string(model: &mut Model, raw: &RawString) -> Result<(), ModelError> {
             masses: *raw.masses.get_ref(),
             elements,
             drag: value_or(&raw.drag, 0.0),
-            pluck: raw.pluck.as_ref().map(|p| Pluck {
-                position: p.get_ref().position,
-                amplitude: p.get_ref().amplitude,
-            }),
+            pluck: raw
+                .pluck
+                .as_ref()
+                .map(|p| Pluck { position: p.get_ref().position, amplitude: p.get_ref().amplitude }),
         },
     )
 }
@@ -563,18 +581,35 @@ fn apply_initial(model: &mut Model, raw: &RawInitial) -> Result<(), ModelError> 
     let subject = format!("initial condition of \"{id}\"");
     let mass = match model.node(id) {
         Some(Node::Mass(i)) => i,
-        _ => return Err(ModelError::new(subject, "mass", "the id of a mass defined in the model", format!("\"{id}\""))),
+        _ => {
+            return Err(ModelError::new(
+                subject,
+                "mass",
+                "the id of a mass defined in the model",
+                format!("\"{id}\""),
+            ))
+        }
     };
     match (&raw.position, &raw.displacement) {
         (Some(_), Some(_)) => {
-            return Err(ModelError::new(subject, "displacement", "either `position` or `displacement`, not both", "both"))
+            return Err(ModelError::new(
+                subject,
+                "displacement",
+                "either `position` or `displacement`, not both",
+                "both",
+            ))
         }
         (Some(p), None) => model.set_initial_position(mass, &p.get_ref().0)?,
         (None, Some(d)) => {
             let d = &d.get_ref().0;
             let moved: Vec<f64> = model.masses()[mass].position.iter().zip(d).map(|(p, d)| p + d).collect();
             if d.len() != moved.len() {
-                return Err(ModelError::new(subject, "displacement", format!("{} component(s)", moved.len()), format!("{} component(s)", d.len())));
+                return Err(ModelError::new(
+                    subject,
+                    "displacement",
+                    format!("{} component(s)", moved.len()),
+                    format!("{} component(s)", d.len()),
+                ));
             }
             model.set_initial_position(mass, &moved)?;
         }
@@ -590,10 +625,8 @@ fn build_pickups(model: &Model, raw: &[Spanned<RawPickup>]) -> Result<Pickups, L
     if raw.is_empty() {
         return Ok(Pickups::sum_of_all_masses(model));
     }
-    let specs = raw
-        .iter()
-        .map(|e| pickup_spec(e.get_ref()).map_err(place(e)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let specs =
+        raw.iter().map(|e| pickup_spec(e.get_ref()).map_err(place(e))).collect::<Result<Vec<_>, _>>()?;
     Pickups::new(&specs, model).map_err(|(index, error)| place(&raw[index])(error))
 }
 
@@ -602,13 +635,22 @@ fn pickup_spec(raw: &RawPickup) -> Result<PickupSpec, ModelError> {
     let quantity = match value_or(&raw.quantity, "position".into()).as_str() {
         "position" => Quantity::Position,
         "velocity" => Quantity::Velocity,
-        other => return Err(ModelError::new(subject, "quantity", "\"position\" or \"velocity\"", format!("\"{other}\""))),
+        other => {
+            return Err(ModelError::new(
+                subject,
+                "quantity",
+                "\"position\" or \"velocity\"",
+                format!("\"{other}\""),
+            ))
+        }
     };
     let axis = match value_or(&raw.axis, "x".into()).as_str() {
         "x" => 0,
         "y" => 1,
         "z" => 2,
-        other => return Err(ModelError::new(subject, "axis", "\"x\", \"y\" or \"z\"", format!("\"{other}\""))),
+        other => {
+            return Err(ModelError::new(subject, "axis", "\"x\", \"y\" or \"z\"", format!("\"{other}\"")))
+        }
     };
     Ok(PickupSpec {
         channel: value_or(&raw.channel, 1),
@@ -621,23 +663,32 @@ fn pickup_spec(raw: &RawPickup) -> Result<PickupSpec, ModelError> {
 
 fn build_run(raw: &RawRun) -> Result<PartialRunSettings, ModelError> {
     let scheme = match &raw.scheme {
-        Some(name) => Some(
-            name.get_ref()
-                .parse::<SchemeKind>()
-                .map_err(|_| ModelError::new("run", "scheme", format!("one of {}", SchemeKind::names()), format!("\"{}\"", name.get_ref())))?,
-        ),
+        Some(name) => Some(name.get_ref().parse::<SchemeKind>().map_err(|_| {
+            ModelError::new(
+                "run",
+                "scheme",
+                format!("one of {}", SchemeKind::names()),
+                format!("\"{}\"", name.get_ref()),
+            )
+        })?),
         None => None,
     };
     let step = match (&raw.rate, &raw.dt) {
-        (Some(_), Some(_)) => return Err(ModelError::new("run", "dt", "either `rate` or `dt`, not both", "both")),
+        (Some(_), Some(_)) => {
+            return Err(ModelError::new("run", "dt", "either `rate` or `dt`, not both", "both"))
+        }
         (Some(rate), None) => Some(StepSize::rate(*rate.get_ref())?),
         (None, Some(dt)) => Some(StepSize::dt(*dt.get_ref())?),
         (None, None) => None,
     };
     let length = match (&raw.duration, &raw.steps) {
-        (Some(_), Some(_)) => return Err(ModelError::new("run", "steps", "either `duration` or `steps`, not both", "both")),
+        (Some(_), Some(_)) => {
+            return Err(ModelError::new("run", "steps", "either `duration` or `steps`, not both", "both"))
+        }
         (Some(d), None) => Some(RunLength::duration(*d.get_ref())?),
-        (None, Some(n)) if *n.get_ref() == 0 => return Err(ModelError::new("run", "steps", "at least 1 step", 0)),
+        (None, Some(n)) if *n.get_ref() == 0 => {
+            return Err(ModelError::new("run", "steps", "at least 1 step", 0))
+        }
         (None, Some(n)) => Some(RunLength::Steps(*n.get_ref())),
         (None, None) => None,
     };
@@ -646,12 +697,15 @@ fn build_run(raw: &RawRun) -> Result<PartialRunSettings, ModelError> {
 
 fn build_output(raw: &RawOutput) -> Result<WavOptions, ModelError> {
     let format = match &raw.format {
-        Some(name) => SampleFormat::from_name(name.get_ref())
-            .ok_or_else(|| ModelError::new("output", "format", "\"f32\", \"i16\" or \"i24\"", format!("\"{}\"", name.get_ref())))?,
+        Some(name) => SampleFormat::from_name(name.get_ref()).ok_or_else(|| {
+            ModelError::new(
+                "output",
+                "format",
+                "\"f32\", \"i16\" or \"i24\"",
+                format!("\"{}\"", name.get_ref()),
+            )
+        })?,
         None => SampleFormat::default(),
     };
-    Ok(WavOptions {
-        format,
-        normalize: raw.normalize.unwrap_or(false),
-    })
+    Ok(WavOptions { format, normalize: raw.normalize.unwrap_or(false) })
 }

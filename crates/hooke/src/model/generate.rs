@@ -236,14 +236,7 @@ pub fn add_membrane(model: &mut Model, spec: &MembraneSpec) -> Result<(), ModelE
         }
     }
     let link = |model: &mut Model, a: String, b: String, stiffness, damping| {
-        model.add_link(LinkSpec {
-            id: None,
-            a: &a,
-            b: &b,
-            stiffness,
-            rest_length: None,
-            damping,
-        })
+        model.add_link(LinkSpec { id: None, a: &a, b: &b, stiffness, rest_length: None, damping })
     };
     for j in 1..=h {
         for i in 0..=w {
@@ -267,7 +260,12 @@ pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> 
     check_non_negative(&subject, "stiffness", spec.stiffness)?;
     check_non_negative(&subject, "damping", spec.damping)?;
     let start = model.node(&spec.from).ok_or_else(|| {
-        ModelError::new(&subject, "from", "the id of a mass or an anchor defined before the chain", format!("unknown id \"{}\"", spec.from))
+        ModelError::new(
+            &subject,
+            "from",
+            "the id of a mass or an anchor defined before the chain",
+            format!("unknown id \"{}\"", spec.from),
+        )
     })?;
     let dim = model.dimension();
     if spec.direction.len() != dim {
@@ -280,7 +278,12 @@ pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> 
     }
     let norm = super::distance(&vec![0.0; dim], &spec.direction);
     if !(norm.is_finite() && norm > 0.0) {
-        return Err(ModelError::new(subject, "direction", "a finite, non-zero vector", format!("{:?}", spec.direction)));
+        return Err(ModelError::new(
+            subject,
+            "direction",
+            "a finite, non-zero vector",
+            format!("{:?}", spec.direction),
+        ));
     }
     let origin = model.node_position(start).to_vec();
     let mut previous = spec.from.clone();
@@ -334,7 +337,13 @@ fn lumped_values(
             check_positive(subject, "mass", mass)?;
             check_non_negative(subject, "stiffness", stiffness)?;
             check_non_negative(subject, "damping", damping)?;
-            Ok(Lumped { mass, stiffness_x: stiffness, stiffness_y: stiffness, damping_x: damping, damping_y: damping })
+            Ok(Lumped {
+                mass,
+                stiffness_x: stiffness,
+                stiffness_y: stiffness,
+                damping_x: damping,
+                damping_y: damping,
+            })
         }
         Elements::Physical { length, tension, density, decay_time } => {
             check_positive(subject, "length", length)?;
@@ -358,7 +367,13 @@ fn lumped_values(
             };
             // Stiffness-proportional damping Z = c k gives sigma_n = -c omega_n^2 / 2.
             let c = decay_time.map_or(0.0, |tau| 2.0 / (tau * omega1_sq));
-            Ok(Lumped { mass, stiffness_x, stiffness_y, damping_x: c * stiffness_x, damping_y: c * stiffness_y })
+            Ok(Lumped {
+                mass,
+                stiffness_x,
+                stiffness_y,
+                damping_x: c * stiffness_x,
+                damping_y: c * stiffness_y,
+            })
         }
     }
 }

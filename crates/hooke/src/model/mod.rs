@@ -194,19 +194,17 @@ impl Model {
         self.check_vector(&subject, "position", position)?;
         let node = Node::Anchor(self.anchors.len());
         self.ids.insert(id.to_string(), Element::Node(node));
-        self.anchors.push(Anchor {
-            id: id.to_string(),
-            position: position.to_vec(),
-        });
+        self.anchors.push(Anchor { id: id.to_string(), position: position.to_vec() });
         Ok(node)
     }
 
     /// Adds a spring, a damper or a spring-damper between two existing nodes.
     pub fn add_link(&mut self, spec: LinkSpec<'_>) -> Result<(), ModelError> {
-        let id = spec
-            .id
-            .map_or_else(|| format!("link#{}", self.links.len() + 1), str::to_string);
-        let subject = format!("link \"{id}\"");
+        let id = spec.id.map_or_else(|| format!("link#{}", self.links.len() + 1), str::to_string);
+        let subject = match spec.id {
+            Some(id) => format!("link \"{id}\""),
+            None => format!("link from \"{}\" to \"{}\"", spec.a, spec.b),
+        };
         if spec.id.is_some() {
             self.check_new_id(&subject, &id)?;
         }
@@ -234,14 +232,7 @@ impl Model {
         if spec.id.is_some() {
             self.ids.insert(id.clone(), Element::Link);
         }
-        self.links.push(Link {
-            id,
-            a,
-            b,
-            stiffness: spec.stiffness,
-            rest_length,
-            damping: spec.damping,
-        });
+        self.links.push(Link { id, a, b, stiffness: spec.stiffness, rest_length, damping: spec.damping });
         Ok(())
     }
 
@@ -263,13 +254,7 @@ impl Model {
 
     /// The rest length of a new link: given, or 0 in 1D, or the initial distance in 2D/3D.
     /// In 2D/3D the ends must not coincide: the direction of a geometric link is undefined.
-    fn rest_length(
-        &self,
-        subject: &str,
-        a: Node,
-        b: Node,
-        given: Option<f64>,
-    ) -> Result<f64, ModelError> {
+    fn rest_length(&self, subject: &str, a: Node, b: Node, given: Option<f64>) -> Result<f64, ModelError> {
         if let Some(l0) = given {
             check_finite(subject, "rest_length", l0)?;
         }
@@ -282,19 +267,11 @@ impl Model {
                 subject,
                 "b",
                 "ends at distinct positions (a geometric spring of zero length has no direction)",
-                format!(
-                    "both ends at {:?}",
-                    self.node_position(a).to_vec()
-                ),
+                format!("both ends at {:?}", self.node_position(a).to_vec()),
             ));
         }
         match given {
-            Some(l0) if l0 < 0.0 => Err(ModelError::new(
-                subject,
-                "rest_length",
-                "a length >= 0 m",
-                l0,
-            )),
+            Some(l0) if l0 < 0.0 => Err(ModelError::new(subject, "rest_length", "a length >= 0 m", l0)),
             Some(l0) => Ok(l0),
             None => Ok(distance),
         }
@@ -368,11 +345,7 @@ pub(crate) fn check_positive(subject: &str, field: &'static str, value: f64) -> 
     }
 }
 
-pub(crate) fn check_non_negative(
-    subject: &str,
-    field: &'static str,
-    value: f64,
-) -> Result<(), ModelError> {
+pub(crate) fn check_non_negative(subject: &str, field: &'static str, value: f64) -> Result<(), ModelError> {
     check_finite(subject, field, value)?;
     if value >= 0.0 {
         Ok(())

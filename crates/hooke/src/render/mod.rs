@@ -100,9 +100,11 @@ impl Simulation {
         }
         for done in 1..=steps {
             let (step, time) = (self.state.step, self.state.t);
-            self.scheme
-                .step(&self.system, &mut self.state)
-                .map_err(|source| RunError::Scheme { step: step + 1, time, source })?;
+            self.scheme.step(&self.system, &mut self.state).map_err(|source| RunError::Scheme {
+                step: step + 1,
+                time,
+                source,
+            })?;
             self.state.step += 1;
             self.state.t = self.state.step as f64 * self.dt;
             self.check_finite()?;

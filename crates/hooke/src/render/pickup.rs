@@ -74,15 +74,9 @@ impl Pickups {
     pub fn sum_of_all_masses(model: &Model) -> Self {
         let dim = model.dimension();
         let taps = (0..model.masses().len())
-            .map(|i| Tap {
-                coordinate: i * dim,
-                quantity: Quantity::Position,
-                weight: 1.0,
-            })
+            .map(|i| Tap { coordinate: i * dim, quantity: Quantity::Position, weight: 1.0 })
             .collect::<Vec<_>>();
-        Self {
-            channels: if taps.is_empty() { Vec::new() } else { vec![taps] },
-        }
+        Self { channels: if taps.is_empty() { Vec::new() } else { vec![taps] } }
     }
 
     /// Number of output channels.
@@ -116,10 +110,20 @@ fn resolve(spec: &PickupSpec, model: &Model) -> Result<Tap, ModelError> {
     let mass = match model.node(&spec.mass) {
         Some(Node::Mass(i)) => i,
         Some(Node::Anchor(_)) => {
-            return Err(ModelError::new(subject, "mass", "the id of a mass (anchors do not move)", format!("anchor \"{}\"", spec.mass)))
+            return Err(ModelError::new(
+                subject,
+                "mass",
+                "the id of a mass (anchors do not move)",
+                format!("anchor \"{}\"", spec.mass),
+            ))
         }
         None => {
-            return Err(ModelError::new(subject, "mass", "the id of a mass defined in the model", format!("unknown id \"{}\"", spec.mass)))
+            return Err(ModelError::new(
+                subject,
+                "mass",
+                "the id of a mass defined in the model",
+                format!("unknown id \"{}\"", spec.mass),
+            ))
         }
     };
     let dim = model.dimension();
@@ -132,11 +136,7 @@ fn resolve(spec: &PickupSpec, model: &Model) -> Result<Tap, ModelError> {
         ));
     }
     check_finite(&subject, "weight", spec.weight)?;
-    Ok(Tap {
-        coordinate: mass * dim + spec.axis,
-        quantity: spec.quantity,
-        weight: spec.weight,
-    })
+    Ok(Tap { coordinate: mass * dim + spec.axis, quantity: spec.quantity, weight: spec.weight })
 }
 
 /// Records every channel's value at every observed step (f64, the step's sample).

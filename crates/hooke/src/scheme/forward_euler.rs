@@ -27,10 +27,7 @@ pub struct ForwardEuler {
 impl ForwardEuler {
     /// Forward Euler for `system` with step `dt` (s).
     pub fn new(system: &System, dt: f64) -> Self {
-        Self {
-            dt,
-            force: vec![0.0; system.initial_state().x.len()],
-        }
+        Self { dt, force: vec![0.0; system.initial_state().x.len()] }
     }
 }
 

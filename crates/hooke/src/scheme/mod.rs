@@ -101,9 +101,6 @@ impl FromStr for SchemeKind {
     type Err = UnknownScheme;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|kind| kind.name() == name)
-            .ok_or_else(|| UnknownScheme(name.to_string()))
+        Self::ALL.into_iter().find(|kind| kind.name() == name).ok_or_else(|| UnknownScheme(name.to_string()))
     }
 }

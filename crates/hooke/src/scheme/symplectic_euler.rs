@@ -28,10 +28,7 @@ pub struct SymplecticEuler {
 impl SymplecticEuler {
     /// Symplectic Euler for `system` with step `dt` (s).
     pub fn new(system: &System, dt: f64) -> Self {
-        Self {
-            dt,
-            force: vec![0.0; system.initial_state().x.len()],
-        }
+        Self { dt, force: vec![0.0; system.initial_state().x.len()] }
     }
 }
 

@@ -75,11 +75,7 @@ impl System {
             u32::try_from(index).expect("more than 2^32 nodes")
         };
         let per_coordinate = |value: &dyn Fn(&crate::model::Mass) -> f64| -> Vec<f64> {
-            model
-                .masses()
-                .iter()
-                .flat_map(|m| std::iter::repeat_n(value(m), dim))
-                .collect()
+            model.masses().iter().flat_map(|m| std::iter::repeat_n(value(m), dim)).collect()
         };
         let masses = model.masses().iter().map(|m| m.mass).collect();
         let inverse_mass = per_coordinate(&|m| 1.0 / m.mass);
@@ -89,11 +85,7 @@ impl System {
             Vec::new()
         };
         let gravity_force = if model.gravity().iter().any(|&g| g != 0.0) {
-            model
-                .masses()
-                .iter()
-                .flat_map(|m| model.gravity().iter().map(move |g| m.mass * g))
-                .collect()
+            model.masses().iter().flat_map(|m| model.gravity().iter().map(move |g| m.mass * g)).collect()
         } else {
             Vec::new()
         };

@@ -1,0 +1,252 @@
+//! `hooke run` and `hooke demo`.
+
+use crate::diagnostics::FileDiagnostic;
+use clap::Args;
+use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
+use hooke::model::file::{parse, ModelFile};
+use hooke::render::{
+    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, RunLength, Simulation,
+    StepSize,
+};
+use hooke::scheme::SchemeKind;
+use hooke::system::System;
+use indicatif::{ProgressBar, ProgressStyle};
+use miette::{miette, IntoDiagnostic, WrapErr};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The model `hooke demo` renders.
+const DEMO_MODEL: &str = include_str!("../../../examples/plucked-string.toml");
+
+/// Arguments of `hooke run`. Settings given here override the file's `[run]` and `[output]`.
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// The model file (TOML; see docs/model-format.md).
+    pub model: PathBuf,
+    /// Integrator, e.g. symplectic-euler, forward-euler.
+    #[arg(long, value_parser = parse_scheme)]
+    pub scheme: Option<SchemeKind>,
+    /// Steps per second, Hz.
+    #[arg(long, conflicts_with = "dt")]
+    pub rate: Option<f64>,
+    /// Step length, s.
+    #[arg(long)]
+    pub dt: Option<f64>,
+    /// Simulated time, s.
+    #[arg(long, conflicts_with = "steps")]
+    pub duration: Option<f64>,
+    /// Number of steps.
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// Write the pickups' output channels to this WAV file (one sample per step).
+    #[arg(long)]
+    pub wav: Option<PathBuf>,
+    /// WAV sample encoding: f32 (default), i16 or i24.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<SampleFormat>,
+    /// Scale the WAV so its peak is at -1 dBFS.
+    #[arg(long)]
+    pub normalize: bool,
+    /// Write positions and velocities of every mass to this CSV file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Write one CSV row every K steps (step 0 and the last step are always written).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: u64,
+    /// Report the initial and final total energy and the drift (and add energy columns to the CSV).
+    #[arg(long)]
+    pub energy: bool,
+}
+
+fn parse_scheme(name: &str) -> Result<SchemeKind, String> {
+    name.parse::<SchemeKind>().map_err(|e| e.to_string())
+}
+
+fn parse_format(name: &str) -> Result<SampleFormat, String> {
+    SampleFormat::from_name(name)
+        .ok_or_else(|| format!("unknown format \"{name}\"; expected f32, i16 or i24"))
+}
+
+/// `hooke run MODEL.toml ...`.
+pub fn run_command(args: &RunArgs) -> miette::Result<()> {
+    let source = std::fs::read_to_string(&args.model)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot read model file {}", args.model.display()))?;
+    run_source(&source, &args.model.display().to_string(), args)
+}
+
+/// `hooke demo`: the plucked string, to WAV and CSV in `out_dir`.
+pub fn demo(out_dir: &Path) -> miette::Result<()> {
+    let args = RunArgs {
+        model: PathBuf::from("examples/plucked-string.toml"),
+        wav: Some(out_dir.join("hooke-demo.wav")),
+        csv: Some(out_dir.join("hooke-demo.csv")),
+        every: 44,
+        energy: true,
+        ..RunArgs::default()
+    };
+    run_source(DEMO_MODEL, "<demo: examples/plucked-string.toml>", &args)
+}
+
+/// Settings from the command line, validated as the file's are.
+fn command_line_settings(args: &RunArgs) -> miette::Result<PartialRunSettings> {
+    let flag = |name: &'static str| {
+        move |e: hooke::model::ModelError| miette!("--{name}: expected {}, found {}", e.expected, e.found)
+    };
+    Ok(PartialRunSettings {
+        scheme: args.scheme,
+        step: match (args.rate, args.dt) {
+            (Some(hz), _) => Some(StepSize::rate(hz).map_err(flag("rate"))?),
+            (None, Some(dt)) => Some(StepSize::dt(dt).map_err(flag("dt"))?),
+            (None, None) => None,
+        },
+        length: match (args.duration, args.steps) {
+            (Some(d), _) => Some(RunLength::duration(d).map_err(flag("duration"))?),
+            (None, Some(0)) => return Err(miette!("--steps: expected at least 1 step, found 0")),
+            (None, Some(n)) => Some(RunLength::Steps(n)),
+            (None, None) => None,
+        },
+    })
+}
+
+fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<()> {
+    let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
+    let settings = file.run.overridden_by(command_line_settings(args)?).or_defaults();
+    let dt = settings.step.seconds();
+    let steps = settings.length.steps(dt);
+    let wav_rate = wav_rate(settings.step.hertz(), args.wav.is_some())?;
+    let wav_options = WavOptions {
+        format: args.format.unwrap_or(file.wav.format),
+        normalize: args.normalize || file.wav.normalize,
+    };
+    let system = System::new(&file.model);
+    let mass_count = system.mass_count();
+
+    // Outputs: every file is written under a temporary name and renamed when complete.
+    let mut pickups =
+        args.wav.as_ref().map(|_| PickupRecorder::new(file.pickups.clone(), steps as usize + 1));
+    let mut csv = match &args.csv {
+        Some(path) => {
+            let out = AtomicFile::create(path)
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot create {}", path.display()))?;
+            Some(CsvWriter::new(out, &system, args.every, steps, args.energy).into_diagnostic()?)
+        }
+        None => None,
+    };
+    let mut energy = args.energy.then(EnergyMonitor::new);
+    let mut observers: Vec<&mut dyn Observer> = Vec::new();
+    if let Some(p) = pickups.as_mut() {
+        observers.push(p);
+    }
+    if let Some(c) = csv.as_mut() {
+        observers.push(c);
+    }
+    if let Some(e) = energy.as_mut() {
+        observers.push(e);
+    }
+
+    let name = file.name.as_deref().unwrap_or(file_name);
+    eprintln!(
+        "{name}: {mass_count} masses, {}, dt = {dt} s ({} Hz), {steps} steps ({} s)",
+        settings.scheme,
+        settings.step.hertz(),
+        steps as f64 * dt
+    );
+    let bar = progress_bar(steps);
+    let started = Instant::now();
+    let mut simulation = Simulation::new(system, settings.scheme, dt);
+    let outcome = simulation.run(steps, &mut observers, &mut |done| bar.set_position(done));
+    let wall = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    drop(observers);
+
+    let done = simulation.state().step;
+    eprintln!(
+        "simulated {done} steps in {wall:.3} s: {:.3e} mass-steps/s, {:.2}x real time",
+        (done as f64 * mass_count as f64) / wall.max(1e-9),
+        done as f64 * dt / wall.max(1e-9)
+    );
+    // Keep what was computed, even when the run stopped early.
+    if let (Some(path), Some(recorder)) = (&args.wav, pickups) {
+        let report = write_wav_file(path, &recorder.into_channels(), wav_rate, wav_options)?;
+        report_wav(path, &report, wav_options);
+    }
+    if let (Some(path), Some(writer)) = (&args.csv, csv) {
+        writer
+            .into_inner()
+            .and_then(AtomicFile::commit)
+            .into_diagnostic()
+            .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(summary) = energy.as_ref().and_then(EnergyMonitor::summary) {
+        report_energy(&summary, simulation.system().dampers().len() + simulation.system().drag().len() > 0);
+    }
+    outcome.map_err(|e| miette!("{e}"))
+}
+
+/// The WAV header's sample rate: the step rate, which must be a whole number of Hz.
+fn wav_rate(hz: f64, needed: bool) -> miette::Result<u32> {
+    let rounded = hz.round();
+    if !needed {
+        return Ok(rounded.clamp(0.0, f64::from(u32::MAX)) as u32);
+    }
+    if !(1.0..=f64::from(u32::MAX)).contains(&rounded) || (hz - rounded).abs() > 1e-6 * hz {
+        return Err(miette!(
+            "--wav: the step rate {hz} Hz is not a whole number of Hz, so it cannot be a WAV sample rate; \
+             give the step as a rate (e.g. --rate 44100)"
+        ));
+    }
+    Ok(rounded as u32)
+}
+
+fn write_wav_file(
+    path: &Path,
+    channels: &[Vec<f64>],
+    rate: u32,
+    options: WavOptions,
+) -> miette::Result<WavReport> {
+    let context = || format!("cannot write {}", path.display());
+    let mut file = AtomicFile::create(path).into_diagnostic().wrap_err_with(context)?;
+    let report =
+        write_wav(file.writer(), channels, rate, options).into_diagnostic().wrap_err_with(context)?;
+    file.commit().into_diagnostic().wrap_err_with(context)?;
+    Ok(report)
+}
+
+fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {
+    eprintln!("wrote {} (gain {:.4e}, peak {:.3} of full scale)", path.display(), report.gain, report.peak);
+    if report.over_full_scale > 0 {
+        let what = match options.format {
+            SampleFormat::Float32 => "exceed full scale (kept in the float file; a player will clip them)",
+            _ => "were clipped to full scale",
+        };
+        eprintln!(
+            "warning: {} samples {what}; use --normalize or pickup weights to scale the output",
+            report.over_full_scale
+        );
+    }
+}
+
+fn report_energy(summary: &EnergySummary, damped: bool) {
+    println!("energy at step 0:   {:.12e} J", summary.initial.total());
+    println!("energy at step {}: {:.12e} J", summary.last_step, summary.last.total());
+    println!("relative drift:     {:+.3e}", summary.relative_drift());
+    println!("max |E - E0| / |E0|: {:.3e}", summary.relative_max_deviation());
+    if damped {
+        println!("note: the model has dampers or drag, so its energy decreases physically");
+    }
+}
+
+fn progress_bar(steps: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() || steps < 100_000 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(steps);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {eta} left") {
+        bar.set_style(style);
+    }
+    bar
+}
