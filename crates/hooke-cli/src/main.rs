@@ -31,6 +31,7 @@ enum Command {
 
 fn main() -> miette::Result<()> {
     let cli = Cli::parse();
+    miette::set_hook(Box::new(|_| Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())))?;
     match cli.command {
         Command::Run(args) => run::run_command(&args),
         Command::Demo { out_dir } => run::demo(&out_dir),

@@ -149,7 +149,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
 
     let name = file.name.as_deref().unwrap_or(file_name);
     eprintln!(
-        "{name}: {mass_count} masses, {}, dt = {dt} s ({} Hz), {steps} steps ({} s)",
+        "{name}: {mass_count} masses, {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({} s)",
         settings.scheme,
         settings.step.hertz(),
         steps as f64 * dt
@@ -217,7 +217,7 @@ fn write_wav_file(
 }
 
 fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {
-    eprintln!("wrote {} (gain {:.4e}, peak {:.3} of full scale)", path.display(), report.gain, report.peak);
+    eprintln!("wrote {} (gain {:.4e}, peak {:.4e} of full scale)", path.display(), report.gain, report.peak);
     if report.over_full_scale > 0 {
         let what = match options.format {
             SampleFormat::Float32 => "exceed full scale (kept in the float file; a player will clip them)",

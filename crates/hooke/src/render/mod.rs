@@ -22,8 +22,9 @@ pub trait Observer {
 pub enum RunError {
     /// A position or velocity became NaN or infinite.
     #[error(
-        "the simulation became unstable at step {step} (t = {time} s): \
-         mass \"{mass}\" has a non-finite {quantity}"
+        "the simulation became unstable at step {step} (t = {} s): \
+         mass \"{mass}\" has a non-finite {quantity}",
+        seconds(*time)
     )]
     NonFinite {
         /// The step whose result was not finite.
@@ -36,7 +37,7 @@ pub enum RunError {
         quantity: &'static str,
     },
     /// The scheme could not complete a step.
-    #[error("step {step} (t = {time} s) failed: {source}")]
+    #[error("step {step} (t = {} s) failed: {source}", seconds(*time))]
     Scheme {
         /// The step that failed.
         step: u64,
@@ -53,6 +54,12 @@ pub enum RunError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+/// A time in seconds to 9 decimals, without trailing zeros (`0.502`, not `0.5020000000000001`).
+fn seconds(t: f64) -> String {
+    let text = format!("{t:.9}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A system, a scheme built for it, and the current state.

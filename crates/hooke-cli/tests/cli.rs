@@ -1,0 +1,210 @@
+//! The `hooke` binary end to end: outputs, errors, instability, the demo and the benchmark.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hooke(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Files in `dir` other than `keep`, sorted.
+fn other_files(dir: &Path, keep: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != keep)
+        .collect();
+    files.sort();
+    files
+}
+
+/// One 1 kg mass on a 1D spring k to the ground, displaced by 1 m.
+fn oscillator_model(stiffness: f64, extra: &str) -> String {
+    format!(
+        "[model]\ndimension = 1\n\n[[anchor]]\nid = \"ground\"\n\n[[mass]]\nid = \"m\"\nmass = 1.0\nposition = 1.0\n\n\
+         [[spring]]\na = \"ground\"\nb = \"m\"\nstiffness = {stiffness:?}\n{extra}"
+    )
+}
+
+#[test]
+fn a_bad_file_reports_its_position_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.toml"), oscillator_model(-5.0, "")).unwrap();
+    let out = hooke(&["run", "bad.toml", "--wav", "out.wav", "--csv", "out.csv", "--energy"], dir.path());
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    assert!(message.contains("bad.toml:15:13"), "{message}");
+    assert!(message.contains("expected a value >= 0"), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+    assert_eq!(other_files(dir.path(), "bad.toml"), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn a_missing_file_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(&["run", "nowhere.toml"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("cannot read model file nowhere.toml"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_command_line_values_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(100.0, "")).unwrap();
+    let out = hooke(&["run", "m.toml", "--rate=-3"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--rate: expected a value > 0, found -3"), "{}", stderr(&out));
+    let out = hooke(&["run", "m.toml", "--scheme", "leapfrog"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown scheme \"leapfrog\""), "{}", stderr(&out));
+}
+
+#[test]
+fn an_unstable_run_stops_with_the_step_time_and_mass_and_keeps_valid_outputs() {
+    // Symplectic Euler is unstable for w0 h > 2 (seed 000 eq. 54): w0 = 2500 rad/s at 1 kHz.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0, "")).unwrap();
+    let out = hooke(
+        &["run", "m.toml", "--rate", "1000", "--steps", "5000", "--wav", "out.wav", "--csv", "out.csv"],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    let failed_step: u64 = message
+        .split("unstable at step ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in: {message}"));
+    assert!(failed_step > 100 && failed_step < 5000, "{message}");
+    assert!(message.contains(&format!("(t = {} s)", failed_step as f64 / 1000.0)), "{message}");
+    assert!(message.contains("mass \"m\" has a non-finite"), "{message}");
+
+    // The WAV holds the samples of steps 0 .. failed_step - 1, all finite.
+    let mut reader = hound::WavReader::open(dir.path().join("out.wav")).unwrap();
+    assert_eq!(reader.spec().sample_rate, 1000);
+    let samples: Vec<f32> = reader.samples::<f32>().map(Result::unwrap).collect();
+    assert_eq!(samples.len() as u64, failed_step);
+    // The CSV holds complete rows for steps 0 .. failed_step - 1.
+    let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "step,t,m.x,m.vx");
+    assert_eq!(lines.len() as u64, failed_step + 1);
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 4));
+    assert!(lines.last().unwrap().starts_with(&format!("{},", failed_step - 1)));
+    let expected = [dir.path().join("out.csv"), dir.path().join("out.wav")];
+    assert_eq!(other_files(dir.path(), "m.toml"), expected, "no temporary file left");
+}
+
+#[test]
+fn csv_rows_every_k_steps_include_the_last_one_and_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = oscillator_model(100.0, "\n[run]\nscheme = \"forward-euler\"\ndt = 0.01\nsteps = 1000\n");
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    // The command line overrides the file: 25 steps of symplectic Euler at 1 kHz.
+    let out = hooke(
+        &[
+            "run",
+            "m.toml",
+            "--scheme",
+            "symplectic-euler",
+            "--rate",
+            "1000",
+            "--steps",
+            "25",
+            "--csv",
+            "o.csv",
+            "--every",
+            "10",
+            "--energy",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = std::fs::read_to_string(dir.path().join("o.csv")).unwrap();
+    let rows: Vec<Vec<f64>> =
+        csv.lines().skip(1).map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!(csv.lines().next().unwrap(), "step,t,m.x,m.vx,kinetic,potential,total");
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), [0.0, 10.0, 20.0, 25.0]);
+    // Independent symplectic Euler: v += h (-k x), x += h v.
+    let (mut x, mut v, h) = (1.0f64, 0.0f64, 1e-3);
+    for step in 1..=25 {
+        v += h * (-100.0 * x);
+        x += h * v;
+        if let Some(row) = rows.iter().find(|r| r[0] == step as f64) {
+            assert_eq!((row[2], row[3]), (x, v), "bit-exact round trip at step {step}");
+            assert_eq!(row[6], 0.5 * v * v + 50.0 * x * x);
+        }
+    }
+    let report = stdout(&out);
+    assert!(report.contains("energy at step 0:   5.000000000000e1 J"), "{report}");
+    assert!(report.contains("relative drift:"), "{report}");
+}
+
+#[test]
+fn wav_formats_and_normalisation() {
+    let dir = tempfile::tempdir().unwrap();
+    let half = oscillator_model(1000.0, "\n[[pickup]]\nmass = \"m\"\nweight = 0.5\n");
+    std::fs::write(dir.path().join("m.toml"), half).unwrap();
+    for (format, bits) in [("i16", 16), ("i24", 24)] {
+        let out = hooke(
+            &["run", "m.toml", "--rate", "8000", "--steps", "800", "--wav", "o.wav", "--format", format],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        // Half of a 1 m amplitude (which symplectic Euler's modified energy lets x exceed slightly).
+        assert!(!stderr(&out).contains("clipped"), "{}", stderr(&out));
+        let reader = hound::WavReader::open(dir.path().join("o.wav")).unwrap();
+        assert_eq!(
+            (reader.spec().bits_per_sample, reader.spec().sample_rate, reader.len()),
+            (bits, 8000, 801)
+        );
+    }
+    let out = hooke(
+        &["run", "m.toml", "--rate", "8000", "--steps", "800", "--wav", "o.wav", "--normalize"],
+        dir.path(),
+    );
+    assert!(out.status.success());
+    let mut reader = hound::WavReader::open(dir.path().join("o.wav")).unwrap();
+    let peak = reader.samples::<f32>().map(|s| s.unwrap().abs()).fold(0.0f32, f32::max);
+    assert!((peak - 0.891_250_9).abs() < 1e-6, "peak {peak} is -1 dBFS");
+    // A pickup weight of 3 drives the float file beyond full scale: kept, and reported.
+    let loud = oscillator_model(1000.0, "\n[[pickup]]\nmass = \"m\"\nweight = 3.0\n");
+    std::fs::write(dir.path().join("loud.toml"), loud).unwrap();
+    let out = hooke(&["run", "loud.toml", "--rate", "8000", "--steps", "800", "--wav", "o.wav"], dir.path());
+    assert!(stderr(&out).contains("exceed full scale"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_demo_writes_a_stereo_wav_and_a_csv_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(&["demo"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("wrote ./hooke-demo.wav"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("wrote ./hooke-demo.csv"), "{}", stderr(&out));
+    let reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
+    assert_eq!((reader.spec().channels, reader.spec().sample_rate), (2, 44_100));
+    assert_eq!(reader.duration(), 3 * 44_100 + 1);
+    let csv = std::fs::read_to_string(dir.path().join("hooke-demo.csv")).unwrap();
+    assert!(csv.starts_with("step,t,s.1.x,s.1.vx,s.2.x"));
+}
+
+#[test]
+fn bench_ends_with_mass_steps_per_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(&["bench", "--string", "5", "--seconds", "0.05"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap();
+    let (number, unit) = last.split_once(' ').unwrap();
+    assert_eq!(unit, "mass-steps/s");
+    assert!(number.parse::<f64>().unwrap() > 0.0);
+}
