@@ -149,7 +149,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
 
     let name = file.name.as_deref().unwrap_or(file_name);
     eprintln!(
-        "{name}: {mass_count} masses, {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({} s)",
+        "{name}: {mass_count} masses, {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
         settings.scheme,
         settings.step.hertz(),
         steps as f64 * dt

@@ -283,3 +283,15 @@ fn non_ascii_text_before_the_error_counts_columns_in_characters() {
     );
     assert_error(&e, 7, 8, "-1.0", &["mass \"μ\"", "`drag`"]);
 }
+
+#[test]
+fn initial_displacement_of_the_wrong_length() {
+    let e = error(&format!("{PENDULUM_2D}\n[[initial]]\nmass = \"bob\"\ndisplacement = [0.5]\n"));
+    assert_error(
+        &e,
+        16,
+        16,
+        "[0.5]",
+        &["`displacement`", "2 component(s) for a 2D model", "found 1 component(s)"],
+    );
+}

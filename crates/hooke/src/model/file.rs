@@ -602,15 +602,16 @@ fn apply_initial(model: &mut Model, raw: &RawInitial) -> Result<(), ModelError> 
         (Some(p), None) => model.set_initial_position(mass, &p.get_ref().0)?,
         (None, Some(d)) => {
             let d = &d.get_ref().0;
-            let moved: Vec<f64> = model.masses()[mass].position.iter().zip(d).map(|(p, d)| p + d).collect();
-            if d.len() != moved.len() {
+            if d.len() != model.dimension() {
+                let dim = model.dimension();
                 return Err(ModelError::new(
                     subject,
                     "displacement",
-                    format!("{} component(s)", moved.len()),
+                    format!("{dim} component(s) for a {dim}D model"),
                     format!("{} component(s)", d.len()),
                 ));
             }
+            let moved: Vec<f64> = model.masses()[mass].position.iter().zip(d).map(|(p, d)| p + d).collect();
             model.set_initial_position(mass, &moved)?;
         }
         (None, None) => {}

@@ -56,8 +56,8 @@ pub struct Anchor {
 /// force is `Z ((v_b - v_a) . u) u`. Forces on `b` are opposite.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
-    /// Unique id (generated as `link#N` when the file gives none).
-    pub id: String,
+    /// Unique id, if the link was given one.
+    pub id: Option<String>,
     /// First end.
     pub a: Node,
     /// Second end (never equal to `a`).
@@ -73,7 +73,7 @@ pub struct Link {
 /// A link as requested, before its ends are resolved and its rest length defaulted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinkSpec<'a> {
-    /// Optional id; `link#N` when `None`.
+    /// Optional id (links are mostly anonymous).
     pub id: Option<&'a str>,
     /// Id of the first end (a mass or an anchor).
     pub a: &'a str,
@@ -200,13 +200,12 @@ impl Model {
 
     /// Adds a spring, a damper or a spring-damper between two existing nodes.
     pub fn add_link(&mut self, spec: LinkSpec<'_>) -> Result<(), ModelError> {
-        let id = spec.id.map_or_else(|| format!("link#{}", self.links.len() + 1), str::to_string);
         let subject = match spec.id {
             Some(id) => format!("link \"{id}\""),
             None => format!("link from \"{}\" to \"{}\"", spec.a, spec.b),
         };
-        if spec.id.is_some() {
-            self.check_new_id(&subject, &id)?;
+        if let Some(id) = spec.id {
+            self.check_new_id(&subject, id)?;
         }
         let a = self.resolve_node(&subject, "a", spec.a)?;
         let b = self.resolve_node(&subject, "b", spec.b)?;
@@ -229,10 +228,17 @@ impl Model {
         check_non_negative(&subject, "stiffness", spec.stiffness)?;
         check_non_negative(&subject, "damping", spec.damping)?;
         let rest_length = self.rest_length(&subject, a, b, spec.rest_length)?;
-        if spec.id.is_some() {
-            self.ids.insert(id.clone(), Element::Link);
+        if let Some(id) = spec.id {
+            self.ids.insert(id.to_string(), Element::Link);
         }
-        self.links.push(Link { id, a, b, stiffness: spec.stiffness, rest_length, damping: spec.damping });
+        self.links.push(Link {
+            id: spec.id.map(str::to_string),
+            a,
+            b,
+            stiffness: spec.stiffness,
+            rest_length,
+            damping: spec.damping,
+        });
         Ok(())
     }
 

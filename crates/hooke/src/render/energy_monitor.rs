@@ -37,6 +37,15 @@ fn relative(change: f64, reference: f64) -> f64 {
     }
 }
 
+/// The larger of `a` and `b`, or NaN if either is NaN (so a NaN energy is never hidden).
+fn nan_propagating_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
 /// Computes the energy of every observed state.
 #[derive(Debug, Clone, Default)]
 pub struct EnergyMonitor {
@@ -62,7 +71,7 @@ impl Observer for EnergyMonitor {
             None => EnergySummary { initial: now, last: now, max_deviation: 0.0, last_step: state.step },
             Some(s) => EnergySummary {
                 last: now,
-                max_deviation: s.max_deviation.max((now.total() - s.initial.total()).abs()),
+                max_deviation: nan_propagating_max(s.max_deviation, (now.total() - s.initial.total()).abs()),
                 last_step: state.step,
                 ..s
             },

@@ -51,3 +51,35 @@ pub fn positions(model: &Model, scheme: SchemeKind, dt: f64, steps: u64) -> Vec<
     simulation.run(steps, &mut [&mut log], &mut |_| {}).unwrap();
     log.0
 }
+
+/// The two roots of `z^2 + b z + c = 0` as (re, im) pairs; complex roots come as a conjugate
+/// pair with the positive imaginary part first.
+pub fn quadratic_roots(b: f64, c: f64) -> [(f64, f64); 2] {
+    let discriminant = b * b - 4.0 * c;
+    if discriminant < 0.0 {
+        let im = (-discriminant).sqrt() / 2.0;
+        [(-b / 2.0, im), (-b / 2.0, -im)]
+    } else {
+        let s = discriminant.sqrt();
+        [((-b + s) / 2.0, 0.0), ((-b - s) / 2.0, 0.0)]
+    }
+}
+
+/// `x_n` of the second-order recurrence whose characteristic roots are `roots`, through the
+/// given `x_0`, `x_1`: for complex roots `|C| r^n cos(theta n + arg C)` with `C` fitted from
+/// `x_0`, `x_1` (seed 000 eq. 71 as ERRATA corrects it), for real roots `A z1^n + B z2^n`.
+pub fn closed_form(roots: [(f64, f64); 2], x0: f64, x1: f64, n: usize) -> f64 {
+    let [(re, im), (re2, _)] = roots;
+    if im != 0.0 {
+        let r = re.hypot(im);
+        let theta = im.atan2(re);
+        // x_n = Re(C z^n): Re C = x0, and x1 = Re C Re z - Im C Im z.
+        let c_re = x0;
+        let c_im = (x0 * re - x1) / im;
+        c_re.hypot(c_im) * r.powi(n as i32) * (theta * n as f64 + c_im.atan2(c_re)).cos()
+    } else {
+        let a = (x1 - x0 * re2) / (re - re2);
+        let b = x0 - a;
+        a * re.powi(n as i32) + b * re2.powi(n as i32)
+    }
+}
