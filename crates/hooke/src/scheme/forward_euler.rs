@@ -1,7 +1,6 @@
 //! Forward Euler, the blog's update (seed 004; seed 000 eq. 5).
 
-use super::{Scheme, SchemeError, SchemeKind};
-use crate::forces;
+use super::{ForceEvaluation, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
 /// Forward (explicit) Euler: all forces from the old state, then both positions and velocities
@@ -21,13 +20,13 @@ use crate::system::{State, System};
 #[derive(Debug, Clone)]
 pub struct ForwardEuler {
     dt: f64,
-    force: Vec<f64>,
+    forces: ForceEvaluation,
 }
 
 impl ForwardEuler {
     /// Forward Euler for `system` with step `dt` (s).
     pub fn new(system: &System, dt: f64) -> Self {
-        Self { dt, force: vec![0.0; system.initial_state().x.len()] }
+        Self { dt, forces: ForceEvaluation::new(system) }
     }
 }
 
@@ -38,13 +37,10 @@ impl Scheme for ForwardEuler {
 
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
         let h = self.dt;
-        forces::total(system, &state.x, &state.v, state.t, &mut self.force);
-        let n = system.mass_coordinates();
-        let (x, v) = (&mut state.x[..n], &mut state.v[..n]);
-        for (((x, v), f), inv_m) in x.iter_mut().zip(v).zip(&self.force).zip(system.inverse_mass()) {
+        self.forces.update_each(system, state, |x, v, acceleration| {
             *x += h * *v;
-            *v += h * f * inv_m;
-        }
+            *v += h * acceleration;
+        });
         Ok(())
     }
 }

@@ -14,6 +14,29 @@ use crate::system::{State, System};
 use std::fmt;
 use std::str::FromStr;
 
+/// The force buffer of a scheme that evaluates the total force once per step.
+#[derive(Debug, Clone)]
+struct ForceEvaluation {
+    force: Vec<f64>,
+}
+
+impl ForceEvaluation {
+    fn new(system: &System) -> Self {
+        Self { force: vec![0.0; system.initial_state().x.len()] }
+    }
+
+    /// Evaluates `F(x_n, v_n, t_n)` and calls `update(x, v, F/m)` for every moving coordinate.
+    #[inline]
+    fn update_each(&mut self, system: &System, state: &mut State, update: impl Fn(&mut f64, &mut f64, f64)) {
+        crate::forces::total(system, &state.x, &state.v, state.t, &mut self.force);
+        let n = system.mass_coordinates();
+        let (x, v) = (&mut state.x[..n], &mut state.v[..n]);
+        for (((x, v), f), inv_m) in x.iter_mut().zip(v).zip(&self.force).zip(system.inverse_mass()) {
+            update(x, v, f * inv_m);
+        }
+    }
+}
+
 /// A step that could not be completed (an implicit solve that did not converge, for example).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]

@@ -1,7 +1,6 @@
 //! Symplectic Euler, the standard mass-spring method (seed 000 eq. 26, ERRATA).
 
-use super::{Scheme, SchemeError, SchemeKind};
-use crate::forces;
+use super::{ForceEvaluation, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
 /// Symplectic Euler (seed 000 eqs. 7, 11 and 26, in the order ERRATA fixes): new velocity from
@@ -22,13 +21,13 @@ use crate::system::{State, System};
 #[derive(Debug, Clone)]
 pub struct SymplecticEuler {
     dt: f64,
-    force: Vec<f64>,
+    forces: ForceEvaluation,
 }
 
 impl SymplecticEuler {
     /// Symplectic Euler for `system` with step `dt` (s).
     pub fn new(system: &System, dt: f64) -> Self {
-        Self { dt, force: vec![0.0; system.initial_state().x.len()] }
+        Self { dt, forces: ForceEvaluation::new(system) }
     }
 }
 
@@ -39,13 +38,10 @@ impl Scheme for SymplecticEuler {
 
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
         let h = self.dt;
-        forces::total(system, &state.x, &state.v, state.t, &mut self.force);
-        let n = system.mass_coordinates();
-        let (x, v) = (&mut state.x[..n], &mut state.v[..n]);
-        for (((x, v), f), inv_m) in x.iter_mut().zip(v).zip(&self.force).zip(system.inverse_mass()) {
-            *v += h * f * inv_m;
+        self.forces.update_each(system, state, |x, v, acceleration| {
+            *v += h * acceleration;
             *x += h * *v;
-        }
+        });
         Ok(())
     }
 }
