@@ -9,7 +9,11 @@ use std::path::PathBuf;
 
 /// Hooke: networks of masses, springs and dampers, simulated with known accuracy.
 #[derive(Parser)]
-#[command(name = "hooke", version, about)]
+#[command(
+    name = "hooke",
+    version,
+    about = "Hooke: networks of masses, springs and dampers, simulated with known accuracy"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -115,6 +115,9 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     let settings = file.run.overridden_by(command_line_settings(args)?).or_defaults();
     let dt = settings.step.seconds();
     let steps = settings.length.steps(dt);
+    if steps == 0 {
+        return Err(miette!("the run is shorter than half a step (dt = {dt} s): nothing to simulate"));
+    }
     let wav_rate = wav_rate(settings.step.hertz(), args.wav.is_some())?;
     let wav_options = WavOptions {
         format: args.format.unwrap_or(file.wav.format),
@@ -149,7 +152,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
 
     let name = file.name.as_deref().unwrap_or(file_name);
     eprintln!(
-        "{name}: {mass_count} masses, {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
+        "{name}: {mass_count} mass(es), {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
         settings.scheme,
         settings.step.hertz(),
         steps as f64 * dt
@@ -233,8 +236,13 @@ fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {
 fn report_energy(summary: &EnergySummary, damped: bool) {
     println!("energy at step 0:   {:.12e} J", summary.initial.total());
     println!("energy at step {}: {:.12e} J", summary.last_step, summary.last.total());
-    println!("relative drift:     {:+.3e}", summary.relative_drift());
-    println!("max |E - E0| / |E0|: {:.3e}", summary.relative_max_deviation());
+    if summary.initial.total() == 0.0 {
+        println!("change:             {:+.3e} J (E0 = 0, so no relative figure)", summary.relative_drift());
+        println!("max |E - E0|:       {:.3e} J", summary.max_deviation);
+    } else {
+        println!("relative drift:     {:+.3e}", summary.relative_drift());
+        println!("max |E - E0| / |E0|: {:.3e}", summary.relative_max_deviation());
+    }
     if damped {
         println!("note: the model has dampers or drag, so its energy decreases physically");
     }

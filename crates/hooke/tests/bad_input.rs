@@ -295,3 +295,18 @@ fn initial_displacement_of_the_wrong_length() {
         &["`displacement`", "2 component(s) for a 2D model", "found 1 component(s)"],
     );
 }
+
+#[test]
+fn membrane_origin_of_the_wrong_length() {
+    let e = error("[model]\ndimension = 2\n[[membrane]]\nid = \"m\"\ncolumns = 2\nrows = 2\nmass = 1.0\nstiffness = 1.0\nspacing = 0.1\norigin = [1.0]\n");
+    assert_error(&e, 10, 10, "[1.0]", &["membrane \"m\"", "`origin`", "2 component(s) for a 2D model"]);
+}
+
+#[test]
+fn membrane_fields_that_would_be_ignored() {
+    let lumped = "[model]\ndimension = 1\n[[membrane]]\nid = \"m\"\ncolumns = 2\nrows = 2\nmass = 1.0\nstiffness = 1.0\n";
+    let e = error(&format!("{lumped}height = 0.3\n"));
+    assert_error(&e, 9, 10, "0.3", &["`height`", "no height with lumped elements"]);
+    let e = error(&format!("{lumped}spacing = 0.1\n"));
+    assert_error(&e, 9, 11, "0.1", &["`spacing`", "no spacing in 1D"]);
+}

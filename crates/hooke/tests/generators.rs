@@ -190,3 +190,21 @@ fn drag_and_gravity_follow_their_closed_forms() {
         (state.x[0], state.v[0])
     );
 }
+
+#[test]
+fn a_1d_chain_starts_at_rest_in_either_direction() {
+    for direction in ["1.0", "-2.0"] {
+        let file = parse(
+            &format!(
+                "[model]\ndimension = 1\n[[anchor]]\nid = \"a\"\nposition = 0.5\n[[anchor]]\nid = \"b\"\nposition = -3.0\n\
+                 [[chain]]\nid = \"c\"\nfrom = \"a\"\nto = \"b\"\nmasses = 2\nlink_length = 0.25\ndirection = {direction}\nmass = 1.0\nstiffness = 10.0\n"
+            ),
+            "chain.toml",
+        )
+        .unwrap();
+        let system = System::new(&file.model);
+        let mut f = vec![0.0; system.initial_state().x.len()];
+        forces::total(&system, &system.initial_state().x, &system.initial_state().v, 0.0, &mut f);
+        assert_eq!(&f[..2], &[0.0, 0.0], "direction {direction}: no force at the start");
+    }
+}

@@ -541,7 +541,6 @@ fn add_membrane(model: &mut Model, raw: &RawMembrane) -> Result<(), ModelError> 
             ("decay_time", &raw.decay_time),
         ],
     )?;
-    let dim = model.dimension();
     generate::add_membrane(
         model,
         &MembraneSpec {
@@ -551,7 +550,7 @@ fn add_membrane(model: &mut Model, raw: &RawMembrane) -> Result<(), ModelError> 
             elements,
             height: raw.height.as_ref().map(|s| *s.get_ref()),
             spacing: raw.spacing.as_ref().map(|s| *s.get_ref()),
-            origin: value_or(&raw.origin, Vector(vec![0.0; dim])).0,
+            origin: raw.origin.as_ref().map(|o| o.get_ref().0.clone()),
             drag: value_or(&raw.drag, 0.0),
         },
     )

@@ -74,8 +74,8 @@ pub struct MembraneSpec {
     pub height: Option<f64>,
     /// Grid spacing, m (2D/3D with `Lumped` elements): the rest length of each link.
     pub spacing: Option<f64>,
-    /// Position of node `ID.0.0`, m (2D/3D).
-    pub origin: Vec<f64>,
+    /// Position of node `ID.0.0`, m (2D/3D; the coordinate origin when `None`).
+    pub origin: Option<Vec<f64>>,
     /// Drag to ground of each mass, 1/s.
     pub drag: f64,
 }
@@ -196,7 +196,23 @@ pub fn add_membrane(model: &mut Model, spec: &MembraneSpec) -> Result<(), ModelE
         }
         (Elements::Lumped { .. }, _) => lumped_values(&subject, &spec.elements, w, None)?,
     };
+    if let (Elements::Lumped { .. }, Some(height)) = (spec.elements, spec.height) {
+        return Err(ModelError::new(
+            subject,
+            "height",
+            "no height with lumped elements (it is set by rows and spacing)",
+            height,
+        ));
+    }
     let spacing = if dim == 1 {
+        if let Some(spacing) = spec.spacing {
+            return Err(ModelError::new(
+                subject,
+                "spacing",
+                "no spacing in 1D (masses only move transversally)",
+                spacing,
+            ));
+        }
         0.0
     } else {
         let spacing = spec.spacing.ok_or_else(|| {
@@ -205,7 +221,7 @@ pub fn add_membrane(model: &mut Model, spec: &MembraneSpec) -> Result<(), ModelE
         check_positive(&subject, "spacing", spacing)?;
         spacing
     };
-    let origin = if dim == 1 { vec![0.0] } else { spec.origin.clone() };
+    let origin = mesh_origin(&subject, spec, dim)?;
     let node = |i: usize, j: usize| format!("{}.{i}.{j}", spec.id);
     let position = |i: usize, j: usize| {
         let mut p = origin.clone();
@@ -251,6 +267,29 @@ pub fn add_membrane(model: &mut Model, spec: &MembraneSpec) -> Result<(), ModelE
     Ok(())
 }
 
+/// The position of node `ID.0.0`: the given origin (2D/3D only) or the coordinate origin.
+fn mesh_origin(subject: &str, spec: &MembraneSpec, dim: usize) -> Result<Vec<f64>, ModelError> {
+    match &spec.origin {
+        None => Ok(vec![0.0; dim]),
+        Some(_) if dim == 1 => Err(ModelError::new(
+            subject,
+            "origin",
+            "no origin in 1D (positions are displacements)",
+            "an origin",
+        )),
+        Some(origin) if origin.len() != dim => Err(ModelError::new(
+            subject,
+            "origin",
+            format!("{dim} component(s) for a {dim}D model"),
+            format!("{} component(s)", origin.len()),
+        )),
+        Some(origin) => {
+            origin.iter().try_for_each(|&c| super::check_finite(subject, "origin", c))?;
+            Ok(origin.clone())
+        }
+    }
+}
+
 /// Adds a chain (see [`ChainSpec`]).
 pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> {
     let subject = format!("chain \"{}\"", spec.id);
@@ -286,7 +325,10 @@ pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> 
         ));
     }
     let origin = model.node_position(start).to_vec();
+    // In 1D a rest length is the signed offset x_b - x_a (positions are coordinates here).
+    let link_rest = if dim == 1 { spec.link_length * spec.direction[0] / norm } else { spec.link_length };
     let mut previous = spec.from.clone();
+    let mut last_position = origin.clone();
     for i in 1..=spec.masses {
         let id = format!("{}.{i}", spec.id);
         let position: Vec<f64> = origin
@@ -297,7 +339,7 @@ pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> 
         model.add_mass(Mass {
             id: id.clone(),
             mass: spec.mass,
-            position,
+            position: position.clone(),
             velocity: vec![0.0; dim],
             drag: 0.0,
         })?;
@@ -306,18 +348,24 @@ pub fn add_chain(model: &mut Model, spec: &ChainSpec) -> Result<(), ModelError> 
             a: &previous,
             b: &id,
             stiffness: spec.stiffness,
-            rest_length: Some(spec.link_length),
+            rest_length: Some(link_rest),
             damping: spec.damping,
         })?;
         previous = id;
+        last_position = position;
     }
     if let Some(to) = &spec.to {
+        // Tied at its initial length: in 1D the signed initial offset, in 2D/3D the distance.
+        let rest_length = match model.node(to) {
+            Some(node) if dim == 1 => Some(model.node_position(node)[0] - last_position[0]),
+            _ => None,
+        };
         model.add_link(LinkSpec {
             id: None,
             a: &previous,
             b: to,
             stiffness: spec.stiffness,
-            rest_length: None,
+            rest_length,
             damping: spec.damping,
         })?;
     }
