@@ -27,9 +27,14 @@
 //! assert_eq!(pickups.channels()[0].len(), 101);
 //! ```
 
+// Numerical kernels index several arrays in lockstep (`x[i]`, `v[i]`, `inverse_mass[i]`), which
+// reads more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
 pub mod analysis;
 pub mod forces;
 pub mod io;
+pub mod linalg;
 pub mod model;
 pub mod render;
 pub mod scheme;

@@ -4,6 +4,7 @@
 //! `k (l - l0)^2 / 2`, and gravity's potential is `-m g . x` (so with g pointing down, energy grows
 //! with height).
 
+use crate::forces;
 use crate::system::{State, System};
 
 /// The parts of the mechanical energy of a state, J.
@@ -31,26 +32,15 @@ impl Energy {
 
 /// The energy of `state` in `system`.
 pub fn energy(system: &System, state: &State) -> Energy {
-    let dim = system.dimension();
     let kinetic = system
         .masses()
         .iter()
-        .zip(state.v.chunks_exact(dim))
+        .zip(state.v.chunks_exact(system.dimension()))
         .map(|(m, v)| 0.5 * m * v.iter().map(|c| c * c).sum::<f64>())
         .sum();
-    let springs = system.springs();
-    let elastic = (0..springs.len())
-        .map(|i| {
-            let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
-            let d = (0..dim).map(|c| state.x[b * dim + c] - state.x[a * dim + c]);
-            let stretch = if dim == 1 {
-                d.sum::<f64>() - springs.rest_length[i]
-            } else {
-                d.map(|c| c * c).sum::<f64>().sqrt() - springs.rest_length[i]
-            };
-            0.5 * springs.coefficient[i] * stretch * stretch
-        })
-        .sum();
-    let gravitational = -system.gravity_force().iter().zip(&state.x).map(|(f, x)| f * x).sum::<f64>();
-    Energy { kinetic, elastic, gravitational }
+    Energy {
+        kinetic,
+        elastic: forces::elastic_energy(system, &state.x),
+        gravitational: forces::gravitational_energy(system, &state.x),
+    }
 }

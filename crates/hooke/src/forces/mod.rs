@@ -1,60 +1,89 @@
-//! Force kernels over a compiled [`System`]: gravity, springs, dampers and drag.
+//! Forces over a compiled [`System`]: what each element pushes with, the energy it stores, and
+//! the matrices implicit schemes need.
 //!
-//! Every kernel reads state vectors laid out as in [`crate::system`] (masses then anchors) and
-//! accumulates into a force vector of the same layout. Forces landing on anchors are the
-//! reactions of the supports; schemes ignore them.
+//! The network's equation of motion is `M x'' = F_c(x) + F_e(t) - D(x) x'`:
+//! conservative forces `F_c = -grad V` (gravity, springs), external forces `F_e`, and linear
+//! damping with the damping matrix `D` (dampers, drag). Every kernel reads state vectors laid
+//! out as in [`crate::system`] (masses then anchors) and accumulates into a force vector of the
+//! same layout; forces landing on anchors are the supports' reactions and schemes ignore them.
+//! Matrices are over the moving coordinates only (`System::mass_coordinates`).
 
-use crate::system::{LinkArrays, System};
+mod dampers;
+mod springs;
 
-/// Total force on every node, N: `f = m g + springs(x) + dampers(x, v) + drag(v)`.
-/// `f` is overwritten; `t` (s) is the time the state belongs to.
+use crate::linalg::sparse::SparseMatrix;
+use crate::system::System;
+
+/// Total force on every node, N: `F_c(x) + F_e(t) - D(x) v`; `f` is overwritten.
 pub fn total(system: &System, x: &[f64], v: &[f64], t: f64, f: &mut [f64]) {
-    conservative(system, x, t, f);
-    add_dissipative(system, x, v, f);
+    conservative(system, x, f);
+    add_external(system, t, f);
+    add_damping(system, x, v, f);
 }
 
-/// Forces that derive from a potential (gravity, springs), N; `f` is overwritten.
-pub fn conservative(system: &System, x: &[f64], _t: f64, f: &mut [f64]) {
+/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs), N; `f` is overwritten.
+pub fn conservative(system: &System, x: &[f64], f: &mut [f64]) {
     f.fill(0.0);
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
-    match system.dimension() {
-        1 => add_springs_1d(system.springs(), x, f),
-        2 => add_springs_geometric::<2>(system.springs(), x, f),
-        _ => add_springs_geometric::<3>(system.springs(), x, f),
+    springs::add_forces(system.springs(), system.dimension(), x, f);
+}
+
+/// Adds the external (driving) forces at time `t` (s), N.
+pub fn add_external(_system: &System, _t: f64, _f: &mut [f64]) {}
+
+/// Adds the damping forces `-D(x) v` (dampers and drag), N.
+pub fn add_damping(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
+    dampers::add_forces(system, x, v, f);
+}
+
+/// Energy stored in the springs, J.
+pub fn elastic_energy(system: &System, x: &[f64]) -> f64 {
+    springs::energy(system.springs(), system.dimension(), x)
+}
+
+/// Gravitational potential energy `-sum m g . x`, J.
+pub fn gravitational_energy(system: &System, x: &[f64]) -> f64 {
+    -system.gravity_force().iter().zip(x).map(|(f, x)| f * x).sum::<f64>()
+}
+
+/// The potential `V(x)` whose gradient gives [`conservative`], J.
+pub fn potential(system: &System, x: &[f64]) -> f64 {
+    elastic_energy(system, x) + gravitational_energy(system, x)
+}
+
+/// Adds `scale * K(x)` to `matrix`, with `K = -dF_c/dx` the tangent stiffness. Every element
+/// adds all its entries, even zero ones, so the matrix's pattern does not change with `x`.
+pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+    springs::add_stiffness(system.springs(), system.dimension(), x, scale, matrix);
+}
+
+/// Adds `scale * D(x)` to `matrix`, with `D` the damping matrix (`-D v` is the damping force).
+pub fn add_damping_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+    dampers::add_matrix(system, x, scale, matrix);
+}
+
+/// Adds `scale * M` (the diagonal mass matrix) to `matrix`.
+pub fn add_mass_matrix(system: &System, scale: f64, matrix: &mut SparseMatrix) {
+    for (i, inverse) in system.inverse_mass().iter().enumerate() {
+        matrix.add(i, i, scale / inverse);
     }
 }
 
-/// Adds the velocity-dependent forces (dampers and drag), N.
-pub fn add_dissipative(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
-    match system.dimension() {
-        1 => add_dampers_1d(system.dampers(), v, f),
-        2 => add_dampers_geometric::<2>(system.dampers(), x, v, f),
-        _ => add_dampers_geometric::<3>(system.dampers(), x, v, f),
-    }
-    for ((fi, vi), c) in f.iter_mut().zip(v).zip(system.drag()) {
-        *fi -= c * vi;
-    }
+/// The discrete-gradient force `-grad V(x0, x1)`, N, overwriting `f`: conservative forces whose
+/// work over a step from `x0` to `x1` equals the potential's decrease exactly,
+/// `sum f . (x1 - x0) = V(x0) - V(x1)` (seed 003 eq. 26b; the energy-conserving scheme).
+pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f64]) {
+    f.fill(0.0);
+    let gravity = system.gravity_force();
+    f[..gravity.len()].copy_from_slice(gravity);
+    springs::add_discrete_forces(system.springs(), system.dimension(), x0, x1, f);
 }
 
-/// 1D springs (seed 000 eqs. 12-13): `F_a = k (x_b - x_a - l0)`, `F_b = -F_a`.
-fn add_springs_1d(springs: &LinkArrays, x: &[f64], f: &mut [f64]) {
-    for i in 0..springs.len() {
-        let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
-        let force = springs.coefficient[i] * (x[b] - x[a] - springs.rest_length[i]);
-        f[a] += force;
-        f[b] -= force;
-    }
-}
-
-/// 1D dampers (seed 000 eq. 14): `F_a = Z (v_b - v_a)`, `F_b = -F_a`.
-fn add_dampers_1d(dampers: &LinkArrays, v: &[f64], f: &mut [f64]) {
-    for i in 0..dampers.len() {
-        let (a, b) = (dampers.a[i] as usize, dampers.b[i] as usize);
-        let force = dampers.coefficient[i] * (v[b] - v[a]);
-        f[a] += force;
-        f[b] -= force;
-    }
+/// Whether the conservative forces are affine in `x` (1D springs and gravity only), so that
+/// implicit schemes can factor their matrix once.
+pub fn is_linear(system: &System) -> bool {
+    system.dimension() == 1
 }
 
 /// The vector from node `a` to node `b`.
@@ -69,32 +98,5 @@ fn apply_pair<const D: usize>(f: &mut [f64], a: usize, b: usize, scale: f64, d: 
     for c in 0..D {
         f[a * D + c] += scale * d[c];
         f[b * D + c] -= scale * d[c];
-    }
-}
-
-/// Geometric springs (seed 004): with `d = x_b - x_a`, `l = |d|`, the force on `a` is
-/// `k (l - l0) d / l`. A spring of zero current length has no direction and yields NaN, which
-/// the run loop reports as an instability.
-fn add_springs_geometric<const D: usize>(springs: &LinkArrays, x: &[f64], f: &mut [f64]) {
-    for i in 0..springs.len() {
-        let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
-        let d = separation::<D>(x, a, b);
-        let length = d.iter().map(|c| c * c).sum::<f64>().sqrt();
-        let scale = springs.coefficient[i] * (length - springs.rest_length[i]) / length;
-        apply_pair(f, a, b, scale, &d);
-    }
-}
-
-/// Geometric dashpots: the force on `a` is `Z ((v_b - v_a) . d) d / |d|^2`, the damper force on
-/// the relative velocity along the link.
-fn add_dampers_geometric<const D: usize>(dampers: &LinkArrays, x: &[f64], v: &[f64], f: &mut [f64]) {
-    for i in 0..dampers.len() {
-        let (a, b) = (dampers.a[i] as usize, dampers.b[i] as usize);
-        let d = separation::<D>(x, a, b);
-        let dv = separation::<D>(v, a, b);
-        let along: f64 = d.iter().zip(&dv).map(|(p, q)| p * q).sum();
-        let length_sq: f64 = d.iter().map(|c| c * c).sum();
-        let scale = dampers.coefficient[i] * along / length_sq;
-        apply_pair(f, a, b, scale, &d);
     }
 }

@@ -4,11 +4,32 @@
 //! scheme can factor its matrix once, and it keeps its own scratch buffers between steps. It
 //! advances positions and velocities of the masses; the run loop advances the clock.
 
+mod backward_euler;
+mod damping_flow;
+mod energy_conserving;
+mod exact;
 mod forward_euler;
+mod implicit;
+mod midpoint;
+mod newton;
+mod rk4;
+mod splitting;
 mod symplectic_euler;
+mod trapezoidal;
+mod vefrl;
+mod velocity_verlet;
 
+pub use backward_euler::BackwardEuler;
+pub use energy_conserving::EnergyConserving;
+pub use exact::Exact;
 pub use forward_euler::ForwardEuler;
+pub use midpoint::Midpoint;
+pub use rk4::Rk4;
+pub use splitting::{caldirola_kanai, energy_conserving_cs, velocity_verlet_cs, Splitting};
 pub use symplectic_euler::SymplecticEuler;
+pub use trapezoidal::Trapezoidal;
+pub use vefrl::Vefrl;
+pub use velocity_verlet::VelocityVerlet;
 
 use crate::system::{State, System};
 use std::fmt;
@@ -45,6 +66,16 @@ pub struct SchemeError {
     pub message: String,
 }
 
+/// The energy one step exchanged with the outside, in the form a scheme balances exactly:
+/// `H_{n+1} = H_n - dissipated + external_work` to round-off (seed 003 eqs. 17, 54).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnergyExchange {
+    /// Energy removed by dampers and drag during the step, J.
+    pub dissipated: f64,
+    /// Work done by the external forces during the step, J.
+    pub external_work: f64,
+}
+
 /// One integrator, built for a system and a step size.
 pub trait Scheme: Send {
     /// Which scheme this is.
@@ -53,6 +84,12 @@ pub trait Scheme: Send {
     /// Advances the masses of `state` from time `state.t` by one step. Does not touch
     /// `state.t` or `state.step`.
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError>;
+
+    /// The energy the last step exchanged, for schemes with an exact discrete energy balance
+    /// (energy-conserving, Caldirola-Kanai, EC[cs]); `None` for the others.
+    fn last_exchange(&self) -> Option<EnergyExchange> {
+        None
+    }
 }
 
 /// The schemes Hooke knows, by kebab-case name.
@@ -62,13 +99,43 @@ pub enum SchemeKind {
     ForwardEuler,
     /// `symplectic-euler`: velocity then position (seed 000 eq. 26), first order, symplectic.
     SymplecticEuler,
+    /// `rk4`: classical Runge-Kutta (seed 001 section 3), fourth order, loses energy.
+    Rk4,
+    /// `vefrl`: velocity-extended Forest-Ruth-like (seed 001 eq. 14, Algorithm 1), fourth order
+    /// and symplectic without damping, first order with dampers or drag.
+    Vefrl,
+    /// `backward-euler`: implicit Euler (seed 000 eq. 6), first order, numerically damped.
+    BackwardEuler,
+    /// `velocity-verlet`: seed 003 eq. 29, second order, symplectic without damping.
+    VelocityVerlet,
+    /// `energy-conserving`: the discrete-gradient scheme (seed 003 eqs. 26-27), second order,
+    /// exact energy balance.
+    EnergyConserving,
+    /// `midpoint`: the implicit midpoint rule (seed 003 eq. 47), second order.
+    Midpoint,
+    /// `trapezoidal`: the trapezoidal rule (seed 003 eq. 48), second order.
+    Trapezoidal,
+    /// `caldirola-kanai`: seed 003 eqs. 35-36 (ERRATA), second order, conformal symplectic.
+    CaldirolaKanai,
+    /// `energy-conserving-cs`: seed 003 eq. 42, conformal symplectic splitting.
+    EnergyConservingCs,
+    /// `velocity-verlet-cs`: seed 003 eq. 43, conformal symplectic splitting.
+    VelocityVerletCs,
+    /// `exact`: the exact flow of the linear network (seed 003 section 2.5 taken to its end),
+    /// nonlinear and external forces as impulses (eq. 50).
+    Exact,
 }
+
+/// The order [`SchemeInfo`] gives the exact flow: no truncation error on a linear network.
+pub const EXACT_ORDER: u32 = u32::MAX;
 
 /// Facts about a scheme that tests and analysis rely on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemeInfo {
-    /// Global order of accuracy (without damping for schemes where damping lowers it).
+    /// Global order of accuracy without damping.
     pub order: u32,
+    /// Global order of accuracy when dampers or drag are present.
+    pub damped_order: u32,
     /// Whether the undamped scheme is symplectic.
     pub symplectic: bool,
     /// Whether a step needs no system solve.
@@ -77,21 +144,57 @@ pub struct SchemeInfo {
 
 impl SchemeKind {
     /// Every scheme, in the order they are listed to users.
-    pub const ALL: [SchemeKind; 2] = [SchemeKind::ForwardEuler, SchemeKind::SymplecticEuler];
+    pub const ALL: [SchemeKind; 13] = [
+        SchemeKind::ForwardEuler,
+        SchemeKind::SymplecticEuler,
+        SchemeKind::BackwardEuler,
+        SchemeKind::Rk4,
+        SchemeKind::Vefrl,
+        SchemeKind::VelocityVerlet,
+        SchemeKind::EnergyConserving,
+        SchemeKind::Midpoint,
+        SchemeKind::Trapezoidal,
+        SchemeKind::CaldirolaKanai,
+        SchemeKind::EnergyConservingCs,
+        SchemeKind::VelocityVerletCs,
+        SchemeKind::Exact,
+    ];
 
     /// The kebab-case name used in files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Self::ForwardEuler => "forward-euler",
             Self::SymplecticEuler => "symplectic-euler",
+            Self::Rk4 => "rk4",
+            Self::Vefrl => "vefrl",
+            Self::BackwardEuler => "backward-euler",
+            Self::VelocityVerlet => "velocity-verlet",
+            Self::EnergyConserving => "energy-conserving",
+            Self::Midpoint => "midpoint",
+            Self::Trapezoidal => "trapezoidal",
+            Self::CaldirolaKanai => "caldirola-kanai",
+            Self::EnergyConservingCs => "energy-conserving-cs",
+            Self::VelocityVerletCs => "velocity-verlet-cs",
+            Self::Exact => "exact",
         }
     }
 
     /// Order, symplecticity and explicitness.
     pub fn info(self) -> SchemeInfo {
+        let info = |order, damped_order, symplectic, explicit| SchemeInfo { order, damped_order, symplectic, explicit };
         match self {
-            Self::ForwardEuler => SchemeInfo { order: 1, symplectic: false, explicit: true },
-            Self::SymplecticEuler => SchemeInfo { order: 1, symplectic: true, explicit: true },
+            Self::ForwardEuler => info(1, 1, false, true),
+            Self::SymplecticEuler => info(1, 1, true, true),
+            Self::BackwardEuler => info(1, 1, false, false),
+            Self::Rk4 => info(4, 4, false, true),
+            Self::Vefrl => info(4, 1, true, true),
+            Self::VelocityVerlet => info(2, 2, true, true),
+            Self::EnergyConserving | Self::Midpoint => info(2, 2, true, false),
+            Self::Trapezoidal => info(2, 2, false, false),
+            Self::CaldirolaKanai => info(2, 2, true, false),
+            Self::EnergyConservingCs => info(2, 1, true, false),
+            Self::VelocityVerletCs => info(2, 1, true, true),
+            Self::Exact => info(EXACT_ORDER, EXACT_ORDER, true, true),
         }
     }
 
@@ -100,6 +203,17 @@ impl SchemeKind {
         match self {
             Self::ForwardEuler => Box::new(ForwardEuler::new(system, dt)),
             Self::SymplecticEuler => Box::new(SymplecticEuler::new(system, dt)),
+            Self::Rk4 => Box::new(Rk4::new(system, dt)),
+            Self::Vefrl => Box::new(Vefrl::new(system, dt)),
+            Self::BackwardEuler => Box::new(BackwardEuler::new(system, dt)),
+            Self::VelocityVerlet => Box::new(VelocityVerlet::new(system, dt)),
+            Self::EnergyConserving => Box::new(EnergyConserving::new(system, dt)),
+            Self::Midpoint => Box::new(Midpoint::new(system, dt)),
+            Self::Trapezoidal => Box::new(Trapezoidal::new(system, dt)),
+            Self::CaldirolaKanai => Box::new(caldirola_kanai(system, dt)),
+            Self::EnergyConservingCs => Box::new(energy_conserving_cs(system, dt)),
+            Self::VelocityVerletCs => Box::new(velocity_verlet_cs(system, dt)),
+            Self::Exact => Box::new(Exact::new(system, dt)),
         }
     }
 

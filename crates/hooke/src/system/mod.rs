@@ -5,8 +5,12 @@
 //! vector. State vectors cover every node, anchors included, so a link to an anchor is read like
 //! any other link (no branch in the force loop); schemes only advance the first
 //! [`System::mass_coordinates`] entries and anchors keep their positions and zero velocity.
+//!
+//! Contacts and external forces are compiled the same way: one structure-of-arrays list per
+//! kind (barrier contacts, collisions, constant, sinusoidal and sampled forces), so each force
+//! kernel is one loop with no branch on element kinds. Empty lists cost nothing.
 
-use crate::model::{Model, Node};
+use crate::model::{Model, Node, Signal};
 
 /// Position and velocity of every node, and the time they belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +51,126 @@ impl LinkArrays {
     }
 }
 
+/// Barrier contacts, one entry per (barrier, mass) pair, in structure-of-arrays form.
+///
+/// Entry `i` pushes node `mass[i]` out of the half-space `n . x < offset[i]` with the force
+/// `stiffness[i] delta^exponent[i] n`, `delta = offset[i] - n . x`, while `delta > 0`; `n` is
+/// `normal[i * dimension .. (i + 1) * dimension]` (a unit vector).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BarrierArrays {
+    /// The node each contact acts on (always a mass).
+    pub mass: Vec<u32>,
+    /// Unit normals pointing to the free side, `dimension` entries per contact.
+    pub normal: Vec<f64>,
+    /// Plane offset `c = n . p`, m.
+    pub offset: Vec<f64>,
+    /// Contact stiffness `k`, N/m^alpha.
+    pub stiffness: Vec<f64>,
+    /// Hertz exponent `alpha` (>= 1).
+    pub exponent: Vec<f64>,
+}
+
+impl BarrierArrays {
+    /// Number of (barrier, mass) contacts.
+    pub fn len(&self) -> usize {
+        self.mass.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.mass.is_empty()
+    }
+}
+
+/// Collisions between two masses in structure-of-arrays form (see [`crate::model::Collision`]
+/// for the force law).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CollisionArrays {
+    /// First node (a mass).
+    pub a: Vec<u32>,
+    /// Second node (a mass).
+    pub b: Vec<u32>,
+    /// Contact distance, m.
+    pub distance: Vec<f64>,
+    /// Contact stiffness `k`, N/m^alpha.
+    pub stiffness: Vec<f64>,
+    /// Hertz exponent `alpha` (>= 1).
+    pub exponent: Vec<f64>,
+}
+
+impl CollisionArrays {
+    /// Number of collisions.
+    pub fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty()
+    }
+}
+
+/// Constant external forces: `value[i]` newtons on state coordinate `coordinate[i]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConstantForces {
+    /// State coordinate (`mass * dimension + axis`).
+    pub coordinate: Vec<u32>,
+    /// Force, N.
+    pub value: Vec<f64>,
+}
+
+/// Sinusoidal external forces, one entry per sinusoid (a force with several sinusoids has
+/// several entries on the same coordinate): `amplitude sin(angular_frequency t + phase)`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SinusoidForces {
+    /// State coordinate.
+    pub coordinate: Vec<u32>,
+    /// Amplitude, N.
+    pub amplitude: Vec<f64>,
+    /// `2 pi frequency`, rad/s.
+    pub angular_frequency: Vec<f64>,
+    /// Phase, rad.
+    pub phase: Vec<f64>,
+}
+
+/// Sampled external forces (WAV files): entry `i` reads
+/// `values[start[i] .. start[i] + len[i]]` (already scaled to newtons by the gain) at
+/// `rate[i]` Hz, interpolated linearly, 0 before `t = 0` and from `t = len / rate` on (see
+/// [`crate::model::Samples`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampledForces {
+    /// State coordinate.
+    pub coordinate: Vec<u32>,
+    /// Sample rate, Hz.
+    pub rate: Vec<f64>,
+    /// First sample of each signal in `values`.
+    pub start: Vec<usize>,
+    /// Number of samples of each signal.
+    pub len: Vec<usize>,
+    /// Every signal's samples, one after the other, N.
+    pub values: Vec<f64>,
+}
+
+/// The external (driving) forces, by kind.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExternalForces {
+    /// Constant forces.
+    pub constant: ConstantForces,
+    /// Sums of sinusoids.
+    pub sinusoids: SinusoidForces,
+    /// Recorded signals.
+    pub sampled: SampledForces,
+}
+
+impl ExternalForces {
+    /// Whether there is no external force at all.
+    pub fn is_empty(&self) -> bool {
+        self.constant.coordinate.is_empty()
+            && self.sinusoids.coordinate.is_empty()
+            && self.sampled.coordinate.is_empty()
+    }
+}
+
 /// A model compiled to flat arrays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct System {
@@ -59,6 +183,9 @@ pub struct System {
     drag: Vec<f64>,
     springs: LinkArrays,
     dampers: LinkArrays,
+    barriers: BarrierArrays,
+    collisions: CollisionArrays,
+    external: ExternalForces,
     initial: State,
 }
 
@@ -104,6 +231,52 @@ impl System {
                 dampers.coefficient.push(link.damping);
             }
         }
+        let mut barriers = BarrierArrays::default();
+        for barrier in model.barriers().iter().filter(|b| b.stiffness > 0.0) {
+            let offset = barrier.offset();
+            for &mass in &barrier.masses {
+                barriers.mass.push(node_index(Node::Mass(mass)));
+                barriers.normal.extend_from_slice(&barrier.normal);
+                barriers.offset.push(offset);
+                barriers.stiffness.push(barrier.stiffness);
+                barriers.exponent.push(barrier.exponent);
+            }
+        }
+        let mut collisions = CollisionArrays::default();
+        for collision in model.collisions().iter().filter(|c| c.stiffness > 0.0) {
+            collisions.a.push(node_index(Node::Mass(collision.a)));
+            collisions.b.push(node_index(Node::Mass(collision.b)));
+            collisions.distance.push(collision.distance);
+            collisions.stiffness.push(collision.stiffness);
+            collisions.exponent.push(collision.exponent);
+        }
+        let mut external = ExternalForces::default();
+        for force in model.external_forces() {
+            let coordinate = u32::try_from(force.mass * dim + force.axis).expect("more than 2^32 coordinates");
+            match &force.signal {
+                Signal::Constant(value) => {
+                    external.constant.coordinate.push(coordinate);
+                    external.constant.value.push(*value);
+                }
+                Signal::Sinusoids(terms) => {
+                    for term in terms {
+                        let sinusoids = &mut external.sinusoids;
+                        sinusoids.coordinate.push(coordinate);
+                        sinusoids.amplitude.push(term.amplitude);
+                        sinusoids.angular_frequency.push(2.0 * std::f64::consts::PI * term.frequency);
+                        sinusoids.phase.push(term.phase);
+                    }
+                }
+                Signal::Samples(samples) => {
+                    let sampled = &mut external.sampled;
+                    sampled.coordinate.push(coordinate);
+                    sampled.rate.push(samples.rate);
+                    sampled.start.push(sampled.values.len());
+                    sampled.len.push(samples.values.len());
+                    sampled.values.extend(samples.values.iter().map(|v| samples.gain * v));
+                }
+            }
+        }
         let node_ids = model
             .masses()
             .iter()
@@ -130,6 +303,9 @@ impl System {
             drag,
             springs,
             dampers,
+            barriers,
+            collisions,
+            external,
             initial: State { x, v, t: 0.0, step: 0 },
         }
     }
@@ -173,6 +349,23 @@ impl System {
     /// The dampers: damping coefficient.
     pub fn dampers(&self) -> &LinkArrays {
         &self.dampers
+    }
+    /// The barrier contacts, one entry per (barrier, mass) pair (barriers of stiffness 0 are
+    /// left out).
+    pub fn barriers(&self) -> &BarrierArrays {
+        &self.barriers
+    }
+    /// The collisions between masses (those of stiffness 0 are left out).
+    pub fn collisions(&self) -> &CollisionArrays {
+        &self.collisions
+    }
+    /// Whether the system has any contact (barrier or collision).
+    pub fn has_contacts(&self) -> bool {
+        !self.barriers.is_empty() || !self.collisions.is_empty()
+    }
+    /// The external (driving) forces.
+    pub fn external_forces(&self) -> &ExternalForces {
+        &self.external
     }
     /// The initial state (t = 0, step 0).
     pub fn initial_state(&self) -> State {

@@ -1,0 +1,234 @@
+//! The implicit one-step schemes of seed 003 (eqs. 26, 47, 48) and backward Euler, in one
+//! network form solved by Newton's method with a sparse Jacobian.
+//!
+//! The unknown is the position increment `s = x_{n+1} - x_n`. With `F-bar` the scheme's
+//! conservative force over the step and `F-bar_e` its external force, each rule solves
+//!
+//! ```text
+//! R(s) = M (s - h v_n) + c_D h D s - h^2 (F-bar(s) + F-bar_e) = 0
+//! ```
+//!
+//! and sets `v_{n+1}`. For the midpoint family (energy-conserving, midpoint, trapezoidal)
+//! `(x_{n+1} - x_n)/h = (v_n + v_{n+1})/2`, so `v_{n+1} = 2 s/h - v_n` and the damping acts on
+//! the mean velocity `s/h`: `R = M (s - h v_n) + (h/2) D s - (h^2/2) (F-bar + F-bar_e)`, which
+//! is seed 003 eqs. 46-48 (with `q = h p / 2m`) written for a mass matrix. For backward Euler `v_{n+1} = s/h` and `R = M (s - h v_n) + h D s - h^2 (F_c(x_n + s)
+//! + F_e(t + h))`. The Jacobian is `M + c_D h D + c_K h^2 K` with `K` the tangent stiffness:
+//! `(c_D, c_K) = (1/2, 1/4)` for the midpoint family and `(1, 1)` for backward Euler.
+//!
+//! On a linear network (1D springs, no contacts) `R` is affine with a constant Jacobian: it is
+//! factored once and every step is one sparse back-substitution.
+
+use super::newton::Newton;
+use super::{EnergyExchange, SchemeError};
+use crate::forces;
+use crate::linalg::sparse::SparseMatrix;
+use crate::system::{State, System};
+
+/// Which conservative force over the step, and which velocity update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rule {
+    /// `F-bar = -grad V(x_n, x_{n+1})`, the discrete gradient (seed 003 eq. 26 / 46).
+    DiscreteGradient,
+    /// `F-bar = F_c((x_n + x_{n+1})/2)` (seed 003 eq. 47).
+    Midpoint,
+    /// `F-bar = (F_c(x_n) + F_c(x_{n+1}))/2` (seed 003 eq. 48).
+    Trapezoidal,
+    /// `F-bar = F_c(x_{n+1})`, velocity `s/h` (seed 000 eq. 6).
+    BackwardEuler,
+}
+
+impl Rule {
+    /// `(c_D, c_K)`: weights of `h D` and `h^2 K` in the Jacobian, and of `h D s` and `h^2 F`
+    /// (times 2 for the midpoint family) in the residual.
+    fn weights(self) -> (f64, f64) {
+        match self {
+            Rule::BackwardEuler => (1.0, 1.0),
+            _ => (0.5, 0.25),
+        }
+    }
+
+    /// Where the conservative force is evaluated: the fraction of `s` past `x_n`.
+    fn stiffness_point(self) -> f64 {
+        match self {
+            Rule::DiscreteGradient | Rule::Midpoint => 0.5,
+            Rule::Trapezoidal | Rule::BackwardEuler => 1.0,
+        }
+    }
+}
+
+/// Buffers and solver of one implicit scheme on one system.
+#[derive(Debug)]
+pub(super) struct ImplicitStep {
+    rule: Rule,
+    dt: f64,
+    damped: bool,
+    newton: Newton,
+    increment: Vec<f64>,
+    increment_full: Vec<f64>,
+    end: Vec<f64>,
+    point: Vec<f64>,
+    jacobian_point: Vec<f64>,
+    force: Vec<f64>,
+    damping: Vec<f64>,
+    start_force: Vec<f64>,
+    external: Vec<f64>,
+}
+
+impl ImplicitStep {
+    /// The scheme `rule` for `system` with step `dt`; `damped: false` leaves the dampers and drag
+    /// out (for the splittings, which apply them as an exact flow).
+    pub fn new(system: &System, dt: f64, rule: Rule, damped: bool) -> Self {
+        let n = system.mass_coordinates();
+        let len = system.initial_state().x.len();
+        Self {
+            rule,
+            dt,
+            damped,
+            newton: Newton::new(n, forces::is_linear(system)),
+            increment: vec![0.0; n],
+            increment_full: vec![0.0; len],
+            end: vec![0.0; len],
+            point: vec![0.0; len],
+            jacobian_point: vec![0.0; len],
+            force: vec![0.0; len],
+            damping: vec![0.0; len],
+            start_force: vec![0.0; len],
+            external: vec![0.0; len],
+        }
+    }
+
+    /// Advances the masses of `state` by one step; returns the energy exchanged in the form
+    /// the discrete-gradient rule balances exactly (seed 003 eq. 54).
+    pub fn step(&mut self, system: &System, state: &mut State) -> Result<EnergyExchange, SchemeError> {
+        let (h, t, n) = (self.dt, state.t, system.mass_coordinates());
+        let rule = self.rule;
+        let (c_d, c_k) = rule.weights();
+        let force_scale = if rule == Rule::BackwardEuler { h * h } else { 0.5 * h * h };
+        let damping_scale = if self.damped { c_d * h } else { 0.0 };
+
+        // The external force over the step, and F_c(x_n) for the trapezoidal rule.
+        self.external.fill(0.0);
+        match rule {
+            Rule::DiscreteGradient | Rule::Trapezoidal => {
+                forces::add_external(system, t, &mut self.external);
+                forces::add_external(system, t + h, &mut self.external);
+                self.external.iter_mut().for_each(|f| *f *= 0.5);
+            }
+            Rule::Midpoint => forces::add_external(system, t + 0.5 * h, &mut self.external),
+            Rule::BackwardEuler => forces::add_external(system, t + h, &mut self.external),
+        }
+        if rule == Rule::Trapezoidal {
+            forces::conservative(system, &state.x, &mut self.start_force);
+        }
+        self.end.copy_from_slice(&state.x);
+        self.point.copy_from_slice(&state.x);
+        self.jacobian_point.copy_from_slice(&state.x);
+
+        // Initial guess: the drift h v_n.
+        for (s, v) in self.increment.iter_mut().zip(&state.v) {
+            *s = h * v;
+        }
+        let Self {
+            newton, increment, increment_full, end, point, jacobian_point, force, damping, start_force, external, ..
+        } = self;
+        let (x, v) = (&state.x, &state.v);
+        let residual = |s: &[f64], out: &mut [f64]| {
+            for i in 0..n {
+                end[i] = x[i] + s[i];
+                point[i] = x[i] + rule.stiffness_point() * s[i];
+                increment_full[i] = s[i];
+            }
+            match rule {
+                Rule::DiscreteGradient => forces::discrete_conservative(system, x, end, force),
+                Rule::Midpoint => forces::conservative(system, point, force),
+                Rule::Trapezoidal => {
+                    forces::conservative(system, end, force);
+                    force.iter_mut().zip(start_force.iter()).for_each(|(f, f0)| *f = 0.5 * (*f + f0));
+                }
+                Rule::BackwardEuler => forces::conservative(system, end, force),
+            }
+            damping.fill(0.0);
+            if damping_scale > 0.0 {
+                forces::add_damping(system, point, increment_full, damping);
+            }
+            for i in 0..n {
+                let mass = 1.0 / system.inverse_mass()[i];
+                out[i] = mass * (s[i] - h * v[i]) - damping_scale * damping[i] - force_scale * (force[i] + external[i]);
+            }
+        };
+        let jacobian = |s: &[f64], matrix: &mut SparseMatrix| {
+            for i in 0..n {
+                jacobian_point[i] = x[i] + rule.stiffness_point() * s[i];
+            }
+            forces::add_mass_matrix(system, 1.0, matrix);
+            if damping_scale > 0.0 {
+                forces::add_damping_matrix(system, jacobian_point, damping_scale, matrix);
+            }
+            forces::add_stiffness(system, jacobian_point, c_k * h * h, matrix);
+        };
+        newton.solve(increment, residual, jacobian)?;
+
+        // The step's energy exchange, from the converged increment: damping dissipates
+        // s^T D s / h (the mean velocity is s/h), external forces do work s . F-bar_e.
+        let s = &self.increment;
+        let mut dissipated = 0.0;
+        if damping_scale > 0.0 {
+            self.increment_full[..n].copy_from_slice(s);
+            for i in 0..n {
+                self.point[i] = state.x[i] + 0.5 * s[i];
+            }
+            self.damping.fill(0.0);
+            forces::add_damping(system, &self.point, &self.increment_full, &mut self.damping);
+            dissipated = -s.iter().zip(&self.damping).map(|(s, f)| s * f).sum::<f64>() / h;
+        }
+        let external_work = s.iter().zip(&self.external).map(|(s, f)| s * f).sum();
+        for i in 0..n {
+            state.x[i] += s[i];
+            state.v[i] = match rule {
+                Rule::BackwardEuler => s[i] / h,
+                _ => 2.0 * s[i] / h - state.v[i],
+            };
+        }
+        Ok(EnergyExchange { dissipated, external_work })
+    }
+}
+
+/// Defines a scheme that is one [`ImplicitStep`] with dampers and drag included.
+macro_rules! implicit_scheme {
+    ($(#[$doc:meta])* $name:ident, $rule:expr, exact_balance: $exact:expr) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name {
+            step: super::implicit::ImplicitStep,
+            last: Option<super::EnergyExchange>,
+        }
+
+        impl $name {
+            /// The scheme for `system` with step `dt` (s).
+            pub fn new(system: &crate::system::System, dt: f64) -> Self {
+                Self { step: super::implicit::ImplicitStep::new(system, dt, $rule, true), last: None }
+            }
+        }
+
+        impl super::Scheme for $name {
+            fn kind(&self) -> super::SchemeKind {
+                super::SchemeKind::$name
+            }
+
+            fn step(
+                &mut self,
+                system: &crate::system::System,
+                state: &mut crate::system::State,
+            ) -> Result<(), super::SchemeError> {
+                let exchange = self.step.step(system, state)?;
+                self.last = $exact.then_some(exchange);
+                Ok(())
+            }
+
+            fn last_exchange(&self) -> Option<super::EnergyExchange> {
+                self.last
+            }
+        }
+    };
+}
+pub(super) use implicit_scheme;
