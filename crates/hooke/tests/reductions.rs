@@ -99,7 +99,8 @@ fn caldirola_kanai_is_eqs_35c_to_36() {
         SchemeKind::CaldirolaKanai,
         &scalar_run(|y, p| {
             let q = p * h / (2.0 * m);
-            let x = (2.0 * q * (-g * h / 2.0).exp() - h * h * k * y / (2.0 * m)) / (1.0 + h * h * k / (4.0 * m));
+            let x =
+                (2.0 * q * (-g * h / 2.0).exp() - h * h * k * y / (2.0 * m)) / (1.0 + h * h * k / (4.0 * m));
             let q1 = x * (-g * h / 2.0).exp() - q * (-g * h).exp();
             (y + x, q1 * 2.0 * m / h)
         }),

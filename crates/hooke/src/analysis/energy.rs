@@ -1,8 +1,10 @@
-//! Mechanical energy of a state: kinetic, elastic and gravitational.
+//! Mechanical energy of a state: kinetic, elastic, gravitational and contact.
 //!
 //! This is the blog's plausibility check (seed 004) done right (ERRATA): a spring stores
 //! `k (l - l0)^2 / 2`, and gravity's potential is `-m g . x` (so with g pointing down, energy grows
-//! with height).
+//! with height). A Hertz contact stores `k [delta^(alpha + 1)] / (alpha + 1)` (seed 003 eq. 44).
+//! External forces and dampers are not in it: they change it, and the energy-conserving
+//! scheme's balance (seed 003 eq. 54) accounts for their work.
 
 use crate::forces;
 use crate::system::{State, System};
@@ -16,12 +18,15 @@ pub struct Energy {
     pub elastic: f64,
     /// `-sum m g . x` over masses, J.
     pub gravitational: f64,
+    /// `sum k [delta^(alpha + 1)] / (alpha + 1)` over barrier contacts and collisions
+    /// (`delta` the penetration, 0 out of contact), J.
+    pub contact: f64,
 }
 
 impl Energy {
-    /// Elastic plus gravitational, J.
+    /// Elastic plus gravitational plus contact, J (what `forces::potential` gives).
     pub fn potential(&self) -> f64 {
-        self.elastic + self.gravitational
+        self.elastic + self.gravitational + self.contact
     }
 
     /// Kinetic plus potential, J.
@@ -42,5 +47,6 @@ pub fn energy(system: &System, state: &State) -> Energy {
         kinetic,
         elastic: forces::elastic_energy(system, &state.x),
         gravitational: forces::gravitational_energy(system, &state.x),
+        contact: forces::contact_energy(system, &state.x),
     }
 }

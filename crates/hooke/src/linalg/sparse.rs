@@ -6,9 +6,9 @@
 //! symbolic analysis (fill-reducing ordering, elimination structure) is done once.
 
 use faer::linalg::solvers::Solve;
+use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
 use faer::sparse::linalg::LuError;
 use faer::sparse::{Argsort, Pair, SparseColMat, SymbolicSparseColMat};
-use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
 use faer::MatMut;
 
 /// Why a sparse factorisation failed.
@@ -121,7 +121,8 @@ impl SparseMatrix {
             self.rows.iter().zip(&self.cols).map(|(&row, &col)| Pair::new(row, col)).collect();
         let (symbolic, argsort) = SymbolicSparseColMat::try_new_from_indices(self.n, self.n, &pairs)
             .map_err(|e| FactorError::Internal(format!("{e:?}")))?;
-        let lu = SymbolicLu::try_new(symbolic.as_ref()).map_err(|e| FactorError::Internal(format!("{e:?}")))?;
+        let lu =
+            SymbolicLu::try_new(symbolic.as_ref()).map_err(|e| FactorError::Internal(format!("{e:?}")))?;
         Ok(Pattern { rows: self.rows.clone(), cols: self.cols.clone(), symbolic, argsort, lu })
     }
 }

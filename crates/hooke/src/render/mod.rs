@@ -8,7 +8,7 @@ pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub use pickup::{PickupRecorder, PickupSpec, Pickups, Quantity};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
-use crate::scheme::{Scheme, SchemeError, SchemeKind};
+use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
 /// Something that looks at the state after every step (and at the initial state).
@@ -68,6 +68,7 @@ pub struct Simulation {
     scheme: Box<dyn Scheme>,
     state: State,
     dt: f64,
+    exchanged: Option<EnergyExchange>,
 }
 
 impl Simulation {
@@ -75,7 +76,7 @@ impl Simulation {
     pub fn new(system: System, scheme: SchemeKind, dt: f64) -> Self {
         let scheme = scheme.build(&system, dt);
         let state = system.initial_state();
-        Self { system, scheme, state, dt }
+        Self { system, scheme, state, dt, exchanged: None }
     }
 
     /// The compiled system.
@@ -91,6 +92,13 @@ impl Simulation {
     /// The step, s.
     pub fn dt(&self) -> f64 {
         self.dt
+    }
+
+    /// The energy exchanged since the start, summed over the steps, for a scheme with an exact
+    /// discrete energy balance ([`Scheme::last_exchange`]): then
+    /// `H_now + dissipated - external_work` stays at `H_0` to round-off.
+    pub fn exchanged(&self) -> Option<EnergyExchange> {
+        self.exchanged
     }
 
     /// Runs `steps` steps. Observers see the current state first (when it is step 0) and then
@@ -112,6 +120,12 @@ impl Simulation {
                 time,
                 source,
             })?;
+            if let Some(last) = self.scheme.last_exchange() {
+                let total =
+                    self.exchanged.get_or_insert(EnergyExchange { dissipated: 0.0, external_work: 0.0 });
+                total.dissipated += last.dissipated;
+                total.external_work += last.external_work;
+            }
             self.state.step += 1;
             self.state.t = self.state.step as f64 * self.dt;
             self.check_finite()?;

@@ -129,7 +129,17 @@ impl ImplicitStep {
             *s = h * v;
         }
         let Self {
-            newton, increment, increment_full, end, point, jacobian_point, force, damping, start_force, external, ..
+            newton,
+            increment,
+            increment_full,
+            end,
+            point,
+            jacobian_point,
+            force,
+            damping,
+            start_force,
+            external,
+            ..
         } = self;
         let (x, v) = (&state.x, &state.v);
         let residual = |s: &[f64], out: &mut [f64]| {
@@ -153,7 +163,9 @@ impl ImplicitStep {
             }
             for i in 0..n {
                 let mass = 1.0 / system.inverse_mass()[i];
-                out[i] = mass * (s[i] - h * v[i]) - damping_scale * damping[i] - force_scale * (force[i] + external[i]);
+                out[i] = mass * (s[i] - h * v[i])
+                    - damping_scale * damping[i]
+                    - force_scale * (force[i] + external[i]);
             }
         };
         let jacobian = |s: &[f64], matrix: &mut SparseMatrix| {

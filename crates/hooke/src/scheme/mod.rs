@@ -181,7 +181,12 @@ impl SchemeKind {
 
     /// Order, symplecticity and explicitness.
     pub fn info(self) -> SchemeInfo {
-        let info = |order, damped_order, symplectic, explicit| SchemeInfo { order, damped_order, symplectic, explicit };
+        let info = |order, damped_order, symplectic, explicit| SchemeInfo {
+            order,
+            damped_order,
+            symplectic,
+            explicit,
+        };
         match self {
             Self::ForwardEuler => info(1, 1, false, true),
             Self::SymplecticEuler => info(1, 1, true, true),
