@@ -1,6 +1,7 @@
 //! `hooke`: run mass-spring models from TOML files, render a demo, time the engine.
 
 mod bench;
+mod compare;
 mod diagnostics;
 mod run;
 
@@ -29,6 +30,10 @@ enum Command {
         #[arg(long, default_value = ".")]
         out_dir: PathBuf,
     },
+    /// Run several schemes on one model and compare each with a reference run.
+    Compare(compare::CompareArgs),
+    /// List the schemes with their order and properties.
+    Schemes,
     /// Time the engine on a string of N masses (Faust mi.lib's benchmark string).
     Bench(bench::BenchArgs),
 }
@@ -39,6 +44,28 @@ fn main() -> miette::Result<()> {
     match cli.command {
         Command::Run(args) => run::run_command(&args),
         Command::Demo { out_dir } => run::demo(&out_dir),
+        Command::Compare(args) => compare::compare(&args),
+        Command::Schemes => {
+            list_schemes();
+            Ok(())
+        }
         Command::Bench(args) => bench::bench(&args),
+    }
+}
+
+/// Prints every scheme with its order (undamped, damped) and properties.
+fn list_schemes() {
+    println!("{:<22} {:>6} {:>13} {:>11} {:>9}", "scheme", "order", "damped order", "symplectic", "explicit");
+    for scheme in hooke::scheme::SchemeKind::ALL {
+        let info = scheme.info();
+        let order = |o: u32| if o == hooke::scheme::EXACT_ORDER { "exact".to_string() } else { o.to_string() };
+        println!(
+            "{:<22} {:>6} {:>13} {:>11} {:>9}",
+            scheme.name(),
+            order(info.order),
+            order(info.damped_order),
+            if info.symplectic { "yes" } else { "no" },
+            if info.explicit { "yes" } else { "no" }
+        );
     }
 }

@@ -2,11 +2,12 @@
 
 use crate::diagnostics::FileDiagnostic;
 use clap::Args;
+use hooke::analysis::invariants::BalanceMonitor;
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
 use hooke::render::{
-    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, RunLength, Simulation,
-    StepSize,
+    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, RunLength, RunSettings,
+    Simulation, StepSize,
 };
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -24,21 +25,12 @@ const DEMO_MODEL: &str = include_str!("../../../examples/plucked-string.toml");
 pub struct RunArgs {
     /// The model file (TOML; see docs/model-format.md).
     pub model: PathBuf,
-    /// Integrator, e.g. symplectic-euler, forward-euler.
+    /// Integrator (see `hooke schemes`), e.g. symplectic-euler, energy-conserving, rk4.
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<SchemeKind>,
-    /// Steps per second, Hz.
-    #[arg(long, conflicts_with = "dt")]
-    pub rate: Option<f64>,
-    /// Step length, s.
-    #[arg(long)]
-    pub dt: Option<f64>,
-    /// Simulated time, s.
-    #[arg(long, conflicts_with = "steps")]
-    pub duration: Option<f64>,
-    /// Number of steps.
-    #[arg(long)]
-    pub steps: Option<u64>,
+    /// Step and length of the run.
+    #[command(flatten)]
+    pub step: StepArgs,
     /// Write the pickups' output channels to this WAV file (one sample per step).
     #[arg(long)]
     pub wav: Option<PathBuf>,
@@ -59,7 +51,55 @@ pub struct RunArgs {
     pub energy: bool,
 }
 
-fn parse_scheme(name: &str) -> Result<SchemeKind, String> {
+/// The step and the length of a run, from the command line; they override the file's `[run]`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct StepArgs {
+    /// Steps per second, Hz.
+    #[arg(long, conflicts_with = "dt")]
+    pub rate: Option<f64>,
+    /// Step length, s.
+    #[arg(long)]
+    pub dt: Option<f64>,
+    /// Simulated time, s.
+    #[arg(long, conflicts_with = "steps")]
+    pub duration: Option<f64>,
+    /// Number of steps.
+    #[arg(long)]
+    pub steps: Option<u64>,
+}
+
+/// A parsed model file with its run settings completed: file, then command line, then defaults.
+pub struct LoadedRun {
+    /// The model file.
+    pub file: ModelFile,
+    /// The settings in force.
+    pub settings: RunSettings,
+    /// The number of steps (at least 1).
+    pub steps: u64,
+}
+
+/// Parses `source` and settles the run settings; errors point into the file or at the flag.
+pub fn load_run(source: &str, file_name: &str, scheme: Option<SchemeKind>, step: &StepArgs) -> miette::Result<LoadedRun> {
+    let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
+    let settings = file.run.overridden_by(command_line_settings(scheme, step)?).or_defaults();
+    let steps = settings.length.steps(settings.step.seconds());
+    if steps == 0 {
+        return Err(miette!(
+            "the run is shorter than half a step (dt = {} s): nothing to simulate",
+            settings.step.seconds()
+        ));
+    }
+    Ok(LoadedRun { file, settings, steps })
+}
+
+/// Reads a model file, with the error naming it when it cannot be read.
+pub fn read_model(path: &Path) -> miette::Result<String> {
+    std::fs::read_to_string(path)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot read model file {}", path.display()))
+}
+
+pub fn parse_scheme(name: &str) -> Result<SchemeKind, String> {
     name.parse::<SchemeKind>().map_err(|e| e.to_string())
 }
 
@@ -70,9 +110,7 @@ fn parse_format(name: &str) -> Result<SampleFormat, String> {
 
 /// `hooke run MODEL.toml ...`.
 pub fn run_command(args: &RunArgs) -> miette::Result<()> {
-    let source = std::fs::read_to_string(&args.model)
-        .into_diagnostic()
-        .wrap_err_with(|| format!("cannot read model file {}", args.model.display()))?;
+    let source = read_model(&args.model)?;
     run_source(&source, &args.model.display().to_string(), args)
 }
 
@@ -90,12 +128,12 @@ pub fn demo(out_dir: &Path) -> miette::Result<()> {
 }
 
 /// Settings from the command line, validated as the file's are.
-fn command_line_settings(args: &RunArgs) -> miette::Result<PartialRunSettings> {
+fn command_line_settings(scheme: Option<SchemeKind>, args: &StepArgs) -> miette::Result<PartialRunSettings> {
     let flag = |name: &'static str| {
         move |e: hooke::model::ModelError| miette!("--{name}: expected {}, found {}", e.expected, e.found)
     };
     Ok(PartialRunSettings {
-        scheme: args.scheme,
+        scheme,
         step: match (args.rate, args.dt) {
             (Some(hz), _) => Some(StepSize::rate(hz).map_err(flag("rate"))?),
             (None, Some(dt)) => Some(StepSize::dt(dt).map_err(flag("dt"))?),
@@ -111,13 +149,8 @@ fn command_line_settings(args: &RunArgs) -> miette::Result<PartialRunSettings> {
 }
 
 fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<()> {
-    let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
-    let settings = file.run.overridden_by(command_line_settings(args)?).or_defaults();
+    let LoadedRun { file, settings, steps } = load_run(source, file_name, args.scheme, &args.step)?;
     let dt = settings.step.seconds();
-    let steps = settings.length.steps(dt);
-    if steps == 0 {
-        return Err(miette!("the run is shorter than half a step (dt = {dt} s): nothing to simulate"));
-    }
     let wav_rate = wav_rate(settings.step.hertz(), args.wav.is_some())?;
     let wav_options = WavOptions {
         format: args.format.unwrap_or(file.wav.format),
@@ -139,6 +172,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         None => None,
     };
     let mut energy = args.energy.then(EnergyMonitor::new);
+    let mut balance = args.energy.then(BalanceMonitor::new);
     let mut observers: Vec<&mut dyn Observer> = Vec::new();
     if let Some(p) = pickups.as_mut() {
         observers.push(p);
@@ -148,6 +182,9 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     }
     if let Some(e) = energy.as_mut() {
         observers.push(e);
+    }
+    if let Some(b) = balance.as_mut() {
+        observers.push(b);
     }
 
     let name = file.name.as_deref().unwrap_or(file_name);
@@ -185,7 +222,10 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         eprintln!("wrote {}", path.display());
     }
     if let Some(summary) = energy.as_ref().and_then(EnergyMonitor::summary) {
-        report_energy(&summary, simulation.system().dampers().len() + simulation.system().drag().len() > 0);
+        report_energy(&summary);
+        if let Some(balance) = &balance {
+            report_balance(balance, &simulation, &summary);
+        }
     }
     outcome.map_err(|e| miette!("{e}"))
 }
@@ -233,7 +273,7 @@ fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {
     }
 }
 
-fn report_energy(summary: &EnergySummary, damped: bool) {
+fn report_energy(summary: &EnergySummary) {
     println!("energy at step 0:   {:.12e} J", summary.initial.total());
     println!("energy at step {}: {:.12e} J", summary.last_step, summary.last.total());
     if summary.initial.total() == 0.0 {
@@ -243,8 +283,24 @@ fn report_energy(summary: &EnergySummary, damped: bool) {
         println!("relative drift:     {:+.3e}", summary.relative_drift());
         println!("max |E - E0| / |E0|: {:.3e}", summary.relative_max_deviation());
     }
-    if damped {
-        println!("note: the model has dampers or drag, so its energy decreases physically");
+}
+
+/// The conserved quantities of seed 003: K from the states (eqs. 18, 54) with its eq. 19 metric,
+/// and, for a scheme with an exact balance, `H + dissipated - work` as the scheme keeps it.
+fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &EnergySummary) {
+    if let (Some(first), Some(last), Some(metric)) = (balance.first(), balance.last(), balance.preservation_metric()) {
+        println!("K (seed 003 eqs. 18/54): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}");
+    }
+    if let Some(exchanged) = simulation.exchanged() {
+        let start = summary.initial.total();
+        let k = summary.last.total() + exchanged.dissipated - exchanged.external_work;
+        let change = if start == 0.0 { k - start } else { (k - start) / start.abs() };
+        println!(
+            "{} balance: dissipated {:.6e} J, external work {:.6e} J, H + dissipated - work drifted by {change:+.3e}",
+            simulation.scheme_kind(),
+            exchanged.dissipated,
+            exchanged.external_work
+        );
     }
 }
 

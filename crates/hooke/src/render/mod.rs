@@ -89,6 +89,11 @@ impl Simulation {
         &self.state
     }
 
+    /// The scheme in use.
+    pub fn scheme_kind(&self) -> SchemeKind {
+        self.scheme.kind()
+    }
+
     /// The step, s.
     pub fn dt(&self) -> f64 {
         self.dt
