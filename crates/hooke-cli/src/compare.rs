@@ -72,8 +72,9 @@ fn parse_reference(text: &str, rate: f64) -> miette::Result<(SchemeKind, u64)> {
         return Ok((scheme, 1));
     };
     let scheme = name.parse::<SchemeKind>().map_err(|e| miette!("--reference: {e}"))?;
-    let reference_rate: f64 =
-        reference_rate.parse().map_err(|_| miette!("--reference: expected SCHEME@RATE with RATE in Hz, found \"{text}\""))?;
+    let reference_rate: f64 = reference_rate
+        .parse()
+        .map_err(|_| miette!("--reference: expected SCHEME@RATE with RATE in Hz, found \"{text}\""))?;
     let multiple = (reference_rate / rate).round();
     if multiple < 1.0 || (multiple * rate - reference_rate).abs() > 1e-9 * reference_rate {
         return Err(miette!(
@@ -87,7 +88,9 @@ fn parse_schemes(text: &str) -> miette::Result<Vec<SchemeKind>> {
     if text == "all" {
         return Ok(SchemeKind::ALL.to_vec());
     }
-    text.split(',').map(|name| name.trim().parse::<SchemeKind>().map_err(|e| miette!("--schemes: {e}"))).collect()
+    text.split(',')
+        .map(|name| name.trim().parse::<SchemeKind>().map_err(|e| miette!("--schemes: {e}")))
+        .collect()
 }
 
 /// `hooke compare MODEL.toml --schemes all|LIST --reference exact|SCHEME@RATE`.
@@ -99,7 +102,8 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
     let (reference_scheme, multiple) = parse_reference(&args.reference, rate)?;
     let masses = loaded.file.model.masses().len() as f64;
 
-    let reference = simulate(&loaded.file, reference_scheme, dt / multiple as f64, steps * multiple, multiple)?;
+    let reference =
+        simulate(&loaded.file, reference_scheme, dt / multiple as f64, steps * multiple, multiple)?;
     let reference_peak = reference.trajectory.positions.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let reference_energy = &reference.trajectory.energies;
     println!(

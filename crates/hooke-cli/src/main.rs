@@ -58,7 +58,8 @@ fn list_schemes() {
     println!("{:<22} {:>6} {:>13} {:>11} {:>9}", "scheme", "order", "damped order", "symplectic", "explicit");
     for scheme in hooke::scheme::SchemeKind::ALL {
         let info = scheme.info();
-        let order = |o: u32| if o == hooke::scheme::EXACT_ORDER { "exact".to_string() } else { o.to_string() };
+        let order =
+            |o: u32| if o == hooke::scheme::EXACT_ORDER { "exact".to_string() } else { o.to_string() };
         println!(
             "{:<22} {:>6} {:>13} {:>11} {:>9}",
             scheme.name(),

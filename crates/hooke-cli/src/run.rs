@@ -79,7 +79,12 @@ pub struct LoadedRun {
 }
 
 /// Parses `source` and settles the run settings; errors point into the file or at the flag.
-pub fn load_run(source: &str, file_name: &str, scheme: Option<SchemeKind>, step: &StepArgs) -> miette::Result<LoadedRun> {
+pub fn load_run(
+    source: &str,
+    file_name: &str,
+    scheme: Option<SchemeKind>,
+    step: &StepArgs,
+) -> miette::Result<LoadedRun> {
     let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
     let settings = file.run.overridden_by(command_line_settings(scheme, step)?).or_defaults();
     let steps = settings.length.steps(settings.step.seconds());
@@ -288,7 +293,9 @@ fn report_energy(summary: &EnergySummary) {
 /// The conserved quantities of seed 003: K from the states (eqs. 18, 54) with its eq. 19 metric,
 /// and, for a scheme with an exact balance, `H + dissipated - work` as the scheme keeps it.
 fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &EnergySummary) {
-    if let (Some(first), Some(last), Some(metric)) = (balance.first(), balance.last(), balance.preservation_metric()) {
+    if let (Some(first), Some(last), Some(metric)) =
+        (balance.first(), balance.last(), balance.preservation_metric())
+    {
         println!("K (seed 003 eqs. 18/54): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}");
     }
     if let Some(exchanged) = simulation.exchanged() {

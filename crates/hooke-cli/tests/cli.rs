@@ -208,3 +208,40 @@ fn bench_ends_with_mass_steps_per_second() {
     assert_eq!(unit, "mass-steps/s");
     assert!(number.parse::<f64>().unwrap() > 0.0);
 }
+
+#[test]
+fn compare_prints_one_row_per_scheme_against_the_exact_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = oscillator_model(1000.0, "damping = 0.5\n");
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    let out = hooke(
+        &["compare", "m.toml", "--schemes", "symplectic-euler,rk4,exact", "--rate", "1000", "--steps", "500"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| ["symplectic-euler ", "rk4 ", "exact "].iter().any(|p| l.starts_with(p)))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    // The exact scheme against itself: zero error.
+    let exact: Vec<&str> = rows[2].split_whitespace().collect();
+    assert_eq!((exact[1], exact[2]), ("0.0000e0", "0.0000e0"), "{text}");
+    // RK4 (fourth order) is far closer to the exact flow than symplectic Euler (first order).
+    let max_error = |row: &str| row.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap();
+    assert!(max_error(rows[1]) < 1e-3 * max_error(rows[0]), "{text}");
+    let bad = hooke(&["compare", "m.toml", "--reference", "rk4@1500", "--rate", "1000"], dir.path());
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("whole multiple"), "{}", stderr(&bad));
+}
+
+#[test]
+fn schemes_lists_every_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(&["schemes"], dir.path());
+    let text = stdout(&out);
+    for name in ["forward-euler", "caldirola-kanai", "velocity-verlet-cs", "exact"] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing:\n{text}");
+    }
+}

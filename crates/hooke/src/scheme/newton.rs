@@ -76,3 +76,31 @@ impl Newton {
 pub fn max_norm(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |m, x| if x.is_nan() || m.is_nan() { f64::NAN } else { m.max(x.abs()) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converges_quadratically_on_a_smooth_problem() {
+        // R(s) = s^3 - 8 (one unknown), root 2.
+        let mut newton = Newton::new(1, false);
+        let mut s = [1.0];
+        let iterations = newton
+            .solve(&mut s, |s, r| r[0] = s[0].powi(3) - 8.0, |s, j| j.add(0, 0, 3.0 * s[0] * s[0]))
+            .unwrap();
+        assert!((s[0] - 2.0).abs() < 1e-15 && iterations < 10, "{s:?} after {iterations}");
+    }
+
+    #[test]
+    fn reports_the_residual_when_there_is_no_root() {
+        // R(s) = s^2 + 1 has no real root: Newton wanders and must give up with figures.
+        let mut newton = Newton::new(1, false);
+        let mut s = [0.5];
+        let error = newton
+            .solve(&mut s, |s, r| r[0] = s[0] * s[0] + 1.0, |s, j| j.add(0, 0, 2.0 * s[0]))
+            .unwrap_err();
+        assert!(error.message.contains("did not converge"), "{}", error.message);
+        assert!(error.message.contains("residual"), "{}", error.message);
+    }
+}
