@@ -175,7 +175,8 @@ fn add_collision_forces_geometric<const D: usize>(collisions: &CollisionArrays, 
         let (a, b) = (collisions.a[i] as usize, collisions.b[i] as usize);
         let d = separation::<D>(x, a, b);
         let length = norm(&d);
-        let push = phi_prime(collisions.stiffness[i], collisions.exponent[i], collisions.distance[i] - length);
+        let push =
+            phi_prime(collisions.stiffness[i], collisions.exponent[i], collisions.distance[i] - length);
         if push != 0.0 {
             apply_pair(f, a, b, -push / length, &d);
         }
@@ -239,7 +240,7 @@ pub(super) fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut
             add_pair_block(matrix, a, b, 1, |_, _| phi_second(k, alpha, delta));
             continue;
         }
-        let d: Vec<f64> = (0..dim).map(|c| x[b * dim + c] - x[a * dim + c]).collect();
+        let d = separation_of(x, a, b, dim);
         let length = d.iter().map(|c| c * c).sum::<f64>().sqrt();
         let delta = collisions.distance[i] - length;
         let (f, f_prime) = (-phi_prime(k, alpha, delta), phi_second(k, alpha, delta));
@@ -250,6 +251,11 @@ pub(super) fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut
             tension * (identity - uu) + f_prime * uu
         });
     }
+}
+
+/// `x_b - x_a` in the first `dim` entries (the others 0), without allocating.
+fn separation_of(x: &[f64], a: usize, b: usize, dim: usize) -> [f64; 3] {
+    std::array::from_fn(|c| if c < dim { x[b * dim + c] - x[a * dim + c] } else { 0.0 })
 }
 
 /// Adds `block(r, c)` to the diagonal block of node `m`.
@@ -280,7 +286,12 @@ pub(super) fn add_discrete_forces(system: &System, x0: &[f64], x1: &[f64], f: &m
     }
 }
 
-fn add_barrier_discrete_forces<const D: usize>(barriers: &BarrierArrays, x0: &[f64], x1: &[f64], f: &mut [f64]) {
+fn add_barrier_discrete_forces<const D: usize>(
+    barriers: &BarrierArrays,
+    x0: &[f64],
+    x1: &[f64],
+    f: &mut [f64],
+) {
     for i in 0..barriers.len() {
         let n = normal::<D>(barriers, i);
         let (d0, d1) = (barrier_penetration(barriers, &n, x0, i), barrier_penetration(barriers, &n, x1, i));
@@ -314,7 +325,12 @@ fn add_collision_discrete_forces_geometric<const D: usize>(
         let (s0, s1) = (separation::<D>(x0, a, b), separation::<D>(x1, a, b));
         let (l0, l1) = (norm(&s0), norm(&s1));
         let distance = collisions.distance[i];
-        let g = -discrete_derivative(collisions.stiffness[i], collisions.exponent[i], distance - l0, distance - l1);
+        let g = -discrete_derivative(
+            collisions.stiffness[i],
+            collisions.exponent[i],
+            distance - l0,
+            distance - l1,
+        );
         if g != 0.0 {
             let sum: [f64; D] = std::array::from_fn(|c| s0[c] + s1[c]);
             apply_pair(f, a, b, g / (l0 + l1), &sum);
@@ -333,7 +349,13 @@ fn add_collision_discrete_forces_geometric<const D: usize>(
 /// `+B` on the diagonal blocks and `-B` between the masses. Every entry is added, zero out of
 /// contact, so the pattern never changes. At `x1 = x0` this is the tangent stiffness halved
 /// for the affine contacts (the midpoint form's derivative).
-pub fn add_discrete_stiffness(system: &System, x0: &[f64], x1: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub fn add_discrete_stiffness(
+    system: &System,
+    x0: &[f64],
+    x1: &[f64],
+    scale: f64,
+    matrix: &mut SparseMatrix,
+) {
     let dim = system.dimension();
     let barriers = system.barriers();
     for i in 0..barriers.len() {
@@ -342,28 +364,36 @@ pub fn add_discrete_stiffness(system: &System, x0: &[f64], x1: &[f64], scale: f6
         let penetration =
             |x: &[f64]| barriers.offset[i] - (0..dim).map(|c| normal[c] * x[m * dim + c]).sum::<f64>();
         let slope = scale
-            * discrete_derivative_slope(barriers.stiffness[i], barriers.exponent[i], penetration(x0), penetration(x1));
+            * discrete_derivative_slope(
+                barriers.stiffness[i],
+                barriers.exponent[i],
+                penetration(x0),
+                penetration(x1),
+            );
         add_block(matrix, m, dim, |r, c| slope * normal[r] * normal[c]);
     }
     let collisions = system.collisions();
     for i in 0..collisions.len() {
         let (a, b) = (collisions.a[i] as usize, collisions.b[i] as usize);
-        let (k, alpha, distance) = (scale * collisions.stiffness[i], collisions.exponent[i], collisions.distance[i]);
+        let (k, alpha, distance) =
+            (scale * collisions.stiffness[i], collisions.exponent[i], collisions.distance[i]);
         if dim == 1 {
             let (d0, d1) = (distance - (x0[b] - x0[a]), distance - (x1[b] - x1[a]));
             add_pair_block(matrix, a, b, 1, |_, _| discrete_derivative_slope(k, alpha, d0, d1));
             continue;
         }
-        let s0: Vec<f64> = (0..dim).map(|c| x0[b * dim + c] - x0[a * dim + c]).collect();
-        let s1: Vec<f64> = (0..dim).map(|c| x1[b * dim + c] - x1[a * dim + c]).collect();
+        let (s0, s1) = (separation_of(x0, a, b, dim), separation_of(x1, a, b, dim));
         let l0 = s0.iter().map(|c| c * c).sum::<f64>().sqrt();
         let l1 = s1.iter().map(|c| c * c).sum::<f64>().sqrt();
         let (d0, d1) = (distance - l0, distance - l1);
         let g = -discrete_derivative(k, alpha, d0, d1);
         let g_prime = discrete_derivative_slope(k, alpha, d0, d1);
         let total = l0 + l1;
-        let (isotropic, outer) =
-            if g == 0.0 && g_prime == 0.0 { (0.0, 0.0) } else { (g / total, (g_prime - g / total) / (total * l1)) };
+        let (isotropic, outer) = if g == 0.0 && g_prime == 0.0 {
+            (0.0, 0.0)
+        } else {
+            (g / total, (g_prime - g / total) / (total * l1))
+        };
         add_pair_block(matrix, a, b, dim, |r, c| {
             let identity = if r == c { 1.0 } else { 0.0 };
             isotropic * identity + outer * (s0[r] + s1[r]) * s1[c]

@@ -8,7 +8,9 @@
 //! same layout; forces landing on anchors are the supports' reactions and schemes ignore them.
 //! Matrices are over the moving coordinates only (`System::mass_coordinates`).
 
+pub mod contact;
 mod dampers;
+mod external;
 mod springs;
 
 use crate::linalg::sparse::SparseMatrix;
@@ -21,16 +23,21 @@ pub fn total(system: &System, x: &[f64], v: &[f64], t: f64, f: &mut [f64]) {
     add_damping(system, x, v, f);
 }
 
-/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs), N; `f` is overwritten.
+/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs, contacts), N; `f` is
+/// overwritten.
 pub fn conservative(system: &System, x: &[f64], f: &mut [f64]) {
     f.fill(0.0);
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_forces(system.springs(), system.dimension(), x, f);
+    contact::add_forces(system, x, f);
 }
 
-/// Adds the external (driving) forces at time `t` (s), N.
-pub fn add_external(_system: &System, _t: f64, _f: &mut [f64]) {}
+/// Adds the external (driving) forces at time `t` (s), N: constant, sinusoidal and sampled
+/// (WAV) forces, see [`crate::model::Signal`].
+pub fn add_external(system: &System, t: f64, f: &mut [f64]) {
+    external::add_forces(system.external_forces(), t, f);
+}
 
 /// Adds the damping forces `-D(x) v` (dampers and drag), N.
 pub fn add_damping(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
@@ -47,15 +54,22 @@ pub fn gravitational_energy(system: &System, x: &[f64]) -> f64 {
     -system.gravity_force().iter().zip(x).map(|(f, x)| f * x).sum::<f64>()
 }
 
+/// Energy stored in the contacts (barriers and collisions),
+/// `sum k [delta^(alpha + 1)] / (alpha + 1)`, J.
+pub fn contact_energy(system: &System, x: &[f64]) -> f64 {
+    contact::energy(system, x)
+}
+
 /// The potential `V(x)` whose gradient gives [`conservative`], J.
 pub fn potential(system: &System, x: &[f64]) -> f64 {
-    elastic_energy(system, x) + gravitational_energy(system, x)
+    elastic_energy(system, x) + gravitational_energy(system, x) + contact_energy(system, x)
 }
 
 /// Adds `scale * K(x)` to `matrix`, with `K = -dF_c/dx` the tangent stiffness. Every element
 /// adds all its entries, even zero ones, so the matrix's pattern does not change with `x`.
 pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
     springs::add_stiffness(system.springs(), system.dimension(), x, scale, matrix);
+    contact::add_stiffness(system, x, scale, matrix);
 }
 
 /// Adds `scale * D(x)` to `matrix`, with `D` the damping matrix (`-D v` is the damping force).
@@ -78,12 +92,24 @@ pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_discrete_forces(system.springs(), system.dimension(), x0, x1, f);
+    contact::add_discrete_forces(system, x0, x1, f);
 }
 
-/// Whether the conservative forces are affine in `x` (1D springs and gravity only), so that
-/// implicit schemes can factor their matrix once.
+/// Adds `scale * K_dg`, the Jacobian `-d F_dg(x0, x1) / d x1` of the discrete-gradient force
+/// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs the
+/// tangent stiffness at the midpoint, halved (exact in 1D, Newton's approximation for geometric
+/// springs); for contacts the exact derivative of seed 003 eq. 80, which sees a contact the step
+/// enters even when the midpoint is still outside it.
+pub fn add_discrete_stiffness(system: &System, x0: &[f64], x1: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+    let midpoint: Vec<f64> = x0.iter().zip(x1).map(|(a, b)| 0.5 * (a + b)).collect();
+    springs::add_stiffness(system.springs(), system.dimension(), &midpoint, 0.5 * scale, matrix);
+    contact::add_discrete_stiffness(system, x0, x1, scale, matrix);
+}
+
+/// Whether the conservative forces are affine in `x` (1D springs and gravity only, no
+/// contacts), so that implicit schemes can factor their matrix once.
 pub fn is_linear(system: &System) -> bool {
-    system.dimension() == 1
+    system.dimension() == 1 && !system.has_contacts()
 }
 
 /// The vector from node `a` to node `b`.

@@ -62,7 +62,13 @@ fn extension(springs: &LinkArrays, dim: usize, x: &[f64], i: usize) -> f64 {
 /// diagonal of both ends and `-k` between them. 2D/3D: the block
 /// `B = k ((1 - l0/l) I + (l0/l) u u^T)` (`u = d / l`; the first term is the tension, or
 /// prestress, term) with `+B` on the diagonal blocks and `-B` off the diagonal.
-pub(super) fn add_stiffness(springs: &LinkArrays, dim: usize, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub(super) fn add_stiffness(
+    springs: &LinkArrays,
+    dim: usize,
+    x: &[f64],
+    scale: f64,
+    matrix: &mut SparseMatrix,
+) {
     for i in 0..springs.len() {
         let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
         let k = scale * springs.coefficient[i];
@@ -117,7 +123,12 @@ pub(super) fn add_discrete_forces(springs: &LinkArrays, dim: usize, x0: &[f64], 
     }
 }
 
-fn add_discrete_forces_geometric<const D: usize>(springs: &LinkArrays, x0: &[f64], x1: &[f64], f: &mut [f64]) {
+fn add_discrete_forces_geometric<const D: usize>(
+    springs: &LinkArrays,
+    x0: &[f64],
+    x1: &[f64],
+    f: &mut [f64],
+) {
     for i in 0..springs.len() {
         let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
         let (d0, d1) = (separation::<D>(x0, a, b), separation::<D>(x1, a, b));

@@ -5,9 +5,15 @@
 //! span of every field (unknown fields and wrong types are caught here, by the `toml` crate);
 //! then each element is added to a [`Model`] through its validating methods, and a rule broken
 //! there is reported at the span of the field it names.
+//!
+//! A `[[force]]` may read a WAV file; its path is relative to the model file's folder with
+//! [`load`] and [`parse_relative_to`], and to the current directory with [`parse`].
 
 use super::generate::{self, ChainSpec, Elements, MembraneSpec, Pluck, StringSpec};
-use super::{LinkSpec, Mass, Model, ModelError, Node, SourceError};
+use super::{
+    check_sinusoid, BarrierSpec, CollisionSpec, ForceSpec, LinkSpec, Mass, MassSelection, Model, ModelError,
+    Node, Samples, Signal, Sinusoid, SourceError,
+};
 use crate::io::{SampleFormat, WavOptions};
 use crate::render::{PartialRunSettings, PickupSpec, Pickups, Quantity, RunLength, StepSize};
 use crate::scheme::SchemeKind;
@@ -15,6 +21,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::ops::Range;
+use std::path::Path;
 use toml::Spanned;
 
 /// Everything a model file holds, validated.
@@ -35,15 +42,37 @@ pub struct ModelFile {
     pub wav: WavOptions,
 }
 
-/// Parses and validates a model file. `file` names the source in error messages.
+/// Parses and validates a model file. `file` names the source in error messages. Files the
+/// model refers to (`[[force]] wav`) are read relative to the current directory; use [`load`]
+/// or [`parse_relative_to`] for paths relative to the model file.
 pub fn parse(source: &str, file: &str) -> Result<ModelFile, SourceError> {
+    parse_in(source, file, None)
+}
+
+/// Like [`parse`], with the files the model refers to (`[[force]] wav`) read relative to
+/// `folder` (normally the model file's folder; absolute paths are used as they are).
+pub fn parse_relative_to(source: &str, file: &str, folder: &Path) -> Result<ModelFile, SourceError> {
+    parse_in(source, file, Some(folder))
+}
+
+/// Reads, parses and validates the model file at `path`; the files it refers to are read
+/// relative to its folder. Errors name `path` as the file; a file that cannot be read is an
+/// error at line 1, column 1.
+pub fn load(path: &Path) -> Result<ModelFile, SourceError> {
+    let file = path.display().to_string();
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| SourceError::at(&file, "", 0..0, format!("cannot read the model file: {e}")))?;
+    parse_relative_to(&source, &file, path.parent().unwrap_or(Path::new("")))
+}
+
+fn parse_in(source: &str, file: &str, folder: Option<&Path>) -> Result<ModelFile, SourceError> {
     let raw: RawFile = toml::from_str(source).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         SourceError::at(file, source, span, e.message().trim_end())
     })?;
     let locate =
         |span: Range<usize>, error: ModelError| SourceError::at(file, source, span, error.to_string());
-    raw.build().map_err(|(span, error)| locate(span, error))
+    raw.build(folder).map_err(|(span, error)| locate(span, error))
 }
 
 /// A validation error and the span it points at.
@@ -127,6 +156,49 @@ impl<'de> Deserialize<'de> for Vector {
     }
 }
 
+/// The `masses` of a barrier: one id or prefix pattern (`"s.*"`), or an array of ids.
+#[derive(Debug, Clone, PartialEq)]
+enum MassList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for MassList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MassListVisitor;
+        impl<'de> Visitor<'de> for MassListVisitor {
+            type Value = MassList;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mass id, a prefix pattern such as \"s.*\", or an array of mass ids")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MassList, E> {
+                Ok(MassList::One(v.to_string()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MassList, A::Error> {
+                let mut ids = Vec::new();
+                while let Some(id) = seq.next_element::<String>()? {
+                    ids.push(id);
+                }
+                Ok(MassList::Many(ids))
+            }
+        }
+        deserializer.deserialize_any(MassListVisitor)
+    }
+}
+
+impl MassList {
+    /// A single string ending in `*` is a prefix pattern; any other string is one id.
+    fn selection(&self) -> MassSelection<'_> {
+        match self {
+            Self::One(text) => match text.strip_suffix('*') {
+                Some(prefix) => MassSelection::Prefix(prefix),
+                None => MassSelection::Ids(vec![text.as_str()]),
+            },
+            Self::Many(ids) => MassSelection::Ids(ids.iter().map(String::as_str).collect()),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
@@ -145,6 +217,12 @@ struct RawFile {
     membrane: Vec<Spanned<RawMembrane>>,
     #[serde(default)]
     chain: Vec<Spanned<RawChain>>,
+    #[serde(default)]
+    barrier: Vec<Spanned<RawBarrier>>,
+    #[serde(default)]
+    collision: Vec<Spanned<RawCollision>>,
+    #[serde(default)]
+    force: Vec<Spanned<RawForce>>,
     #[serde(default)]
     initial: Vec<Spanned<RawInitial>>,
     run: Option<Spanned<RawRun>>,
@@ -203,6 +281,52 @@ struct RawDamper {
     damping: Spanned<f64>,
 }
 field_spans!(RawDamper { id, a, b, damping });
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBarrier {
+    id: Option<Spanned<String>>,
+    masses: Spanned<MassList>,
+    position: Spanned<Vector>,
+    normal: Spanned<Vector>,
+    stiffness: Spanned<f64>,
+    exponent: Spanned<f64>,
+}
+field_spans!(RawBarrier { id, masses, position, normal, stiffness, exponent });
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCollision {
+    id: Option<Spanned<String>>,
+    a: Spanned<String>,
+    b: Spanned<String>,
+    distance: Spanned<f64>,
+    stiffness: Spanned<f64>,
+    exponent: Spanned<f64>,
+}
+field_spans!(RawCollision { id, a, b, distance, stiffness, exponent });
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSinusoid {
+    amplitude: Spanned<f64>,
+    frequency: Spanned<f64>,
+    phase: Option<Spanned<f64>>,
+}
+field_spans!(RawSinusoid { amplitude, frequency, phase });
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForce {
+    mass: Spanned<String>,
+    axis: Option<Spanned<String>>,
+    constant: Option<Spanned<f64>>,
+    sinusoids: Option<Spanned<Vec<Spanned<RawSinusoid>>>>,
+    wav: Option<Spanned<String>>,
+    channel: Option<Spanned<usize>>,
+    gain: Option<Spanned<f64>>,
+}
+field_spans!(RawForce { mass, axis, constant, sinusoids, wav, channel, gain });
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -372,7 +496,7 @@ impl NodeItem<'_> {
 }
 
 impl RawFile {
-    fn build(self) -> Result<ModelFile, Located> {
+    fn build(self, folder: Option<&Path>) -> Result<ModelFile, Located> {
         let header = &self.model;
         let mut model = Model::new(*header.get_ref().dimension.get_ref()).map_err(place(header))?;
         if let Some(g) = &header.get_ref().gravity {
@@ -419,6 +543,15 @@ impl RawFile {
                     damping: *r.damping.get_ref(),
                 })
                 .map_err(place(e))?;
+        }
+        for e in &self.barrier {
+            add_barrier(&mut model, e.get_ref()).map_err(place(e))?;
+        }
+        for e in &self.collision {
+            add_collision(&mut model, e.get_ref()).map_err(place(e))?;
+        }
+        for e in &self.force {
+            add_force(&mut model, e, folder)?;
         }
         for e in &self.initial {
             apply_initial(&mut model, e.get_ref()).map_err(place(e))?;
@@ -571,6 +704,140 @@ fn add_chain(model: &mut Model, raw: &RawChain) -> Result<(), ModelError> {
             damping: value_or(&raw.damping, 0.0),
         },
     )
+}
+
+fn add_barrier(model: &mut Model, raw: &RawBarrier) -> Result<(), ModelError> {
+    model.add_barrier(BarrierSpec {
+        id: raw.id.as_ref().map(|s| s.get_ref().as_str()),
+        masses: raw.masses.get_ref().selection(),
+        position: &raw.position.get_ref().0,
+        normal: &raw.normal.get_ref().0,
+        stiffness: *raw.stiffness.get_ref(),
+        exponent: *raw.exponent.get_ref(),
+    })
+}
+
+fn add_collision(model: &mut Model, raw: &RawCollision) -> Result<(), ModelError> {
+    model.add_collision(CollisionSpec {
+        id: raw.id.as_ref().map(|s| s.get_ref().as_str()),
+        a: raw.a.get_ref(),
+        b: raw.b.get_ref(),
+        distance: *raw.distance.get_ref(),
+        stiffness: *raw.stiffness.get_ref(),
+        exponent: *raw.exponent.get_ref(),
+    })
+}
+
+/// `[[force]]`: exactly one of `constant`, `sinusoids` or `wav` (with `channel` and `gain`).
+/// Each sinusoid's errors point at its own fields; the WAV file is read here.
+fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Path>) -> Result<(), Located> {
+    let raw = element.get_ref();
+    let at_field = place(element);
+    let subject = format!("force on \"{}\"", raw.mass.get_ref());
+    let axis = match value_or(&raw.axis, "x".into()).as_str() {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        other => {
+            let error = ModelError::new(&subject, "axis", "\"x\", \"y\" or \"z\"", format!("\"{other}\""));
+            return Err(at_field(error));
+        }
+    };
+    let given: Vec<&'static str> = [
+        ("constant", raw.constant.is_some()),
+        ("sinusoids", raw.sinusoids.is_some()),
+        ("wav", raw.wav.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect();
+    match given[..] {
+        [] => {
+            return Err(at_field(ModelError::new(
+                &subject,
+                "signal",
+                "one of `constant`, `sinusoids` or `wav`",
+                "none of them",
+            )))
+        }
+        [_] => {}
+        [first, second, ..] => {
+            return Err(at_field(ModelError::new(
+                &subject,
+                second,
+                "only one of `constant`, `sinusoids` or `wav`",
+                format!("`{first}` and `{second}`"),
+            )))
+        }
+    }
+    if raw.wav.is_none() {
+        for (name, given) in [("channel", raw.channel.is_some()), ("gain", raw.gain.is_some())] {
+            if given {
+                let error = ModelError::new(&subject, name, format!("`{name}` only with `wav`"), "no `wav`");
+                return Err(at_field(error));
+            }
+        }
+    }
+    let signal = if let Some(value) = &raw.constant {
+        Signal::Constant(*value.get_ref())
+    } else if let Some(terms) = &raw.sinusoids {
+        let mut sinusoids = Vec::with_capacity(terms.get_ref().len());
+        for (i, term) in terms.get_ref().iter().enumerate() {
+            let t = term.get_ref();
+            let sinusoid = Sinusoid {
+                amplitude: *t.amplitude.get_ref(),
+                frequency: *t.frequency.get_ref(),
+                phase: value_or(&t.phase, 0.0),
+            };
+            check_sinusoid(&format!("{subject}, sinusoid {}", i + 1), &sinusoid).map_err(place(term))?;
+            sinusoids.push(sinusoid);
+        }
+        Signal::Sinusoids(sinusoids)
+    } else {
+        Signal::Samples(read_wav(&subject, raw, folder).map_err(&at_field)?)
+    };
+    model.add_force(ForceSpec { mass: raw.mass.get_ref(), axis, signal }).map_err(at_field)
+}
+
+/// Reads the channel a `[[force]]` names from its WAV file, full scale = 1: integer samples
+/// are divided by `2^(bits - 1)`, float samples are taken as they are.
+fn read_wav(subject: &str, raw: &RawForce, folder: Option<&Path>) -> Result<Samples, ModelError> {
+    let name = raw.wav.as_ref().map_or("", |w| w.get_ref().as_str());
+    let path = match folder {
+        Some(folder) => folder.join(name),
+        None => Path::new(name).to_path_buf(),
+    };
+    let unreadable = |e: hound::Error| {
+        ModelError::new(subject, "wav", "a readable WAV file", format!("\"{}\" ({e})", path.display()))
+    };
+    let gain = required(subject, "gain", "N at full scale; required with `wav`", &raw.gain)?;
+    let channel = value_or(&raw.channel, 1);
+    let mut reader = hound::WavReader::open(&path).map_err(unreadable)?;
+    let spec = reader.spec();
+    let channels = usize::from(spec.channels);
+    if channel == 0 || channel > channels {
+        return Err(ModelError::new(
+            subject,
+            "channel",
+            format!("a channel of \"{}\" (1 to {channels})", path.display()),
+            channel,
+        ));
+    }
+    let interleaved: Vec<f64> = match spec.sample_format {
+        hound::SampleFormat::Float => {
+            reader.samples::<f32>().map(|s| s.map(f64::from)).collect::<Result<_, _>>().map_err(unreadable)?
+        }
+        hound::SampleFormat::Int => {
+            let full_scale = 2f64.powi(i32::from(spec.bits_per_sample) - 1);
+            reader
+                .samples::<i32>()
+                .map(|s| s.map(|v| f64::from(v) / full_scale))
+                .collect::<Result<_, _>>()
+                .map_err(unreadable)?
+        }
+    };
+    let values = interleaved.iter().skip(channel - 1).step_by(channels).copied().collect();
+    Ok(Samples { rate: f64::from(spec.sample_rate), gain, values })
 }
 
 /// `[[initial]]`: sets a mass's position (absolute, or as a displacement added to the one it

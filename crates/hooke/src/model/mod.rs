@@ -2,7 +2,7 @@
 //! contacts (Hertz barriers and collisions) and external driving forces.
 //!
 //! A [`Model`] is built element by element through methods that validate each element as it is
-//! added, so a `Model` is always valid. The TOML format ([`file`]) and the generators
+//! added, so a `Model` is always valid. The TOML format ([`mod@file`]) and the generators
 //! ([`generate`]) build models through the same methods, so the rules live in one place.
 //!
 //! Coordinates: in 1D a position is a displacement from equilibrium (as in Morgan & Qiao); in 2D

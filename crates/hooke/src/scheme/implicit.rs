@@ -18,7 +18,7 @@
 //! On a linear network (1D springs, no contacts) `R` is affine with a constant Jacobian: it is
 //! factored once and every step is one sparse back-substitution.
 
-use super::newton::Newton;
+use super::newton::{max_norm, Newton};
 use super::{EnergyExchange, SchemeError};
 use crate::forces;
 use crate::linalg::sparse::SparseMatrix;
@@ -176,9 +176,18 @@ impl ImplicitStep {
             if damping_scale > 0.0 {
                 forces::add_damping_matrix(system, jacobian_point, damping_scale, matrix);
             }
-            forces::add_stiffness(system, jacobian_point, c_k * h * h, matrix);
+            if rule == Rule::DiscreteGradient {
+                for i in 0..n {
+                    jacobian_point[i] = x[i] + s[i];
+                }
+                forces::add_discrete_stiffness(system, x, jacobian_point, force_scale, matrix);
+            } else {
+                forces::add_stiffness(system, jacobian_point, c_k * h * h, matrix);
+            }
         };
-        newton.solve(increment, residual, jacobian)?;
+        // Below a few units of round-off in the positions the increment cannot improve x_{n+1}.
+        let floor = 4.0 * f64::EPSILON * max_norm(&x[..n]);
+        newton.solve(increment, floor, residual, jacobian)?;
 
         // The step's energy exchange, from the converged increment: damping dissipates
         // s^T D s / h (the mean velocity is s/h), external forces do work s . F-bar_e.

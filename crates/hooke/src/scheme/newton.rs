@@ -27,12 +27,16 @@ impl Newton {
         Self { jacobian: SparseMatrix::new(n), residual: vec![0.0; n], linear, factored: false }
     }
 
-    /// Improves `s` (the initial guess) until `R(s) = 0`. `residual(s, out)` writes `R(s)`;
-    /// `jacobian(s, matrix)` adds the entries of `dR/ds` to a cleared matrix. Returns the number
-    /// of iterations, or an error with the residual and update norms when it does not converge.
+    /// Improves `s` (the initial guess) until `R(s) = 0`: until the update is below
+    /// `TOLERANCE |s| + floor` (max norms; `floor` is the size below which an update no longer
+    /// matters to the caller, such as the round-off of the positions `s` is added to).
+    /// `residual(s, out)` writes `R(s)`; `jacobian(s, matrix)` adds the entries of `dR/ds` to a
+    /// cleared matrix. Returns the number of iterations, or an error with the residual and update
+    /// norms when it does not converge.
     pub fn solve(
         &mut self,
         s: &mut [f64],
+        floor: f64,
         mut residual: impl FnMut(&[f64], &mut [f64]),
         mut jacobian: impl FnMut(&[f64], &mut SparseMatrix),
     ) -> Result<usize, SchemeError> {
@@ -56,7 +60,7 @@ impl Newton {
             if !last_update.is_finite() || !residual_norm.is_finite() {
                 break;
             }
-            if self.linear || last_update <= TOLERANCE * max_norm(s) {
+            if self.linear || last_update <= TOLERANCE * max_norm(s) + floor {
                 return Ok(iteration);
             }
         }
@@ -64,7 +68,7 @@ impl Newton {
         Err(SchemeError {
             message: format!(
                 "Newton did not converge in {MAX_ITERATIONS} iterations: residual {:e}, last update {last_update:e} \
-                 (tolerance {TOLERANCE:e} relative to the unknown {:e})",
+                 (tolerance {TOLERANCE:e} relative to the unknown {:e}, plus {floor:e})",
                 max_norm(&self.residual),
                 max_norm(s)
             ),
@@ -87,7 +91,7 @@ mod tests {
         let mut newton = Newton::new(1, false);
         let mut s = [1.0];
         let iterations = newton
-            .solve(&mut s, |s, r| r[0] = s[0].powi(3) - 8.0, |s, j| j.add(0, 0, 3.0 * s[0] * s[0]))
+            .solve(&mut s, 0.0, |s, r| r[0] = s[0].powi(3) - 8.0, |s, j| j.add(0, 0, 3.0 * s[0] * s[0]))
             .unwrap();
         assert!((s[0] - 2.0).abs() < 1e-15 && iterations < 10, "{s:?} after {iterations}");
     }
@@ -98,7 +102,7 @@ mod tests {
         let mut newton = Newton::new(1, false);
         let mut s = [0.5];
         let error = newton
-            .solve(&mut s, |s, r| r[0] = s[0] * s[0] + 1.0, |s, j| j.add(0, 0, 2.0 * s[0]))
+            .solve(&mut s, 0.0, |s, r| r[0] = s[0] * s[0] + 1.0, |s, j| j.add(0, 0, 2.0 * s[0]))
             .unwrap_err();
         assert!(error.message.contains("did not converge"), "{}", error.message);
         assert!(error.message.contains("residual"), "{}", error.message);

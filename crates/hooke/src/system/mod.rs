@@ -252,7 +252,8 @@ impl System {
         }
         let mut external = ExternalForces::default();
         for force in model.external_forces() {
-            let coordinate = u32::try_from(force.mass * dim + force.axis).expect("more than 2^32 coordinates");
+            let coordinate =
+                u32::try_from(force.mass * dim + force.axis).expect("more than 2^32 coordinates");
             match &force.signal {
                 Signal::Constant(value) => {
                     external.constant.coordinate.push(coordinate);
