@@ -251,3 +251,108 @@ fn energy_conserving_keeps_a_nonlinear_2d_network_s_energy_to_round_off() {
     let deviation = monitor.summary().unwrap().relative_max_deviation();
     assert!(deviation > 1e-9 && deviation < 1e-2, "midpoint: energy deviation {deviation:e}");
 }
+
+/// The first return of the string's whole shape to its initial shape: the time (s) of the first
+/// local minimum of `||y(t) - y(0)||` below a tenth of `||y(0)||`, refined by a parabola.
+fn shape_period(source: &str, dt: f64, steps: u64) -> f64 {
+    let model = parse(source, "string.toml").unwrap().model;
+    let mut log = common::StateLog::default();
+    let mut simulation = Simulation::new(System::new(&model), SchemeKind::CaldirolaKanai, dt);
+    simulation.run(steps, &mut [&mut log], &mut |_| {}).unwrap();
+    let n = simulation.system().mass_coordinates();
+    let start = &log.0[0].x[..n];
+    let size = start.iter().map(|y| y * y).sum::<f64>().sqrt();
+    let distance: Vec<f64> = log
+        .0
+        .iter()
+        .map(|s| s.x[..n].iter().zip(start).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt())
+        .collect();
+    let k = (1..distance.len() - 1)
+        .find(|&k| {
+            distance[k] < 0.1 * size && distance[k] <= distance[k - 1] && distance[k] <= distance[k + 1]
+        })
+        .expect("the shape returns");
+    let (a, b, c) = (distance[k - 1], distance[k], distance[k + 1]);
+    (k as f64 + 0.5 * (a - c) / (a - 2.0 * b + c)) * dt
+}
+
+#[test]
+fn string_against_a_barrier_conserves_energy_and_has_one_and_a_half_times_the_period() {
+    // Seed 003 section 4 (fig. 5), shipped as examples/string-barrier.toml.
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/string-barrier.toml"))
+            .unwrap();
+    let dt = 1.0 / 44_100.0;
+    let model = parse(&source, "string-barrier.toml").unwrap().model;
+    let mut monitor = EnergyMonitor::new();
+    let mut simulation = Simulation::new(System::new(&model), SchemeKind::CaldirolaKanai, dt);
+    simulation.run(8820, &mut [&mut monitor], &mut |_| {}).unwrap();
+    let deviation = monitor.summary().unwrap().relative_max_deviation();
+    assert!(deviation < 1e-12, "lossless energy error {deviation:e} over 0.2 s");
+
+    let barrier_start = source.find("[[barrier]]").unwrap();
+    let barrier_end = source[barrier_start..].find("[run]").unwrap() + barrier_start;
+    let free = format!("{}{}", &source[..barrier_start], &source[barrier_end..]);
+    // The free lumped string's period, 2 pi / w_1 with w_1 = 2 sqrt(k/m) sin(pi / 200).
+    let (k, m) = (100.0 / 0.007, 1e-3 * 0.007);
+    let free_period = std::f64::consts::PI / ((k / m) as f64).sqrt() / (std::f64::consts::PI / 200.0).sin();
+    let measured_free = shape_period(&free, dt, 600);
+    assert!((measured_free / free_period - 1.0).abs() < 0.01, "free period {measured_free} vs {free_period}");
+    let impeded = shape_period(&source, dt, 900);
+    let ratio = impeded / measured_free;
+    eprintln!("free period {measured_free:.6e} s (lumped theory {free_period:.6e} s), impeded {impeded:.6e} s, ratio {ratio:.4}");
+    assert!((ratio - 1.5).abs() <= 0.03, "impeded / free period = {ratio}");
+}
+
+#[test]
+fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() {
+    // The clarinet reed of seed 003 section 3.1 (fig. 3; ERRATA: w0 = 5000 pi rad/s), blown twice
+    // as hard as the paper so that it beats against the lay (Hertz contact, alpha = 1.5), and
+    // started displaced so that K^0 is not 0. 10^5 steps at 44.1 kHz.
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/clarinet-reed.toml"))
+            .unwrap()
+            .replace("amplitude = 2000.0", "amplitude = 4000.0");
+    let mut model = parse(&source, "reed.toml").unwrap().model;
+    model.set_initial_position(0, &[1e-4]).unwrap();
+    assert_eq!(model.barriers().len(), 1, "the reed has its lay");
+    let mut balance = BalanceMonitor::new();
+    let mut simulation = Simulation::new(System::new(&model), SchemeKind::EnergyConserving, 1.0 / 44_100.0);
+    let start = energy(simulation.system(), simulation.state()).total();
+    struct PeakEnergy(f64);
+    impl hooke::render::Observer for PeakEnergy {
+        fn observe(&mut self, system: &System, state: &hooke::system::State) -> std::io::Result<()> {
+            self.0 = self.0.max(energy(system, state).total());
+            Ok(())
+        }
+    }
+    let mut largest = PeakEnergy(0.0);
+    let mut contact_energy = 0.0f64;
+    struct Contact<'a>(&'a mut f64);
+    impl hooke::render::Observer for Contact<'_> {
+        fn observe(&mut self, system: &System, state: &hooke::system::State) -> std::io::Result<()> {
+            *self.0 = self.0.max(energy(system, state).contact);
+            Ok(())
+        }
+    }
+    simulation
+        .run(100_000, &mut [&mut balance, &mut largest, &mut Contact(&mut contact_energy)], &mut |_| {})
+        .unwrap();
+    assert!(contact_energy > 0.0, "the reed reached the lay");
+    let scale = largest.0;
+    let exchanged = simulation.exchanged().unwrap();
+    assert!(exchanged.external_work.abs() > 10.0 * start, "the drive did work");
+    let k = energy(simulation.system(), simulation.state()).total() + exchanged.dissipated
+        - exchanged.external_work;
+    assert!(
+        (k - start).abs() < 1e-10 * scale,
+        "scheme balance off by {:e} of the peak energy",
+        (k - start) / scale
+    );
+    let (first, last) = (balance.first().unwrap(), balance.last().unwrap());
+    assert!(
+        (last - first).abs() < 1e-10 * scale,
+        "K of eq. 54 off by {:e} of the peak energy",
+        (last - first) / scale
+    );
+}
