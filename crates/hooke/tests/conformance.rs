@@ -294,7 +294,7 @@ fn string_against_a_barrier_conserves_energy_and_has_one_and_a_half_times_the_pe
     let barrier_end = source[barrier_start..].find("[run]").unwrap() + barrier_start;
     let free = format!("{}{}", &source[..barrier_start], &source[barrier_end..]);
     // The free lumped string's period, 2 pi / w_1 with w_1 = 2 sqrt(k/m) sin(pi / 200).
-    let (k, m) = (100.0 / 0.007, 1e-3 * 0.007);
+    let (k, m): (f64, f64) = (100.0 / 0.007, 1e-3 * 0.007);
     let free_period = std::f64::consts::PI / (k / m).sqrt() / (std::f64::consts::PI / 200.0).sin();
     let measured_free = shape_period(&free, dt, 600);
     assert!((measured_free / free_period - 1.0).abs() < 0.01, "free period {measured_free} vs {free_period}");
