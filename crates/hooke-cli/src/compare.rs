@@ -3,6 +3,7 @@
 use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
 use hooke::analysis::energy::energy;
+use hooke::analysis::invariants::energy_deviation;
 use hooke::model::file::ModelFile;
 use hooke::render::{Observer, Simulation};
 use hooke::scheme::SchemeKind;
@@ -114,8 +115,15 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
         rate * multiple as f64
     );
     println!(
-        "{:<22} {:>12} {:>12} {:>13} {:>13} {:>10} {:>14}",
-        "scheme", "max error", "final error", "energy drift", "vs reference", "wall (s)", "mass-steps/s"
+        "{:<22} {:>12} {:>12} {:>13} {:>13} {:>11} {:>10} {:>14}",
+        "scheme",
+        "max error",
+        "final error",
+        "energy drift",
+        "vs reference",
+        "H_dev (%)",
+        "wall (s)",
+        "mass-steps/s"
     );
     let drift = |energies: &[f64]| (energies[energies.len() - 1] - energies[0]) / energies[0].abs();
     for scheme in schemes {
@@ -132,11 +140,12 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
                 let max_error = errors.iter().copied().fold(0.0, f64::max);
                 let energies = &run.trajectory.energies;
                 format!(
-                    "{:>12.4e} {:>12.4e} {:>+13.4e} {:>+13.4e} {:>10.4} {:>14.4e}",
+                    "{:>12.4e} {:>12.4e} {:>+13.4e} {:>+13.4e} {:>11.4e} {:>10.4} {:>14.4e}",
                     max_error,
                     errors[errors.len() - 1],
                     drift(energies),
                     drift(energies) - drift(reference_energy),
+                    energy_deviation(&energies[1..], &reference_energy[1..]),
                     run.seconds,
                     steps as f64 * masses / run.seconds.max(1e-9)
                 )
@@ -147,7 +156,8 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
     }
     println!(
         "errors: largest |x - x_ref| over masses and steps, and at the last step (m); energy drift: \
-         (E_end - E_0)/|E_0|; vs reference: minus the reference's drift"
+         (E_end - E_0)/|E_0|; vs reference: minus the reference's drift; H_dev: seed 003 eq. 22, \
+         100 ||H - H_ref||_2 / mean(H_ref)"
     );
     Ok(())
 }

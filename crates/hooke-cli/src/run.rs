@@ -2,7 +2,7 @@
 
 use crate::diagnostics::FileDiagnostic;
 use clap::Args;
-use hooke::analysis::invariants::BalanceMonitor;
+use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
 use hooke::render::{
@@ -16,6 +16,9 @@ use miette::{miette, IntoDiagnostic, WrapErr};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// `--energy` measures the contraction factor D for models up to this many moving coordinates.
+const CONTRACTION_LIMIT: usize = 200;
 
 /// The model `hooke demo` renders.
 const DEMO_MODEL: &str = include_str!("../../../examples/plucked-string.toml");
@@ -297,6 +300,17 @@ fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &E
         (balance.first(), balance.last(), balance.preservation_metric())
     {
         println!("K (seed 003 eqs. 18/54): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}");
+    }
+    // D of eq. 20 at the initial state, where the model is small enough for a 2n x 2n Jacobian.
+    let system = simulation.system();
+    if system.mass_coordinates() <= CONTRACTION_LIMIT {
+        let initial = system.initial_state();
+        let perturbation = 1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()));
+        if let Ok(d) =
+            contraction_factor(system, simulation.scheme_kind(), simulation.dt(), &initial, perturbation)
+        {
+            println!("symplectic contraction D (seed 003 eq. 20, one step from the start): {d:.15}");
+        }
     }
     if let Some(exchanged) = simulation.exchanged() {
         let start = summary.initial.total();

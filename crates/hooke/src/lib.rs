@@ -34,6 +34,7 @@
 pub mod analysis;
 pub mod forces;
 pub mod io;
+pub mod kernel;
 pub mod linalg;
 pub mod model;
 pub mod render;

@@ -2,10 +2,12 @@
 
 mod energy_monitor;
 mod pickup;
+mod renderer;
 mod settings;
 
 pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub use pickup::{PickupRecorder, PickupSpec, Pickups, Quantity};
+pub use renderer::{Precision, RenderOptions, Renderer};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
@@ -87,6 +89,11 @@ impl Simulation {
     /// The current state.
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// Replaces the current state (same system; the scheme carries on from it).
+    pub fn set_state(&mut self, state: State) {
+        self.state = state;
     }
 
     /// The scheme in use.

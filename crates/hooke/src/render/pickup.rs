@@ -84,8 +84,15 @@ impl Pickups {
         self.channels.len()
     }
 
+    /// Every term as (channel index, state coordinate, quantity, weight).
+    pub(crate) fn taps(&self) -> impl Iterator<Item = (usize, usize, Quantity, f64)> + '_ {
+        self.channels.iter().enumerate().flat_map(|(channel, taps)| {
+            taps.iter().map(move |tap| (channel, tap.coordinate, tap.quantity, tap.weight))
+        })
+    }
+
     /// The value of each channel for a state, appended to `out` (one value per channel).
-    fn sample(&self, state: &State, out: &mut [Vec<f64>]) {
+    pub(super) fn sample(&self, state: &State, out: &mut [Vec<f64>]) {
         for (taps, channel) in self.channels.iter().zip(out) {
             let value = taps
                 .iter()

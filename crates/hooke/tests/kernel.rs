@@ -1,0 +1,156 @@
+//! Parity of the chain kernel with the general path: same samples and states to rounding;
+//! threads, block splits and tiles change nothing; f32 agrees to its precision.
+
+use hooke::kernel::chain::UniformChain;
+use hooke::model::file::parse;
+use hooke::render::{
+    PickupSpec, Pickups, Precision, Quantity, RenderOptions, Renderer, RunError, Simulation,
+};
+use hooke::scheme::SchemeKind;
+use hooke::system::System;
+
+/// A damped, plucked string of `n` masses with drag and gravity, and pickups on `taps`.
+fn string(n: usize, taps: &[usize]) -> (System, Pickups) {
+    let source = format!(
+        "[model]\ndimension = 1\ngravity = -9.81\n[[string]]\nid = \"s\"\nmasses = {n}\nmass = 1e-3\nstiffness = 2.3e5\n\
+         damping = 4.8e-3\ndrag = 0.5\npluck = {{ position = 0.3, amplitude = 1e-3 }}\n"
+    );
+    let file = parse(&source, "string.toml").unwrap();
+    let specs: Vec<PickupSpec> = taps
+        .iter()
+        .enumerate()
+        .map(|(i, &mass)| PickupSpec {
+            channel: 1 + i % 2,
+            mass: format!("s.{}", mass + 1),
+            quantity: if i % 3 == 0 { Quantity::Velocity } else { Quantity::Position },
+            axis: 0,
+            weight: 1.0 + i as f64,
+        })
+        .collect();
+    let pickups = Pickups::new(&specs, &file.model).unwrap();
+    (System::new(&file.model), pickups)
+}
+
+fn render(
+    system: &System,
+    pickups: &Pickups,
+    steps: &[u64],
+    options: RenderOptions,
+) -> (Vec<Vec<f64>>, Renderer) {
+    let mut renderer =
+        Renderer::new(system.clone(), SchemeKind::SymplecticEuler, 1.0 / 48_000.0, pickups.clone(), options);
+    assert!(renderer.uses_kernel());
+    let mut channels = vec![Vec::new(); pickups.channel_count()];
+    for &chunk in steps {
+        renderer.render(chunk, &mut channels).unwrap();
+    }
+    (channels, renderer)
+}
+
+fn general(system: &System, pickups: &Pickups, steps: u64) -> (Vec<Vec<f64>>, Simulation) {
+    let mut recorder = hooke::render::PickupRecorder::new(pickups.clone(), steps as usize + 1);
+    let mut simulation = Simulation::new(system.clone(), SchemeKind::SymplecticEuler, 1.0 / 48_000.0);
+    simulation.run(steps, &mut [&mut recorder], &mut |_| {}).unwrap();
+    (recorder.into_channels(), simulation)
+}
+
+fn max_relative(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let peak = b.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    a.iter().flatten().zip(b.iter().flatten()).map(|(p, q)| (p - q).abs() / peak).fold(0.0, f64::max)
+}
+
+#[test]
+fn a_generated_string_is_recognised_and_other_models_are_not() {
+    let (system, _) = string(20, &[3]);
+    let chain = UniformChain::detect(&system).unwrap();
+    assert_eq!((chain.masses, chain.mass, chain.stiffness, chain.damping), (20, 1e-3, 2.3e5, 4.8e-3));
+    assert!((chain.drag - 0.5e-3).abs() < 1e-18 && (chain.force + 9.81e-3).abs() < 1e-15);
+    let barrier = parse(
+        "[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmasses = 5\nmass = 1.0\nstiffness = 1.0\n\
+         [[barrier]]\nmasses = \"s.*\"\nposition = -1.0\nnormal = 1\nstiffness = 1.0\nexponent = 1\n",
+        "b.toml",
+    )
+    .unwrap();
+    assert!(UniformChain::detect(&System::new(&barrier.model)).is_none());
+    let pendulum = parse(
+        "[model]\ndimension = 2\n[[anchor]]\nid = \"a\"\nposition = [0.0, 0.0]\n[[mass]]\nid = \"m\"\nmass = 1.0\n\
+         position = [1.0, 0.0]\n[[spring]]\na = \"a\"\nb = \"m\"\nstiffness = 1.0\n",
+        "p.toml",
+    )
+    .unwrap();
+    assert!(UniformChain::detect(&System::new(&pendulum.model)).is_none());
+}
+
+#[test]
+fn the_kernel_matches_the_general_path_on_one_tile_and_on_many() {
+    // 50 masses: one tile; 3000 masses: three tiles with halos, taps on tile edges.
+    for (n, taps) in [(50usize, vec![0usize, 7, 49]), (3000, vec![0, 1023, 1024, 2047, 2048, 2999])] {
+        let (system, pickups) = string(n, &taps);
+        let steps = 2000;
+        let (fast, renderer) = render(&system, &pickups, &[steps], RenderOptions::default());
+        let (slow, simulation) = general(&system, &pickups, steps);
+        assert_eq!(fast[0].len(), slow[0].len());
+        let error = max_relative(&fast, &slow);
+        assert!(error < 1e-12, "{n} masses: samples differ by {error:e} of the peak");
+        let (a, b) = (renderer.state(), simulation.state().clone());
+        let peak = b.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let state_error = a.x.iter().zip(&b.x).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max) / peak;
+        assert!(state_error < 1e-12, "{n} masses: states differ by {state_error:e}");
+        assert_eq!((a.step, a.t), (b.step, b.t));
+    }
+}
+
+#[test]
+fn threads_and_block_splits_give_identical_results() {
+    let (system, pickups) = string(5000, &[10, 2500, 4999]);
+    let serial = render(&system, &pickups, &[1000], RenderOptions::default());
+    let parallel =
+        render(&system, &pickups, &[1000], RenderOptions { threads: 2, ..RenderOptions::default() });
+    let split = render(&system, &pickups, &[1, 299, 700], RenderOptions::default());
+    assert_eq!(serial.0, parallel.0, "two threads change the samples");
+    assert_eq!(serial.0, split.0, "splitting the render changes the samples");
+    assert_eq!(serial.1.state(), parallel.1.state());
+    assert_eq!(serial.1.state(), split.1.state());
+}
+
+#[test]
+fn f32_agrees_with_f64_to_single_precision() {
+    let (system, pickups) = string(200, &[60]);
+    let (f64_samples, _) = render(&system, &pickups, &[4000], RenderOptions::default());
+    let (f32_samples, _) =
+        render(&system, &pickups, &[4000], RenderOptions { precision: Precision::F32, threads: 1 });
+    let error = max_relative(&f32_samples, &f64_samples);
+    // f32 rounds each step at about 6e-8; over 4000 steps the phases drift apart by about
+    // steps * 6e-8 * (a few operations per step), some 1e-4 of the amplitude.
+    assert!(error < 1e-3 && error > 0.0, "f32 differs by {error:e}");
+}
+
+#[test]
+fn an_instability_in_the_kernel_names_the_step_and_mass_as_the_general_path_does() {
+    // w h > 2 for the highest mode: sqrt(4 k / m) h = 2 sqrt(2.3e8) / 48000 = 0.63: make k 20x.
+    let source =
+        "[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmasses = 40\nmass = 1e-3\nstiffness = 2.3e7\n\
+                  pluck = { position = 0.3, amplitude = 1e-3 }\n";
+    let file = parse(source, "unstable.toml").unwrap();
+    let system = System::new(&file.model);
+    let pickups = Pickups::sum_of_all_masses(&file.model);
+    let mut renderer = Renderer::new(
+        system.clone(),
+        SchemeKind::SymplecticEuler,
+        1.0 / 48_000.0,
+        pickups.clone(),
+        RenderOptions::default(),
+    );
+    let mut channels = vec![Vec::new()];
+    let fast = renderer.render(100_000, &mut channels).unwrap_err();
+    let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, 1.0 / 48_000.0);
+    let slow = simulation.run(100_000, &mut [], &mut |_| {}).unwrap_err();
+    match (fast, slow) {
+        (RunError::NonFinite { step: a, mass: ma, .. }, RunError::NonFinite { step: b, mass: mb, .. }) => {
+            assert!(a.abs_diff(b) <= 2, "kernel path stops at {a}, general at {b}");
+            assert!(!ma.is_empty() && !mb.is_empty());
+            assert_eq!(channels[0].len() as u64, a, "samples up to the last good step");
+        }
+        other => panic!("expected non-finite errors, got {other:?}"),
+    }
+}
