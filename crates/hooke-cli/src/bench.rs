@@ -1,69 +1,189 @@
-//! `hooke bench`: mass-steps per second on Faust mi.lib's benchmark string.
+//! `hooke bench`: mass-steps per second on Faust mi.lib's benchmark string, a membrane or any
+//! model file.
 
+use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
-use hooke::model::generate::{add_string, Elements, StringSpec};
+use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
+use hooke::kernel::Real;
+use hooke::model::generate::{add_membrane, add_string, Elements, MembraneSpec, StringSpec};
 use hooke::model::Model;
-use hooke::render::Simulation;
+use hooke::render::{Pickups, Precision, Quantity, RenderOptions, Renderer};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The string ../shared/bench/faust times: masses of 1 g, spring-dampers of 230400 N/m and
-/// 4.8e-3 N s/m, 48 kHz (K h^2 / M = 0.1, Z h / M = 1e-4).
+/// 4.8e-3 N s/m, 48 kHz (K h^2 / M = 0.1, Z h / M = 1e-4), one mass displaced by 1 mm.
 const MASS: f64 = 1e-3;
 const STIFFNESS: f64 = 230_400.0;
 const DAMPING: f64 = 4.8e-3;
 const RATE: f64 = 48_000.0;
+const DISPLACEMENT: f64 = 1e-3;
 
 /// Arguments of `hooke bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Number of masses of the string.
-    #[arg(long, default_value_t = 80, value_parser = clap::value_parser!(u64).range(1..))]
-    pub string: u64,
+    /// Time a string of N masses (the Faust peer's string).
+    #[arg(long, conflicts_with_all = ["membrane", "model"])]
+    pub string: Option<usize>,
+    /// Time a W x H membrane of the same elements, fixed rim (e.g. 100x100).
+    #[arg(long, conflicts_with = "model")]
+    pub membrane: Option<String>,
+    /// Time a model file (with its own step).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
     /// Integrator.
-    #[arg(long, default_value = "symplectic-euler", value_parser = |s: &str| s.parse::<SchemeKind>().map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "symplectic-euler", value_parser = crate::run::parse_scheme)]
     pub scheme: SchemeKind,
+    /// Threads for the string kernel's tiles.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: u64,
+    /// Run the string kernel in 32-bit floats.
+    #[arg(long)]
+    pub f32: bool,
     /// Wall-clock seconds to measure for (after a warm-up of a tenth of that).
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
 }
 
-/// Times the string and prints, as the last line, `<number> mass-steps/s`.
+/// Times the chosen model and prints, as the last line, `<number> mass-steps/s`.
 pub fn bench(args: &BenchArgs) -> miette::Result<()> {
-    let masses = usize::try_from(args.string).map_err(|_| miette!("--string: too many masses"))?;
-    let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-    add_string(
-        &mut model,
-        &StringSpec {
-            id: "s".into(),
-            masses,
-            elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
-            drag: 0.0,
-            pluck: None,
-        },
-    )
-    .map_err(|e| miette!("{e}"))?;
-    model.set_initial_position(masses / 2, &[1e-3]).map_err(|e| miette!("{e}"))?;
-    let mut simulation = Simulation::new(System::new(&model), args.scheme, 1.0 / RATE);
+    let (masses, steps_per_second, path) = match (&args.model, &args.membrane, args.string) {
+        (Some(path), _, _) => {
+            let source = read_model(path)?;
+            let loaded = load_run(&source, &path.display().to_string(), Some(args.scheme), &StepArgs::default())?;
+            let system = System::new(&loaded.file.model);
+            time_renderer(system, loaded.file.pickups, args, loaded.settings.step.seconds())?
+        }
+        (None, Some(size), _) => {
+            let (columns, rows) = parse_size(size)?;
+            let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
+            add_membrane(
+                &mut model,
+                &MembraneSpec {
+                    id: "m".into(),
+                    columns,
+                    rows,
+                    elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
+                    height: None,
+                    spacing: None,
+                    origin: None,
+                    drag: 0.0,
+                },
+            )
+            .map_err(|e| miette!("{e}"))?;
+            model.set_initial_position(columns * (rows / 2) + columns / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
+            let pickups = Pickups::sum_of_all_masses(&model);
+            time_renderer(System::new(&model), pickups, args, 1.0 / RATE)?
+        }
+        (None, None, string) => {
+            let n = string.unwrap_or(80);
+            if n == 0 {
+                return Err(miette!("--string: expected at least 1 mass, found 0"));
+            }
+            if args.scheme == SchemeKind::SymplecticEuler {
+                let chain = UniformChain {
+                    masses: n,
+                    mass: MASS,
+                    stiffness: STIFFNESS,
+                    damping: DAMPING,
+                    drag: 0.0,
+                    force: 0.0,
+                    left: 0.0,
+                    right: 0.0,
+                };
+                let rate = if args.f32 { time_chain::<f32>(chain, args) } else { time_chain::<f64>(chain, args) };
+                (n, rate, "stencil kernel")
+            } else {
+                let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
+                add_string(
+                    &mut model,
+                    &StringSpec {
+                        id: "s".into(),
+                        masses: n,
+                        elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
+                        drag: 0.0,
+                        pluck: None,
+                    },
+                )
+                .map_err(|e| miette!("{e}"))?;
+                model.set_initial_position(n / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
+                let pickups = Pickups::sum_of_all_masses(&model);
+                time_renderer(System::new(&model), pickups, args, 1.0 / RATE)?
+            }
+        }
+    };
+    let precision = if args.f32 && path == "stencil kernel" { "f32" } else { "f64" };
+    println!("{masses} masses, {}, {path}, {} thread(s), {precision}", args.scheme, args.threads);
+    println!("real-time factor at 44.1 kHz: {:.2}", steps_per_second / 44_100.0);
+    println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
+    Ok(())
+}
 
-    // Run chunks of about 1e6 mass-steps until the time is spent.
-    let chunk = (1_000_000 / masses as u64).max(1);
-    let mut run_for = |seconds: f64| -> miette::Result<(u64, f64)> {
+fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
+    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
+    text.split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((parse(w)?, parse(h)?)))
+        .ok_or_else(|| miette!("--membrane: expected WxH with positive whole numbers (e.g. 100x100), found \"{text}\""))
+}
+
+/// Runs `run(steps)` in chunks until `seconds` have passed (after a tenth of that as warm-up)
+/// and returns steps per second.
+fn measure(seconds: f64, chunk: usize, mut run: impl FnMut(usize) -> miette::Result<()>) -> miette::Result<f64> {
+    let mut timed = |limit: f64| -> miette::Result<(usize, f64)> {
         let started = Instant::now();
         let mut steps = 0;
-        while started.elapsed().as_secs_f64() < seconds {
-            simulation.run(chunk, &mut [], &mut |_| {}).map_err(|e| miette!("{e}"))?;
+        while started.elapsed().as_secs_f64() < limit {
+            run(chunk)?;
             steps += chunk;
         }
         Ok((steps, started.elapsed().as_secs_f64()))
     };
-    run_for(args.seconds / 10.0)?;
-    let (steps, wall) = run_for(args.seconds)?;
-    let steps_per_second = steps as f64 / wall;
-    println!("string of {masses} masses, {}, 1 thread, f64: {steps} steps in {wall:.3} s", args.scheme);
-    println!("real-time factor at 44.1 kHz: {:.1}", steps_per_second / 44_100.0);
-    println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
-    Ok(())
+    timed(seconds / 10.0)?;
+    let (steps, wall) = timed(seconds)?;
+    Ok(steps as f64 / wall)
+}
+
+/// Steps per second of the chain kernel alone (a string of a million masses fits in 32 bytes
+/// per mass in f64).
+fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
+    let n = chain.masses;
+    let mut x = vec![0.0; n];
+    x[n / 2] = DISPLACEMENT;
+    let mut kernel = ChainKernel::<T>::new(chain, 1.0 / RATE, &x, &vec![0.0; n]);
+    let taps = [Tap { mass: n / 2, quantity: Quantity::Position, weight: 1.0 }];
+    let chunk = (10_000_000 / n).clamp(256, 1 << 20);
+    let mut record = vec![0.0; chunk];
+    let pool = (args.threads > 1)
+        .then(|| rayon::ThreadPoolBuilder::new().num_threads(args.threads as usize).build().ok())
+        .flatten();
+    measure(args.seconds, chunk, |steps| {
+        kernel.advance(steps, &taps, &mut record, pool.as_ref()).map_err(|_| miette!("the string became unstable"))
+    })
+    .unwrap_or(0.0)
+}
+
+/// Steps per second of a [`Renderer`] (the kernel where it applies, else the general loop).
+fn time_renderer(
+    system: System,
+    pickups: Pickups,
+    args: &BenchArgs,
+    dt: f64,
+) -> miette::Result<(usize, f64, &'static str)> {
+    let masses = system.mass_count();
+    let mut channels = vec![Vec::new(); pickups.channel_count()];
+    let options = RenderOptions {
+        precision: if args.f32 { Precision::F32 } else { Precision::F64 },
+        threads: args.threads as usize,
+    };
+    let mut renderer = Renderer::new(system, args.scheme, dt, pickups, options);
+    let path = if renderer.uses_kernel() { "stencil kernel" } else { "general path" };
+    let chunk = (10_000_000 / masses.max(1)).clamp(16, 1 << 20);
+    let rate = measure(args.seconds, chunk, |steps| {
+        channels.iter_mut().for_each(Vec::clear);
+        renderer.render(steps as u64, &mut channels).map_err(|e| miette!("{e}"))
+    })?;
+    Ok((masses, rate, path))
 }

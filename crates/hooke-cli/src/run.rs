@@ -305,7 +305,12 @@ fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &E
     let system = simulation.system();
     if system.mass_coordinates() <= CONTRACTION_LIMIT {
         let initial = system.initial_state();
-        let perturbation = 1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()));
+        // A linear network's step is affine: unit perturbations give its Jacobian exactly.
+        let perturbation = if hooke::forces::is_linear(system) {
+            1.0
+        } else {
+            1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()))
+        };
         if let Ok(d) =
             contraction_factor(system, simulation.scheme_kind(), simulation.dt(), &initial, perturbation)
         {

@@ -9,7 +9,8 @@
 //! x_i' = x_i + h v_i'
 //! ```
 //!
-//! with the anchors as fixed ghost cells at both ends. A step reads only neighbours, so a tile of
+//! with the anchors as fixed ghost cells at both ends, evaluated with fused multiply-adds (one
+//! rounding each, the same on every CPU). A step reads only neighbours, so a tile of
 //! the chain can be advanced `T` steps on its own from a copy widened by `T` masses on each side
 //! (the halo shrinks by one mass per step): every mass is then read from main memory once per
 //! `T` steps instead of once per step (temporal blocking). Tiles are independent within a block,
@@ -119,12 +120,14 @@ struct Coefficients<T> {
     stiffness: T,
     /// `h Z / m`.
     damping: T,
-    /// `h c / m`.
-    drag: T,
+    /// `1 - h c / m`: the share of velocity the drag leaves.
+    retained: T,
     /// `h g / m`, m/s.
     force: T,
     /// `h`, s.
     step: T,
+    /// -2.
+    minus_two: T,
 }
 
 /// A pickup term in the kernel's layout.
@@ -166,9 +169,10 @@ impl<T: Real> ChainKernel<T> {
         let coefficients = Coefficients {
             stiffness: T::from_f64(per_mass * chain.stiffness),
             damping: T::from_f64(per_mass * chain.damping),
-            drag: T::from_f64(per_mass * chain.drag),
+            retained: T::from_f64(1.0 - per_mass * chain.drag),
             force: T::from_f64(per_mass * chain.force),
             step: T::from_f64(dt),
+            minus_two: T::from_f64(-2.0),
         };
         let padded = |values: &[f64], left: f64, right: f64| -> Vec<T> {
             std::iter::once(left)
@@ -417,10 +421,10 @@ fn stencil<T: Real>(
     let (v_left, v_mid, v_right) = (&v[low - 1..][..len], &v[low..][..len], &v[low + 1..][..len]);
     let (x_out, v_out) = (&mut x_out[low..][..len], &mut v_out[low..][..len]);
     for i in 0..len {
-        let stretch = x_left[i] + x_right[i] - (x_mid[i] + x_mid[i]);
-        let shear = v_left[i] + v_right[i] - (v_mid[i] + v_mid[i]);
-        let velocity = v_mid[i] + c.stiffness * stretch + c.damping * shear - c.drag * v_mid[i] + c.force;
+        let stretch = x_mid[i].mul_add(c.minus_two, x_left[i] + x_right[i]);
+        let shear = v_mid[i].mul_add(c.minus_two, v_left[i] + v_right[i]);
+        let velocity = c.stiffness.mul_add(stretch, c.damping.mul_add(shear, v_mid[i].mul_add(c.retained, c.force)));
         v_out[i] = velocity;
-        x_out[i] = x_mid[i] + c.step * velocity;
+        x_out[i] = c.step.mul_add(velocity, x_mid[i]);
     }
 }

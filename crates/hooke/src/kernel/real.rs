@@ -20,6 +20,8 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// Whether the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
+    /// `self * a + b` with one rounding (a fused multiply-add instruction where the CPU has one).
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 impl Real for f64 {
@@ -35,6 +37,10 @@ impl Real for f64 {
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
+    }
 }
 
 impl Real for f32 {
@@ -49,5 +55,9 @@ impl Real for f32 {
     #[inline(always)]
     fn is_finite(self) -> bool {
         f32::is_finite(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
     }
 }
