@@ -4,6 +4,7 @@
 use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
+use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
 use hooke::model::generate::{add_membrane, add_string, Elements, MembraneSpec, StringSpec};
 use hooke::model::Model;
@@ -43,6 +44,10 @@ pub struct BenchArgs {
     /// Run the string kernel in 32-bit floats.
     #[arg(long)]
     pub f32: bool,
+    /// Run this many voices of the string at once (the voices in the vector lanes; counts
+    /// mass-steps over all voices).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub voices: u64,
     /// Wall-clock seconds to measure for (after a warm-up of a tenth of that).
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
@@ -94,8 +99,15 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                     left: 0.0,
                     right: 0.0,
                 };
-                let rate = if args.f32 { time_chain::<f32>(chain, args) } else { time_chain::<f64>(chain, args) };
-                (n, rate, "stencil kernel")
+                if args.voices > 1 {
+                    let voices = args.voices as usize;
+                    let rate =
+                        if args.f32 { time_voices::<f32>(chain, voices, args) } else { time_voices::<f64>(chain, voices, args) };
+                    (n * voices, rate, "voice bank")
+                } else {
+                    let rate = if args.f32 { time_chain::<f32>(chain, args) } else { time_chain::<f64>(chain, args) };
+                    (n, rate, "stencil kernel")
+                }
             } else {
                 let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
                 add_string(
@@ -115,7 +127,7 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
             }
         }
     };
-    let precision = if args.f32 && path == "stencil kernel" { "f32" } else { "f64" };
+    let precision = if args.f32 && path != "general path" { "f32" } else { "f64" };
     println!("{masses} masses, {}, {path}, {} thread(s), {precision}", args.scheme, args.threads);
     println!("real-time factor at 44.1 kHz: {:.2}", steps_per_second / 44_100.0);
     println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
@@ -161,6 +173,23 @@ fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
         .flatten();
     measure(args.seconds, chunk, |steps| {
         kernel.advance(steps, &taps, &mut record, pool.as_ref()).map_err(|_| miette!("the string became unstable"))
+    })
+    .unwrap_or(0.0)
+}
+
+/// Steps per second of a bank of `voices` strings.
+fn time_voices<T: Real>(chain: UniformChain, voices: usize, args: &BenchArgs) -> f64 {
+    let n = chain.masses;
+    let mut bank = VoiceBank::<T>::new(chain, 1.0 / RATE, voices, |_| {
+        let mut x = vec![0.0; n];
+        x[n / 2] = DISPLACEMENT;
+        (x, vec![0.0; n])
+    });
+    let chunk = (10_000_000 / (n * voices)).clamp(256, 1 << 20);
+    let mut record = vec![0.0; chunk * voices];
+    measure(args.seconds, chunk, |steps| {
+        bank.advance(steps, n / 2, &mut record);
+        Ok(())
     })
     .unwrap_or(0.0)
 }

@@ -154,3 +154,38 @@ fn an_instability_in_the_kernel_names_the_step_and_mass_as_the_general_path_does
         other => panic!("expected non-finite errors, got {other:?}"),
     }
 }
+
+#[test]
+fn each_voice_of_a_bank_is_the_chain_kernel_alone() {
+    use hooke::kernel::chain::{ChainKernel, Tap};
+    use hooke::kernel::voices::VoiceBank;
+    let chain = UniformChain {
+        masses: 5,
+        mass: 1e-3,
+        stiffness: 2.3e5,
+        damping: 4.8e-3,
+        drag: 1e-4,
+        force: 0.0,
+        left: 0.0,
+        right: 0.0,
+    };
+    let initial = |voice: usize| {
+        let mut x = vec![0.0; 5];
+        x[voice % 5] = 1e-3 * (1.0 + voice as f64);
+        (x, vec![0.0; 5])
+    };
+    let (voices, steps) = (11, 3000);
+    let mut bank = VoiceBank::<f64>::new(chain, 1.0 / 48_000.0, voices, initial);
+    let mut bank_record = vec![0.0; voices * steps];
+    bank.advance(steps, 2, &mut bank_record);
+    for voice in 0..voices {
+        let (x, v) = initial(voice);
+        let mut kernel = ChainKernel::<f64>::new(chain, 1.0 / 48_000.0, &x, &v);
+        let mut record = vec![0.0; steps];
+        kernel
+            .advance(steps, &[Tap { mass: 2, quantity: Quantity::Position, weight: 1.0 }], &mut record, None)
+            .unwrap();
+        let bank_voice: Vec<f64> = (0..steps).map(|step| bank_record[step * voices + voice]).collect();
+        assert_eq!(bank_voice, record, "voice {voice}");
+    }
+}

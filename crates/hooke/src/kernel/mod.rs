@@ -4,10 +4,12 @@
 //! anchors) needs no index lists: its symplectic Euler step is a three-point stencil
 //! ([`chain`]). The kernel runs blocks of many steps at a time over cache-sized tiles (temporal
 //! blocking), records pickups inside the loop, and runs tiles on several threads with results
-//! identical to one thread. Everything else runs through the general path
+//! identical to one thread. Small strings, which are latency-bound, run many voices at once with
+//! the voices in the vector lanes ([`voices`]). Everything else runs through the general path
 //! ([`crate::forces`] over edge lists).
 
 pub mod chain;
+pub mod voices;
 mod real;
 
 pub use real::Real;

@@ -1,0 +1,127 @@
+//! Many voices of one small string at once: the chain stencil with the voices in the vector
+//! lanes.
+//!
+//! A string of a few masses is latency-bound: each step waits for the previous one, and a
+//! vector register has more lanes than the string has masses. Interleaving `V` independent
+//! voices of the same string (`x[i V + voice]`) makes every operation of the stencil of
+//! [`super::chain`] a full-width vector operation on aligned data, with `V` independent
+//! dependency chains in flight. Each voice follows exactly the same arithmetic as a
+//! [`super::chain::ChainKernel`] would give it alone.
+
+use super::chain::UniformChain;
+use super::Real;
+
+/// `V` voices of one uniform chain, lane-interleaved, with ghost anchors at padded indices 0 and
+/// `n + 1`.
+#[derive(Debug, Clone)]
+pub struct VoiceBank<T: Real> {
+    masses: usize,
+    voices: usize,
+    coefficients: [T; 6],
+    x: Vec<T>,
+    v: Vec<T>,
+    x_next: Vec<T>,
+    v_next: Vec<T>,
+}
+
+impl<T: Real> VoiceBank<T> {
+    /// `voices` copies of `chain` with step `dt` (s); `initial(voice)` gives each voice's
+    /// positions and velocities of the masses (m, m/s).
+    pub fn new(chain: UniformChain, dt: f64, voices: usize, initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>)) -> Self {
+        let n = chain.masses;
+        let per_mass = dt / chain.mass;
+        // The same coefficients, in the same order, as the chain kernel's.
+        let coefficients = [
+            T::from_f64(per_mass * chain.stiffness),
+            T::from_f64(per_mass * chain.damping),
+            T::from_f64(1.0 - per_mass * chain.drag),
+            T::from_f64(per_mass * chain.force),
+            T::from_f64(dt),
+            T::from_f64(-2.0),
+        ];
+        let mut x = vec![T::default(); (n + 2) * voices];
+        let mut v = vec![T::default(); (n + 2) * voices];
+        for voice in 0..voices {
+            let (positions, velocities) = initial(voice);
+            x[voice] = T::from_f64(chain.left);
+            x[(n + 1) * voices + voice] = T::from_f64(chain.right);
+            for i in 0..n {
+                x[(i + 1) * voices + voice] = T::from_f64(positions[i]);
+                v[(i + 1) * voices + voice] = T::from_f64(velocities[i]);
+            }
+        }
+        Self { masses: n, voices, coefficients, x_next: x.clone(), v_next: v.clone(), x, v }
+    }
+
+    /// The position of mass `mass` (0-based) of voice `voice`, m.
+    pub fn position(&self, voice: usize, mass: usize) -> f64 {
+        self.x[(mass + 1) * self.voices + voice].to_f64()
+    }
+
+    /// Advances every voice `steps` steps, writing the position of mass `tap` of each voice
+    /// after every step to `record[step * voices + voice]`.
+    pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F, checked just above.
+                return unsafe { self.advance_avx512(steps, tap, record) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+                return unsafe { self.advance_avx2(steps, tap, record) };
+            }
+        }
+        self.advance_portable(steps, tap, record);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    unsafe fn advance_avx512(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
+        self.advance_portable(steps, tap, record);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn advance_avx2(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
+        self.advance_portable(steps, tap, record);
+    }
+
+    #[inline(always)]
+    fn advance_portable(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
+        let (n, lanes) = (self.masses, self.voices);
+        let [stiffness, damping, retained, force, step_length, minus_two] = self.coefficients;
+        let (mut current, mut next) = ((&mut self.x, &mut self.v), (&mut self.x_next, &mut self.v_next));
+        for step in 0..steps {
+            {
+                let (x, v) = (&current.0[..], &current.1[..]);
+                let (x_next, v_next) = (&mut next.0[..], &mut next.1[..]);
+                for i in 1..=n {
+                    let (x_left, x_mid, x_right) =
+                        (&x[(i - 1) * lanes..][..lanes], &x[i * lanes..][..lanes], &x[(i + 1) * lanes..][..lanes]);
+                    let (v_left, v_mid, v_right) =
+                        (&v[(i - 1) * lanes..][..lanes], &v[i * lanes..][..lanes], &v[(i + 1) * lanes..][..lanes]);
+                    let x_out = &mut x_next[i * lanes..][..lanes];
+                    let v_out = &mut v_next[i * lanes..][..lanes];
+                    for lane in 0..lanes {
+                        let stretch = x_mid[lane].mul_add(minus_two, x_left[lane] + x_right[lane]);
+                        let shear = v_mid[lane].mul_add(minus_two, v_left[lane] + v_right[lane]);
+                        let velocity = stiffness
+                            .mul_add(stretch, damping.mul_add(shear, v_mid[lane].mul_add(retained, force)));
+                        v_out[lane] = velocity;
+                        x_out[lane] = step_length.mul_add(velocity, x_mid[lane]);
+                    }
+                }
+                let tapped = &x_next[(tap + 1) * lanes..][..lanes];
+                for (out, value) in record[step * lanes..][..lanes].iter_mut().zip(tapped) {
+                    *out = value.to_f64();
+                }
+            }
+            std::mem::swap(&mut current, &mut next);
+        }
+        if steps % 2 == 1 {
+            std::mem::swap(&mut self.x, &mut self.x_next);
+            std::mem::swap(&mut self.v, &mut self.v_next);
+        }
+    }
+}
