@@ -4,9 +4,10 @@
 use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
+use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
-use hooke::model::generate::{add_membrane, add_string, Elements, MembraneSpec, StringSpec};
+use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::Model;
 use hooke::render::{Pickups, Precision, Quantity, RenderOptions, Renderer};
 use hooke::scheme::SchemeKind;
@@ -29,7 +30,8 @@ pub struct BenchArgs {
     /// Time a string of N masses (the Faust peer's string).
     #[arg(long, conflicts_with_all = ["membrane", "model"])]
     pub string: Option<usize>,
-    /// Time a W x H membrane of the same elements, fixed rim (e.g. 100x100).
+    /// Time a W x H membrane of the same elements, fixed rim (e.g. 1000x1000), on the membrane
+    /// kernel.
     #[arg(long, conflicts_with = "model")]
     pub membrane: Option<String>,
     /// Time a model file (with its own step).
@@ -64,24 +66,22 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
         }
         (None, Some(size), _) => {
             let (columns, rows) = parse_size(size)?;
-            let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-            add_membrane(
-                &mut model,
-                &MembraneSpec {
-                    id: "m".into(),
-                    columns,
-                    rows,
-                    elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
-                    height: None,
-                    spacing: None,
-                    origin: None,
-                    drag: 0.0,
-                },
-            )
-            .map_err(|e| miette!("{e}"))?;
-            model.set_initial_position(columns * (rows / 2) + columns / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
-            let pickups = Pickups::sum_of_all_masses(&model);
-            time_renderer(System::new(&model), pickups, args, 1.0 / RATE)?
+            if args.scheme != SchemeKind::SymplecticEuler {
+                return Err(miette!("--membrane: the membrane kernel runs symplectic-euler; time other schemes with --model"));
+            }
+            let grid = UniformGrid {
+                columns,
+                rows,
+                mass: MASS,
+                stiffness_x: STIFFNESS,
+                stiffness_y: STIFFNESS,
+                damping_x: DAMPING,
+                damping_y: DAMPING,
+                drag: 0.0,
+                force: 0.0,
+            };
+            let rate = if args.f32 { time_grid::<f32>(grid, args) } else { time_grid::<f64>(grid, args) };
+            (columns * rows, rate, "membrane kernel")
         }
         (None, None, string) => {
             let n = string.unwrap_or(80);
@@ -173,6 +173,21 @@ fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
         .flatten();
     measure(args.seconds, chunk, |steps| {
         kernel.advance(steps, &taps, &mut record, pool.as_ref()).map_err(|_| miette!("the string became unstable"))
+    })
+    .unwrap_or(0.0)
+}
+
+/// Steps per second of the membrane kernel (32 bytes per mass in f64).
+fn time_grid<T: Real>(grid: UniformGrid, args: &BenchArgs) -> f64 {
+    let n = grid.columns * grid.rows;
+    let mut x = vec![0.0; n];
+    x[(grid.rows / 2) * grid.columns + grid.columns / 2] = DISPLACEMENT;
+    let mut kernel = GridKernel::<T>::new(grid, 1.0 / RATE, &x, &vec![0.0; n]);
+    let chunk = (10_000_000 / n).clamp(16, 1 << 20);
+    let mut record = vec![0.0; chunk];
+    let tap = (grid.columns / 2, grid.rows / 2);
+    measure(args.seconds, chunk, |steps| {
+        kernel.advance(steps, tap, &mut record).then_some(()).ok_or_else(|| miette!("the membrane became unstable"))
     })
     .unwrap_or(0.0)
 }

@@ -189,3 +189,42 @@ fn each_voice_of_a_bank_is_the_chain_kernel_alone() {
         assert_eq!(bank_voice, record, "voice {voice}");
     }
 }
+
+#[test]
+fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
+    use hooke::kernel::grid::{GridKernel, UniformGrid};
+    let (w, h) = (9usize, 6usize);
+    let mut source = format!(
+        "[model]\ndimension = 1\n[[membrane]]\nid = \"d\"\ncolumns = {w}\nrows = {h}\nmass = 1e-3\nstiffness = 1e5\n\
+         damping = 1e-3\ndrag = 0.3\n"
+    );
+    source.push_str("[[initial]]\nmass = \"d.3.2\"\nposition = 1e-3\n[[initial]]\nmass = \"d.7.5\"\nvelocity = -0.2\n");
+    let file = parse(&source, "drum.toml").unwrap();
+    let system = System::new(&file.model);
+    let state = system.initial_state();
+    let grid = UniformGrid {
+        columns: w,
+        rows: h,
+        mass: 1e-3,
+        stiffness_x: 1e5,
+        stiffness_y: 1e5,
+        damping_x: 1e-3,
+        damping_y: 1e-3,
+        drag: 0.3e-3,
+        force: 0.0,
+    };
+    let (dt, steps) = (1.0 / 48_000.0, 3000);
+    let mut kernel = GridKernel::<f64>::new(grid, dt, &state.x[..w * h], &state.v[..w * h]);
+    let mut record = vec![0.0; steps];
+    assert!(kernel.advance(steps, (2, 1), &mut record));
+    let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, dt);
+    simulation.run(steps as u64, &mut [], &mut |_| {}).unwrap();
+    let peak = simulation.state().x[..w * h].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    for j in 0..h {
+        for i in 0..w {
+            let (fast, slow) = (kernel.position(i, j), simulation.state().x[j * w + i]);
+            assert!((fast - slow).abs() < 1e-12 * peak, "mass ({i}, {j}): {fast:e} vs {slow:e}");
+        }
+    }
+    assert_eq!(record[steps - 1], kernel.position(2, 1));
+}

@@ -9,6 +9,7 @@
 //! ([`crate::forces`] over edge lists).
 
 pub mod chain;
+pub mod grid;
 pub mod voices;
 mod real;
 
