@@ -6,8 +6,8 @@ use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
 use hooke::render::{
-    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, RunLength, RunSettings,
-    Simulation, StepSize,
+    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions, Renderer,
+    RunLength, RunSettings, Simulation, StepSize,
 };
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -166,6 +166,18 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     };
     let system = System::new(&file.model);
     let mass_count = system.mass_count();
+    let name = file.name.as_deref().unwrap_or(file_name);
+    eprintln!(
+        "{name}: {mass_count} mass(es), {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
+        settings.scheme,
+        settings.step.hertz(),
+        steps as f64 * dt
+    );
+    if args.csv.is_none() && !args.energy {
+        // Only sound is asked for: render it block by block (the stencil kernels where they apply).
+        let channels = render_only(system, file.pickups.clone(), settings.scheme, dt, steps, mass_count)?;
+        return finish_render(channels, args, wav_rate, wav_options);
+    }
 
     // Outputs: every file is written under a temporary name and renamed when complete.
     let mut pickups =
@@ -195,13 +207,6 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         observers.push(b);
     }
 
-    let name = file.name.as_deref().unwrap_or(file_name);
-    eprintln!(
-        "{name}: {mass_count} mass(es), {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
-        settings.scheme,
-        settings.step.hertz(),
-        steps as f64 * dt
-    );
     let bar = progress_bar(steps);
     let started = Instant::now();
     let mut simulation = Simulation::new(system, settings.scheme, dt);
@@ -234,6 +239,52 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         if let Some(balance) = &balance {
             report_balance(balance, &simulation, &summary);
         }
+    }
+    outcome.map_err(|e| miette!("{e}"))
+}
+
+/// Renders the pickups alone with a [`Renderer`] and reports the speed; returns the channels
+/// and how the run ended.
+fn render_only(
+    system: System,
+    pickups: Pickups,
+    scheme: SchemeKind,
+    dt: f64,
+    steps: u64,
+    mass_count: usize,
+) -> miette::Result<(Vec<Vec<f64>>, Result<(), hooke::render::RunError>)> {
+    const CHUNK: u64 = 1 << 16;
+    let mut channels = vec![Vec::with_capacity(steps as usize + 1); pickups.channel_count()];
+    let mut renderer = Renderer::new(system, scheme, dt, pickups, RenderOptions::default());
+    let bar = progress_bar(steps);
+    let started = Instant::now();
+    let mut outcome = Ok(());
+    while renderer.step() < steps && outcome.is_ok() {
+        outcome = renderer.render(CHUNK.min(steps - renderer.step()), &mut channels);
+        bar.set_position(renderer.step());
+    }
+    let wall = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let done = renderer.step();
+    eprintln!(
+        "simulated {done} steps in {wall:.3} s{}: {:.3e} mass-steps/s, {:.2}x real time",
+        if renderer.uses_kernel() { " (stencil kernel)" } else { "" },
+        (done as f64 * mass_count as f64) / wall.max(1e-9),
+        done as f64 * dt / wall.max(1e-9)
+    );
+    Ok((channels, outcome))
+}
+
+/// Writes the rendered channels (kept even when the run stopped early) and returns the outcome.
+fn finish_render(
+    (channels, outcome): (Vec<Vec<f64>>, Result<(), hooke::render::RunError>),
+    args: &RunArgs,
+    wav_rate: u32,
+    wav_options: WavOptions,
+) -> miette::Result<()> {
+    if let Some(path) = &args.wav {
+        let report = write_wav_file(path, &channels, wav_rate, wav_options)?;
+        report_wav(path, &report, wav_options);
     }
     outcome.map_err(|e| miette!("{e}"))
 }
