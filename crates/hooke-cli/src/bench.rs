@@ -53,6 +53,13 @@ pub struct BenchArgs {
     /// Wall-clock seconds to measure for (after a warm-up of a tenth of that).
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
+    /// Use the general path (edge lists) even where a kernel applies, to compare the two.
+    #[arg(long)]
+    pub general: bool,
+    /// Run exactly this many steps instead, without warm-up (for instruction counts under
+    /// `valgrind --tool=callgrind`, which are repeatable where times are not).
+    #[arg(long)]
+    pub steps: Option<usize>,
 }
 
 /// Times the chosen model and prints, as the last line, `<number> mass-steps/s`.
@@ -88,7 +95,7 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
             if n == 0 {
                 return Err(miette!("--string: expected at least 1 mass, found 0"));
             }
-            if args.scheme == SchemeKind::SymplecticEuler {
+            if args.scheme == SchemeKind::SymplecticEuler && !args.general {
                 let chain = UniformChain {
                     masses: n,
                     mass: MASS,
@@ -141,9 +148,24 @@ fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
         .ok_or_else(|| miette!("--membrane: expected WxH with positive whole numbers (e.g. 100x100), found \"{text}\""))
 }
 
-/// Runs `run(steps)` in chunks until `seconds` have passed (after a tenth of that as warm-up)
-/// and returns steps per second.
-fn measure(seconds: f64, chunk: usize, mut run: impl FnMut(usize) -> miette::Result<()>) -> miette::Result<f64> {
+/// Runs `run(steps)` in chunks until `seconds` have passed (after a tenth of that as warm-up), or
+/// for exactly `fixed` steps, and returns steps per second.
+fn measure(
+    seconds: f64,
+    fixed: Option<usize>,
+    chunk: usize,
+    mut run: impl FnMut(usize) -> miette::Result<()>,
+) -> miette::Result<f64> {
+    if let Some(total) = fixed {
+        let started = Instant::now();
+        let mut done = 0;
+        while done < total {
+            let steps = chunk.min(total - done);
+            run(steps)?;
+            done += steps;
+        }
+        return Ok(total as f64 / started.elapsed().as_secs_f64().max(1e-9));
+    }
     let mut timed = |limit: f64| -> miette::Result<(usize, f64)> {
         let started = Instant::now();
         let mut steps = 0;
@@ -171,7 +193,7 @@ fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
     let pool = (args.threads > 1)
         .then(|| rayon::ThreadPoolBuilder::new().num_threads(args.threads as usize).build().ok())
         .flatten();
-    measure(args.seconds, chunk, |steps| {
+    measure(args.seconds, args.steps, chunk, |steps| {
         kernel.advance(steps, &taps, &mut record, pool.as_ref()).map_err(|_| miette!("the string became unstable"))
     })
     .unwrap_or(0.0)
@@ -186,7 +208,7 @@ fn time_grid<T: Real>(grid: UniformGrid, args: &BenchArgs) -> f64 {
     let chunk = (10_000_000 / n).clamp(16, 1 << 20);
     let mut record = vec![0.0; chunk];
     let tap = (grid.columns / 2, grid.rows / 2);
-    measure(args.seconds, chunk, |steps| {
+    measure(args.seconds, args.steps, chunk, |steps| {
         kernel.advance(steps, tap, &mut record).then_some(()).ok_or_else(|| miette!("the membrane became unstable"))
     })
     .unwrap_or(0.0)
@@ -202,7 +224,7 @@ fn time_voices<T: Real>(chain: UniformChain, voices: usize, args: &BenchArgs) ->
     });
     let chunk = (10_000_000 / (n * voices)).clamp(256, 1 << 20);
     let mut record = vec![0.0; chunk * voices];
-    measure(args.seconds, chunk, |steps| {
+    measure(args.seconds, args.steps, chunk, |steps| {
         bank.advance(steps, n / 2, &mut record);
         Ok(())
     })
@@ -221,11 +243,12 @@ fn time_renderer(
     let options = RenderOptions {
         precision: if args.f32 { Precision::F32 } else { Precision::F64 },
         threads: args.threads as usize,
+        kernels: !args.general,
     };
     let mut renderer = Renderer::new(system, args.scheme, dt, pickups, options);
     let path = if renderer.uses_kernel() { "stencil kernel" } else { "general path" };
     let chunk = (10_000_000 / masses.max(1)).clamp(16, 1 << 20);
-    let rate = measure(args.seconds, chunk, |steps| {
+    let rate = measure(args.seconds, args.steps, chunk, |steps| {
         channels.iter_mut().for_each(Vec::clear);
         renderer.render(steps as u64, &mut channels).map_err(|e| miette!("{e}"))
     })?;

@@ -118,7 +118,7 @@ fn f32_agrees_with_f64_to_single_precision() {
     let (system, pickups) = string(200, &[60]);
     let (f64_samples, _) = render(&system, &pickups, &[4000], RenderOptions::default());
     let (f32_samples, _) =
-        render(&system, &pickups, &[4000], RenderOptions { precision: Precision::F32, threads: 1 });
+        render(&system, &pickups, &[4000], RenderOptions { precision: Precision::F32, ..RenderOptions::default() });
     let error = max_relative(&f32_samples, &f64_samples);
     // f32 rounds each step at about 6e-8; over 4000 steps the phases drift apart by about
     // steps * 6e-8 * (a few operations per step), some 1e-4 of the amplitude.

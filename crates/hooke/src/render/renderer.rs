@@ -24,11 +24,13 @@ pub struct RenderOptions {
     pub precision: Precision,
     /// Threads for the chain kernel's tiles (1: the calling thread only).
     pub threads: usize,
+    /// Whether a kernel may be used at all (false: always the general loop, for comparisons).
+    pub kernels: bool,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        Self { precision: Precision::F64, threads: 1 }
+        Self { precision: Precision::F64, threads: 1, kernels: true }
     }
 }
 
@@ -69,7 +71,9 @@ impl Renderer {
         pickups: Pickups,
         options: RenderOptions,
     ) -> Self {
-        let chain = (scheme == SchemeKind::SymplecticEuler).then(|| UniformChain::detect(&system)).flatten();
+        let chain = (options.kernels && scheme == SchemeKind::SymplecticEuler)
+            .then(|| UniformChain::detect(&system))
+            .flatten();
         let kernel = chain.map(|chain| {
             let state = system.initial_state();
             let mut taps: Vec<(Tap, usize)> = pickups
