@@ -52,6 +52,9 @@ pub struct RunArgs {
     /// Report the initial and final total energy and the drift (and add energy columns to the CSV).
     #[arg(long)]
     pub energy: bool,
+    /// Run even when the analysis predicts that the scheme makes the run blow up (see `hooke analyze`).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The step and the length of a run, from the command line; they override the file's `[run]`.
@@ -173,6 +176,9 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         settings.step.hertz(),
         steps as f64 * dt
     );
+    if !args.force {
+        crate::analyze::check_before_run(&system, settings.scheme, dt, steps)?;
+    }
     if args.csv.is_none() && !args.energy {
         // Only sound is asked for: render it block by block (the stencil kernels where they apply).
         let channels = render_only(system, file.pickups.clone(), settings.scheme, dt, steps, mass_count)?;
@@ -243,6 +249,9 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     outcome.map_err(|e| miette!("{e}"))
 }
 
+/// Rendered channels (one vector per pickup channel) and how the run ended.
+type Rendered = (Vec<Vec<f64>>, Result<(), hooke::render::RunError>);
+
 /// Renders the pickups alone with a [`Renderer`] and reports the speed; returns the channels
 /// and how the run ended.
 fn render_only(
@@ -252,7 +261,7 @@ fn render_only(
     dt: f64,
     steps: u64,
     mass_count: usize,
-) -> miette::Result<(Vec<Vec<f64>>, Result<(), hooke::render::RunError>)> {
+) -> miette::Result<Rendered> {
     const CHUNK: u64 = 1 << 16;
     let mut channels = vec![Vec::with_capacity(steps as usize + 1); pickups.channel_count()];
     let mut renderer = Renderer::new(system, scheme, dt, pickups, RenderOptions::default());
@@ -277,7 +286,7 @@ fn render_only(
 
 /// Writes the rendered channels (kept even when the run stopped early) and returns the outcome.
 fn finish_render(
-    (channels, outcome): (Vec<Vec<f64>>, Result<(), hooke::render::RunError>),
+    (channels, outcome): Rendered,
     args: &RunArgs,
     wav_rate: u32,
     wav_options: WavOptions,
