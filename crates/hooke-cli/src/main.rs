@@ -1,7 +1,9 @@
 //! `hooke`: run mass-spring models from TOML files, render a demo, time the engine.
 
+mod analyze;
 mod bench;
 mod compare;
+mod design;
 mod diagnostics;
 mod run;
 
@@ -24,6 +26,11 @@ struct Cli {
 enum Command {
     /// Simulate a model file; write sound (WAV), trajectories (CSV) and an energy check.
     Run(run::RunArgs),
+    /// Before running: each mode's frequency, decay and stability under a scheme at a step, and
+    /// the largest stable step.
+    Analyze(analyze::AnalyzeArgs),
+    /// Coefficients for a model whose simulation has a given pitch and decay.
+    Design(design::DesignArgs),
     /// Render the built-in example (a plucked string) to hooke-demo.wav and hooke-demo.csv.
     Demo {
         /// Folder to write the files into.
@@ -43,6 +50,8 @@ fn main() -> miette::Result<()> {
     miette::set_hook(Box::new(|_| Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())))?;
     match cli.command {
         Command::Run(args) => run::run_command(&args),
+        Command::Analyze(args) => analyze::analyze(&args),
+        Command::Design(args) => design::design(&args),
         Command::Demo { out_dir } => run::demo(&out_dir),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemes => {

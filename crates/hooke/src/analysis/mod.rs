@@ -1,4 +1,20 @@
 //! What can be said about a system without running it, and the invariants of a run.
+//!
+//! Linearisation ([`linearise`]), analog modes ([`modes`], [`lanczos`] for large models), each
+//! scheme's mapping to discrete poles ([`discrete`], [`poles`]), the per-scheme analysis of a
+//! model with its stability verdict and largest stable step ([`report`], [`stability`]), design
+//! and tuning ([`design`]), the data of seed 000's figures ([`regions`]), and the energy and
+//! discrete invariants of a run ([`energy`], [`invariants`]).
 
+pub mod design;
+pub mod discrete;
 pub mod energy;
+pub mod error;
 pub mod invariants;
+pub mod lanczos;
+pub mod linearise;
+pub mod modes;
+pub mod poles;
+pub mod regions;
+pub mod report;
+pub mod stability;

@@ -1,0 +1,149 @@
+//! `hooke design string`: spring and damper coefficients for a string that, simulated with a
+//! given scheme and step, sounds at a given pitch and decays in a given time (seed 000 section
+//! 4.3, Algorithms 1-4, generalised to every scheme).
+
+use crate::analyze::{mode_table, ModeJson};
+use crate::run::parse_scheme;
+use clap::{Args, Subcommand};
+use hooke::analysis::design::{design_string, TuneTarget};
+use hooke::analysis::report::{analyse, AnalysisOptions};
+use hooke::render::StepSize;
+use hooke::scheme::SchemeKind;
+use hooke::system::System;
+use miette::miette;
+use serde::Serialize;
+
+/// Arguments of `hooke design`.
+#[derive(Args, Debug)]
+pub struct DesignArgs {
+    /// What to design.
+    #[command(subcommand)]
+    pub what: DesignCommand,
+}
+
+/// What `hooke design` designs.
+#[derive(Subcommand, Debug)]
+pub enum DesignCommand {
+    /// A uniform string of N masses whose simulated fundamental has the given pitch and decay.
+    String(StringArgs),
+}
+
+/// Arguments of `hooke design string`.
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("step").required(true).args(["rate", "dt"])))]
+pub struct StringArgs {
+    /// The fundamental as simulated, Hz.
+    #[arg(long)]
+    pub f0: f64,
+    /// The fundamental's time constant (decay to 1/e) as simulated, s.
+    #[arg(long)]
+    pub tau: f64,
+    /// Number of masses.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub masses: u32,
+    /// Steps per second, Hz.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Step length, s.
+    #[arg(long)]
+    pub dt: Option<f64>,
+    /// The scheme the string will be simulated with.
+    #[arg(long, value_parser = parse_scheme, default_value = "symplectic-euler")]
+    pub scheme: SchemeKind,
+    /// The mass of each mass, kg.
+    #[arg(long, default_value_t = 1.0)]
+    pub mass: f64,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `hooke design string --json`.
+#[derive(Serialize)]
+struct StringJson {
+    /// `sqrt(k/m)`, rad/s.
+    omega0: f64,
+    /// `Z/m`, 1/s.
+    gamma: f64,
+    /// Spring stiffness, N/m.
+    k: f64,
+    /// Damper coefficient, N s/m.
+    z: f64,
+    /// Mass, kg.
+    m: f64,
+    masses: u32,
+    scheme: &'static str,
+    dt: f64,
+    modes: Vec<ModeJson>,
+}
+
+/// `hooke design ...`.
+pub fn design(args: &DesignArgs) -> miette::Result<()> {
+    match &args.what {
+        DesignCommand::String(args) => string(args),
+    }
+}
+
+fn string(args: &StringArgs) -> miette::Result<()> {
+    let flag = |name: &'static str| {
+        move |e: hooke::model::ModelError| miette!("--{name}: expected {}, found {}", e.expected, e.found)
+    };
+    let step = match (args.rate, args.dt) {
+        (Some(hz), _) => StepSize::rate(hz).map_err(flag("rate"))?,
+        (None, Some(dt)) => StepSize::dt(dt).map_err(flag("dt"))?,
+        (None, None) => return Err(miette!("give the step with --rate HZ or --dt S")),
+    };
+    let h = step.seconds();
+    let target = TuneTarget { frequency_hz: args.f0, time_constant: Some(args.tau) };
+    let design =
+        design_string(args.masses as usize, args.mass, target, args.scheme, h).map_err(|e| miette!("{e}"))?;
+    let report = analyse(&System::new(&design.model), args.scheme, h, &AnalysisOptions::default())
+        .map_err(|e| miette!("{e}"))?;
+    if args.json {
+        let json = StringJson {
+            omega0: design.omega0,
+            gamma: design.gamma,
+            k: design.stiffness,
+            z: design.damping,
+            m: design.mass,
+            masses: args.masses,
+            scheme: args.scheme.name(),
+            dt: h,
+            modes: report.modes.iter().map(ModeJson::new).collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&json).map_err(|e| miette!("{e}"))?);
+        return Ok(());
+    }
+    println!(
+        "a string of {} masses whose fundamental, simulated with {} at dt = {h:.6e} s, sounds at {} Hz and \
+         decays with a time constant of {} s:",
+        args.masses, args.scheme, args.f0, args.tau
+    );
+    println!("omega0 = {:?} rad/s   (sqrt(k/m))", design.omega0);
+    println!("gamma  = {:?} 1/s   (Z/m)", design.gamma);
+    println!("m      = {:?} kg", design.mass);
+    println!("k      = {:?} N/m", design.stiffness);
+    println!("Z      = {:?} N s/m", design.damping);
+    println!();
+    println!(
+        "[[string]]  # for a 1D model file: anchors s.0 and s.{}, masses s.1 .. s.{}",
+        args.masses + 1,
+        args.masses
+    );
+    println!(
+        "id = \"s\"\nmasses = {}\nmass = {:?}\nstiffness = {:?}\ndamping = {:?}",
+        args.masses, design.mass, design.stiffness, design.damping
+    );
+    println!();
+    print!("{}", mode_table(&report.modes));
+    if !report.is_stable() {
+        println!(
+            "warning: the designed string is unstable at this step: {}",
+            crate::analyze::describe_stable_step(report.largest_stable_step)
+        );
+    }
+    for warning in &report.warnings {
+        println!("warning: {warning}");
+    }
+    Ok(())
+}

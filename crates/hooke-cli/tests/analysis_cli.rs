@@ -1,0 +1,229 @@
+//! `hooke analyze`, `hooke design string` and the check before `hooke run`, end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hooke(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The workspace's `examples/` folder.
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// One 1 kg mass on a 1D spring k to the ground, displaced by 1 m.
+fn oscillator_model(stiffness: f64) -> String {
+    format!(
+        "[model]\ndimension = 1\n\n[[anchor]]\nid = \"ground\"\n\n[[mass]]\nid = \"m\"\nmass = 1.0\nposition = 1.0\n\n\
+         [[spring]]\na = \"ground\"\nb = \"m\"\nstiffness = {stiffness:?}\n"
+    )
+}
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * b.abs()
+}
+
+#[test]
+fn analyze_prints_table_1_and_the_largest_stable_step() {
+    let out = hooke(&["analyze", "string-5-table1.toml"], &examples());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // Seed 000 Table 1, first row: 440.00000 Hz, tau 1.000000 s.
+    let first = text.lines().find(|l| l.trim_start().starts_with("1 ")).expect("a row for mode 1");
+    assert!(
+        first.contains("440.00000") && first.contains("1.0000000") && first.contains("complex"),
+        "{first}"
+    );
+    assert!(text.contains("largest stable step: 1.953184e-4 s (lowest stable rate 5119.84"), "{text}");
+    assert!(text.contains("stable: every mode"), "{text}");
+}
+
+#[test]
+fn analyze_json_has_the_issues_fields() {
+    let out = hooke(&["analyze", "string-5-table1.toml", "--json"], &examples());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["scheme"], "symplectic-euler");
+    assert!(close(json["dt"].as_f64().unwrap(), 1.0 / 6000.0, 1e-15));
+    assert_eq!(json["stable"], true);
+    // Eq. 54 (ERRATA for eq. 92) on the top mode: gamma_5 = gamma lambda_5, w_5^2 = k lambda_5.
+    let lambda = 4.0 * (5.0 * std::f64::consts::PI / 12.0).sin().powi(2);
+    let (gamma, omega_squared) = (7.4628577364145 * lambda, 5293.239300336853f64.powi(2) * lambda);
+    let expected = (-gamma + (gamma * gamma + 4.0 * omega_squared).sqrt()) / omega_squared;
+    assert!(close(json["max_stable_dt"].as_f64().unwrap(), expected, 1e-9), "{}", json["max_stable_dt"]);
+    let modes = json["modes"].as_array().unwrap();
+    assert_eq!(modes.len(), 5);
+    let keys = [
+        "index",
+        "sigma",
+        "mu",
+        "analog_hz",
+        "digital_hz",
+        "digital_sigma",
+        "time_constant_s",
+        "pole_abs",
+        "region",
+        "stable",
+    ];
+    for mode in modes {
+        for key in keys {
+            assert!(mode.get(key).is_some(), "missing {key} in {mode}");
+        }
+        assert_eq!(mode["region"], "complex");
+    }
+    assert_eq!(modes[0]["index"], 1);
+    assert!(close(modes[0]["sigma"].as_f64().unwrap(), -0.99983335, 1e-8));
+    assert!(close(modes[0]["mu"].as_f64().unwrap(), 2739.98210, 1e-8));
+    assert!(close(modes[0]["digital_hz"].as_f64().unwrap(), 440.0, 1e-12));
+    assert!(close(modes[0]["digital_sigma"].as_f64().unwrap(), -1.0, 1e-12));
+    assert!(close(modes[0]["time_constant_s"].as_f64().unwrap(), 1.0, 1e-12));
+}
+
+#[test]
+fn design_string_gives_table_1s_coefficients() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["design", "string", "--f0", "440", "--tau", "1", "--masses", "5", "--rate", "6000", "--json"];
+    let out = hooke(&args, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    // Seed 000 eq. 90 (ERRATA for gamma_out).
+    let omega0 = json["omega0"].as_f64().unwrap();
+    let gamma = json["gamma"].as_f64().unwrap();
+    assert!(close(omega0, 5293.239300336853, 1e-9), "{omega0}");
+    assert!(close(gamma, 7.4628577364145, 1e-9), "{gamma}");
+    assert_eq!(json["m"].as_f64(), Some(1.0));
+    assert!(close(json["k"].as_f64().unwrap(), omega0 * omega0, 1e-15));
+    assert!(close(json["z"].as_f64().unwrap(), gamma, 1e-15));
+    assert!(close(json["modes"][0]["digital_hz"].as_f64().unwrap(), 440.0, 1e-12));
+
+    // With a mass of 2 g the coefficients scale; the text form carries a [[string]] table.
+    let args = [
+        "design",
+        "string",
+        "--f0",
+        "440",
+        "--tau",
+        "1",
+        "--masses",
+        "5",
+        "--dt",
+        "1.6666666666666666e-4",
+        "--mass",
+        "0.002",
+    ];
+    let out = hooke(&args, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("[[string]]") && text.contains("masses = 5") && text.contains("mass = 0.002"),
+        "{text}"
+    );
+    assert!(text.contains("440.00000"), "{text}");
+}
+
+#[test]
+fn design_rejects_a_target_the_step_cannot_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(
+        &["design", "string", "--f0", "4000", "--tau", "1", "--masses", "5", "--rate", "6000"],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("below the Nyquist frequency 3000"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"));
+    let out = hooke(&["design", "string", "--f0", "440", "--tau", "1", "--masses", "5"], dir.path());
+    assert!(!out.status.success());
+    assert!(!stderr(&out).contains("panicked"));
+}
+
+#[test]
+fn run_refuses_a_predicted_unstable_run_and_writes_nothing() {
+    // Symplectic Euler is unstable for w0 h > 2 (seed 000 eq. 54): w0 = 2500 rad/s at 1 kHz. The
+    // largest stable step is 2 / w0 = 0.8 ms (lowest stable rate 1250 Hz).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0)).unwrap();
+    let out = hooke(
+        &["run", "m.toml", "--rate", "1000", "--steps", "5000", "--wav", "out.wav", "--csv", "out.csv"],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    assert!(message.contains("predicted unstable"), "{message}");
+    assert!(message.contains("mode 1 (397.887358 Hz)"), "{message}");
+    assert!(
+        message.contains("the largest stable step is 8.000000e-4 s (lowest stable rate 1250 Hz)"),
+        "{message}"
+    );
+    assert!(message.contains("--force"), "{message}");
+    assert!(!message.contains("simulated"), "{message}");
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(files, vec![std::ffi::OsString::from("m.toml")]);
+    // A stable step runs without a word from the check.
+    let out = hooke(&["run", "m.toml", "--rate", "1300", "--steps", "100"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+}
+
+#[test]
+fn slow_growth_is_a_warning_not_a_refusal() {
+    // Forward Euler grows every undamped mode by sqrt(1 + (w h)^2) per step: here by 1.2 over
+    // the run, a warning.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(100.0)).unwrap();
+    let out = hooke(
+        &["run", "m.toml", "--scheme", "forward-euler", "--rate", "1000", "--steps", "3600"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("warning: the scheme makes this run grow"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no step is stable: forward-euler"), "{}", stderr(&out));
+}
+
+#[test]
+fn analyze_about_the_rest_state_finds_the_pendulum_swing() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = "[model]\ndimension = 2\ngravity = [0.0, -9.81]\n[[anchor]]\nid = \"pivot\"\nposition = [0.0, 1.0]\n\
+                 [[mass]]\nid = \"bob\"\nmass = 1.0\nposition = [1.0, 1.0]\n[[spring]]\na = \"pivot\"\nb = \"bob\"\n\
+                 stiffness = 1e4\n[run]\nrate = 1000\n";
+    std::fs::write(dir.path().join("pendulum.toml"), model).unwrap();
+    let out = hooke(&["analyze", "pendulum.toml", "--about", "rest", "--json"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let swing = (9.81f64 / (1.0 + 9.81 / 1e4)).sqrt();
+    assert!(close(json["modes"][0]["mu"].as_f64().unwrap(), swing, 1e-9), "{}", json["modes"][0]);
+    assert_eq!(json["about"], "rest");
+    // About the initial (horizontal, slack) state the swing has no stiffness: zero frequency.
+    let out = hooke(&["analyze", "pendulum.toml"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("linearised about the initial state"), "{}", stdout(&out));
+}
+
+#[test]
+fn analyze_reports_bad_input_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hooke(&["analyze", "nowhere.toml"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("cannot read model file nowhere.toml"), "{}", stderr(&out));
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(100.0)).unwrap();
+    let out = hooke(&["analyze", "m.toml", "--scheme", "leapfrog"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown scheme \"leapfrog\""), "{}", stderr(&out));
+    let out = hooke(&["analyze", "m.toml", "--rate=-1"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--rate: expected a value > 0"), "{}", stderr(&out));
+    let empty = "[model]\ndimension = 1\n[[anchor]]\nid = \"a\"\n";
+    std::fs::write(dir.path().join("empty.toml"), empty).unwrap();
+    let out = hooke(&["analyze", "empty.toml"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no mass"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"));
+}
