@@ -67,14 +67,17 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
     let (masses, steps_per_second, path) = match (&args.model, &args.membrane, args.string) {
         (Some(path), _, _) => {
             let source = read_model(path)?;
-            let loaded = load_run(&source, &path.display().to_string(), Some(args.scheme), &StepArgs::default())?;
+            let loaded =
+                load_run(&source, &path.display().to_string(), Some(args.scheme), &StepArgs::default())?;
             let system = System::new(&loaded.file.model);
             time_renderer(system, loaded.file.pickups, args, loaded.settings.step.seconds())?
         }
         (None, Some(size), _) => {
             let (columns, rows) = parse_size(size)?;
             if args.scheme != SchemeKind::SymplecticEuler {
-                return Err(miette!("--membrane: the membrane kernel runs symplectic-euler; time other schemes with --model"));
+                return Err(miette!(
+                    "--membrane: the membrane kernel runs symplectic-euler; time other schemes with --model"
+                ));
             }
             let grid = UniformGrid {
                 columns,
@@ -108,11 +111,18 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 };
                 if args.voices > 1 {
                     let voices = args.voices as usize;
-                    let rate =
-                        if args.f32 { time_voices::<f32>(chain, voices, args) } else { time_voices::<f64>(chain, voices, args) };
+                    let rate = if args.f32 {
+                        time_voices::<f32>(chain, voices, args)
+                    } else {
+                        time_voices::<f64>(chain, voices, args)
+                    };
                     (n * voices, rate, "voice bank")
                 } else {
-                    let rate = if args.f32 { time_chain::<f32>(chain, args) } else { time_chain::<f64>(chain, args) };
+                    let rate = if args.f32 {
+                        time_chain::<f32>(chain, args)
+                    } else {
+                        time_chain::<f64>(chain, args)
+                    };
                     (n, rate, "stencil kernel")
                 }
             } else {
@@ -143,9 +153,9 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
 
 fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
     let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
-    text.split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((parse(w)?, parse(h)?)))
-        .ok_or_else(|| miette!("--membrane: expected WxH with positive whole numbers (e.g. 100x100), found \"{text}\""))
+    text.split_once(['x', 'X']).and_then(|(w, h)| Some((parse(w)?, parse(h)?))).ok_or_else(|| {
+        miette!("--membrane: expected WxH with positive whole numbers (e.g. 100x100), found \"{text}\"")
+    })
 }
 
 /// Runs `run(steps)` in chunks until `seconds` have passed (after a tenth of that as warm-up), or
@@ -194,7 +204,9 @@ fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
         .then(|| rayon::ThreadPoolBuilder::new().num_threads(args.threads as usize).build().ok())
         .flatten();
     measure(args.seconds, args.steps, chunk, |steps| {
-        kernel.advance(steps, &taps, &mut record, pool.as_ref()).map_err(|_| miette!("the string became unstable"))
+        kernel
+            .advance(steps, &taps, &mut record, pool.as_ref())
+            .map_err(|_| miette!("the string became unstable"))
     })
     .unwrap_or(0.0)
 }
@@ -209,7 +221,10 @@ fn time_grid<T: Real>(grid: UniformGrid, args: &BenchArgs) -> f64 {
     let mut record = vec![0.0; chunk];
     let tap = (grid.columns / 2, grid.rows / 2);
     measure(args.seconds, args.steps, chunk, |steps| {
-        kernel.advance(steps, tap, &mut record).then_some(()).ok_or_else(|| miette!("the membrane became unstable"))
+        kernel
+            .advance(steps, tap, &mut record)
+            .then_some(())
+            .ok_or_else(|| miette!("the membrane became unstable"))
     })
     .unwrap_or(0.0)
 }

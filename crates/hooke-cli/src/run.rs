@@ -6,8 +6,8 @@ use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
 use hooke::render::{
-    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions, Renderer,
-    RunLength, RunSettings, Simulation, StepSize,
+    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions,
+    Renderer, RunLength, RunSettings, Simulation, StepSize,
 };
 use hooke::scheme::SchemeKind;
 use hooke::system::System;

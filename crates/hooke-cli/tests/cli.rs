@@ -73,7 +73,10 @@ fn an_unstable_run_stops_with_the_step_time_and_mass_and_keeps_valid_outputs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0, "")).unwrap();
     let out = hooke(
-        &["run", "m.toml", "--rate", "1000", "--steps", "5000", "--wav", "out.wav", "--csv", "out.csv", "--force"],
+        &[
+            "run", "m.toml", "--rate", "1000", "--steps", "5000", "--wav", "out.wav", "--csv", "out.csv",
+            "--force",
+        ],
         dir.path(),
     );
     assert!(!out.status.success());

@@ -108,7 +108,8 @@ fn schemes(c: &mut Criterion) {
     let n = 80;
     let mut model = Model::new(1).unwrap();
     let elements = Elements::Lumped { mass: 1e-3, stiffness: 230_400.0, damping: 4.8e-3 };
-    add_string(&mut model, &StringSpec { id: "s".into(), masses: n, elements, drag: 0.0, pluck: None }).unwrap();
+    add_string(&mut model, &StringSpec { id: "s".into(), masses: n, elements, drag: 0.0, pluck: None })
+        .unwrap();
     model.set_initial_position(n / 2, &[1e-3]).unwrap();
     let system = System::new(&model);
     for scheme in SchemeKind::ALL.into_iter().filter(|s| *s != SchemeKind::ForwardEuler) {

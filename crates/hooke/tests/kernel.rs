@@ -117,8 +117,12 @@ fn threads_and_block_splits_give_identical_results() {
 fn f32_agrees_with_f64_to_single_precision() {
     let (system, pickups) = string(200, &[60]);
     let (f64_samples, _) = render(&system, &pickups, &[4000], RenderOptions::default());
-    let (f32_samples, _) =
-        render(&system, &pickups, &[4000], RenderOptions { precision: Precision::F32, ..RenderOptions::default() });
+    let (f32_samples, _) = render(
+        &system,
+        &pickups,
+        &[4000],
+        RenderOptions { precision: Precision::F32, ..RenderOptions::default() },
+    );
     let error = max_relative(&f32_samples, &f64_samples);
     // f32 rounds each step at about 6e-8; over 4000 steps the phases drift apart by about
     // steps * 6e-8 * (a few operations per step), some 1e-4 of the amplitude.
@@ -198,7 +202,9 @@ fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
         "[model]\ndimension = 1\n[[membrane]]\nid = \"d\"\ncolumns = {w}\nrows = {h}\nmass = 1e-3\nstiffness = 1e5\n\
          damping = 1e-3\ndrag = 0.3\n"
     );
-    source.push_str("[[initial]]\nmass = \"d.3.2\"\nposition = 1e-3\n[[initial]]\nmass = \"d.7.5\"\nvelocity = -0.2\n");
+    source.push_str(
+        "[[initial]]\nmass = \"d.3.2\"\nposition = 1e-3\n[[initial]]\nmass = \"d.7.5\"\nvelocity = -0.2\n",
+    );
     let file = parse(&source, "drum.toml").unwrap();
     let system = System::new(&file.model);
     let state = system.initial_state();

@@ -423,7 +423,8 @@ fn stencil<T: Real>(
     for i in 0..len {
         let stretch = x_mid[i].mul_add(c.minus_two, x_left[i] + x_right[i]);
         let shear = v_mid[i].mul_add(c.minus_two, v_left[i] + v_right[i]);
-        let velocity = c.stiffness.mul_add(stretch, c.damping.mul_add(shear, v_mid[i].mul_add(c.retained, c.force)));
+        let velocity =
+            c.stiffness.mul_add(stretch, c.damping.mul_add(shear, v_mid[i].mul_add(c.retained, c.force)));
         v_out[i] = velocity;
         x_out[i] = c.step.mul_add(velocity, x_mid[i]);
     }

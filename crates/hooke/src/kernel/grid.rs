@@ -122,9 +122,11 @@ impl<T: Real> GridKernel<T> {
             for j in 1..=h {
                 let row = j * stride + 1;
                 let (x, v) = (&self.x, &self.v);
-                let (x_south, x_mid, x_north) = (&x[row - stride..][..w], &x[row..][..w], &x[row + stride..][..w]);
+                let (x_south, x_mid, x_north) =
+                    (&x[row - stride..][..w], &x[row..][..w], &x[row + stride..][..w]);
                 let (x_west, x_east) = (&x[row - 1..][..w], &x[row + 1..][..w]);
-                let (v_south, v_mid, v_north) = (&v[row - stride..][..w], &v[row..][..w], &v[row + stride..][..w]);
+                let (v_south, v_mid, v_north) =
+                    (&v[row - stride..][..w], &v[row..][..w], &v[row + stride..][..w]);
                 let (v_west, v_east) = (&v[row - 1..][..w], &v[row + 1..][..w]);
                 let x_out = &mut self.x_next[row..][..w];
                 let v_out = &mut self.v_next[row..][..w];
@@ -135,7 +137,10 @@ impl<T: Real> GridKernel<T> {
                     let shear_y = v_mid[i].mul_add(minus_two, v_south[i] + v_north[i]);
                     let velocity = kx.mul_add(
                         stretch_x,
-                        ky.mul_add(stretch_y, zx.mul_add(shear_x, zy.mul_add(shear_y, v_mid[i].mul_add(retained, force)))),
+                        ky.mul_add(
+                            stretch_y,
+                            zx.mul_add(shear_x, zy.mul_add(shear_y, v_mid[i].mul_add(retained, force))),
+                        ),
                     );
                     v_out[i] = velocity;
                     x_out[i] = step_length.mul_add(velocity, x_mid[i]);

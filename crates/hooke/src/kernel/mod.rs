@@ -10,7 +10,7 @@
 
 pub mod chain;
 pub mod grid;
-pub mod voices;
 mod real;
+pub mod voices;
 
 pub use real::Real;

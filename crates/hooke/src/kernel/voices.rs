@@ -27,7 +27,12 @@ pub struct VoiceBank<T: Real> {
 impl<T: Real> VoiceBank<T> {
     /// `voices` copies of `chain` with step `dt` (s); `initial(voice)` gives each voice's
     /// positions and velocities of the masses (m, m/s).
-    pub fn new(chain: UniformChain, dt: f64, voices: usize, initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>)) -> Self {
+    pub fn new(
+        chain: UniformChain,
+        dt: f64,
+        voices: usize,
+        initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+    ) -> Self {
         let n = chain.masses;
         let per_mass = dt / chain.mass;
         // The same coefficients, in the same order, as the chain kernel's.
@@ -97,10 +102,16 @@ impl<T: Real> VoiceBank<T> {
                 let (x, v) = (&current.0[..], &current.1[..]);
                 let (x_next, v_next) = (&mut next.0[..], &mut next.1[..]);
                 for i in 1..=n {
-                    let (x_left, x_mid, x_right) =
-                        (&x[(i - 1) * lanes..][..lanes], &x[i * lanes..][..lanes], &x[(i + 1) * lanes..][..lanes]);
-                    let (v_left, v_mid, v_right) =
-                        (&v[(i - 1) * lanes..][..lanes], &v[i * lanes..][..lanes], &v[(i + 1) * lanes..][..lanes]);
+                    let (x_left, x_mid, x_right) = (
+                        &x[(i - 1) * lanes..][..lanes],
+                        &x[i * lanes..][..lanes],
+                        &x[(i + 1) * lanes..][..lanes],
+                    );
+                    let (v_left, v_mid, v_right) = (
+                        &v[(i - 1) * lanes..][..lanes],
+                        &v[i * lanes..][..lanes],
+                        &v[(i + 1) * lanes..][..lanes],
+                    );
                     let x_out = &mut x_next[i * lanes..][..lanes];
                     let v_out = &mut v_next[i * lanes..][..lanes];
                     for lane in 0..lanes {
