@@ -320,46 +320,10 @@ fn run_tile<T: Real>(
     job: TileJob<'_, T>,
     scratch: &mut Scratch<T>,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F, checked just above.
-            return unsafe { run_tile_avx512(coefficients, x, v, n, length, job, scratch) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-            return unsafe { run_tile_avx2(coefficients, x, v, n, length, job, scratch) };
-        }
-    }
-    run_tile_portable(coefficients, x, v, n, length, job, scratch);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn run_tile_avx512<T: Real>(
-    coefficients: &Coefficients<T>,
-    x: &[T],
-    v: &[T],
-    n: usize,
-    length: usize,
-    job: TileJob<'_, T>,
-    scratch: &mut Scratch<T>,
-) {
-    run_tile_portable(coefficients, x, v, n, length, job, scratch);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn run_tile_avx2<T: Real>(
-    coefficients: &Coefficients<T>,
-    x: &[T],
-    v: &[T],
-    n: usize,
-    length: usize,
-    job: TileJob<'_, T>,
-    scratch: &mut Scratch<T>,
-) {
-    run_tile_portable(coefficients, x, v, n, length, job, scratch);
+    super::with_best_instructions(
+        #[inline(always)]
+        || run_tile_portable(coefficients, x, v, n, length, job, scratch),
+    );
 }
 
 /// The tile loop: copy the tile and its halo (clipped at the anchors), step it `length` times

@@ -85,30 +85,10 @@ impl<T: Real> GridKernel<T> {
     /// to `record[step]`. Returns false, with the state at the start of the offending step, as
     /// soon as a row has a non-finite value.
     pub fn advance(&mut self, steps: usize, tap: (usize, usize), record: &mut [f64]) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F, checked just above.
-                return unsafe { self.advance_avx512(steps, tap, record) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                return unsafe { self.advance_avx2(steps, tap, record) };
-            }
-        }
-        self.advance_portable(steps, tap, record)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-    unsafe fn advance_avx512(&mut self, steps: usize, tap: (usize, usize), record: &mut [f64]) -> bool {
-        self.advance_portable(steps, tap, record)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn advance_avx2(&mut self, steps: usize, tap: (usize, usize), record: &mut [f64]) -> bool {
-        self.advance_portable(steps, tap, record)
+        super::with_best_instructions(
+            #[inline(always)]
+            || self.advance_portable(steps, tap, record),
+        )
     }
 
     #[inline(always)]

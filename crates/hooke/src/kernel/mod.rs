@@ -14,3 +14,30 @@ mod real;
 pub mod voices;
 
 pub use real::Real;
+
+/// Calls `run` compiled for the best instruction set the CPU has: AVX-512, AVX2 with FMA, or
+/// the portable baseline. `run` is inlined into each variant, so the loops in it are vectorised
+/// (and their multiply-adds fused) for that instruction set.
+#[inline(always)]
+pub(crate) fn with_best_instructions<R>(run: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+        unsafe fn avx512<R>(run: impl FnOnce() -> R) -> R {
+            run()
+        }
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2<R>(run: impl FnOnce() -> R) -> R {
+            run()
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
+            return unsafe { avx512(run) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+            return unsafe { avx2(run) };
+        }
+    }
+    run()
+}

@@ -66,30 +66,10 @@ impl<T: Real> VoiceBank<T> {
     /// Advances every voice `steps` steps, writing the position of mass `tap` of each voice
     /// after every step to `record[step * voices + voice]`.
     pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F, checked just above.
-                return unsafe { self.advance_avx512(steps, tap, record) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                return unsafe { self.advance_avx2(steps, tap, record) };
-            }
-        }
-        self.advance_portable(steps, tap, record);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-    unsafe fn advance_avx512(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
-        self.advance_portable(steps, tap, record);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn advance_avx2(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
-        self.advance_portable(steps, tap, record);
+        super::with_best_instructions(
+            #[inline(always)]
+            || self.advance_portable(steps, tap, record),
+        );
     }
 
     #[inline(always)]
