@@ -83,8 +83,10 @@ fn a_generated_string_is_recognised_and_other_models_are_not() {
 
 #[test]
 fn the_kernel_matches_the_general_path_on_one_tile_and_on_many() {
-    // 50 masses: one tile; 3000 masses: three tiles with halos, taps on tile edges.
-    for (n, taps) in [(50usize, vec![0usize, 7, 49]), (3000, vec![0, 1023, 1024, 2047, 2048, 2999])] {
+    // 6 masses: the register path; 50: one tile; 3000: three tiles with halos, taps on edges.
+    for (n, taps) in
+        [(6usize, vec![0usize, 5]), (50, vec![0, 7, 49]), (3000, vec![0, 1023, 1024, 2047, 2048, 2999])]
+    {
         let (system, pickups) = string(n, &taps);
         let steps = 2000;
         let (fast, renderer) = render(&system, &pickups, &[steps], RenderOptions::default());

@@ -249,6 +249,14 @@ impl<T: Real> ChainKernel<T> {
         pool: Option<&rayon::ThreadPool>,
     ) {
         let n = self.chain.masses;
+        if n <= SMALL {
+            let (x, v, x_next, v_next) = (&self.x, &self.v, &mut self.x_next, &mut self.v_next);
+            let coefficients = &self.coefficients;
+            return super::with_best_instructions(
+                #[inline(always)]
+                || run_small(coefficients, x, v, x_next, v_next, length, taps, record),
+            );
+        }
         let tile = if n <= TILE { n } else { TILE };
         let coefficients = self.coefficients;
         let (x, v) = (&self.x, &self.v);
@@ -291,6 +299,74 @@ impl<T: Real> ChainKernel<T> {
             }
         }
     }
+}
+
+/// Chains up to this many masses are stepped in registers, one fixed-size loop per size.
+const SMALL: usize = 8;
+
+/// A chain of at most [`SMALL`] masses, `length` steps from `x, v` into `x_next, v_next`: the
+/// same arithmetic as [`stencil`] on arrays the compiler keeps in registers.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run_small<T: Real>(
+    c: &Coefficients<T>,
+    x: &[T],
+    v: &[T],
+    x_next: &mut [T],
+    v_next: &mut [T],
+    length: usize,
+    taps: &[Tap],
+    record: &mut [f64],
+) {
+    macro_rules! sizes {
+        ($($n:literal)*) => {
+            match x.len() - 2 {
+                $($n => run_fixed::<T, $n>(c, x, v, x_next, v_next, length, taps, record),)*
+                other => unreachable!("run_small is called for at most {SMALL} masses, not {other}"),
+            }
+        };
+    }
+    sizes!(1 2 3 4 5 6 7 8)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run_fixed<T: Real, const N: usize>(
+    c: &Coefficients<T>,
+    x: &[T],
+    v: &[T],
+    x_next: &mut [T],
+    v_next: &mut [T],
+    length: usize,
+    taps: &[Tap],
+    record: &mut [f64],
+) {
+    let (left, right, rest) = (x[0], x[N + 1], T::default());
+    let mut xs: [T; N] = std::array::from_fn(|i| x[i + 1]);
+    let mut vs: [T; N] = std::array::from_fn(|i| v[i + 1]);
+    for step in 0..length {
+        let (xs_old, vs_old) = (xs, vs);
+        for i in 0..N {
+            let (x_left, v_left) = if i == 0 { (left, rest) } else { (xs_old[i - 1], vs_old[i - 1]) };
+            let (x_right, v_right) = if i + 1 == N { (right, rest) } else { (xs_old[i + 1], vs_old[i + 1]) };
+            let stretch = xs_old[i].mul_add(c.minus_two, x_left + x_right);
+            let shear = vs_old[i].mul_add(c.minus_two, v_left + v_right);
+            let velocity = c
+                .stiffness
+                .mul_add(stretch, c.damping.mul_add(shear, vs_old[i].mul_add(c.retained, c.force)));
+            vs[i] = velocity;
+            xs[i] = c.step.mul_add(velocity, xs_old[i]);
+        }
+        for (j, tap) in taps.iter().enumerate() {
+            let value = match tap.quantity {
+                Quantity::Position => xs[tap.mass],
+                Quantity::Velocity => vs[tap.mass],
+            };
+            record[j * length + step] += tap.weight * value.to_f64();
+        }
+    }
+    x_next[1..=N].copy_from_slice(&xs);
+    v_next[1..=N].copy_from_slice(&vs);
 }
 
 /// One tile's share of a block: padded indices `[start, end)`, its taps and its outputs.
