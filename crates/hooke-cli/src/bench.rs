@@ -62,8 +62,10 @@ pub struct BenchArgs {
     pub steps: Option<usize>,
 }
 
-/// Times the chosen model and prints, as the last line, `<number> mass-steps/s`.
+/// Times the chosen model and prints, as the last line, `<number> mass-steps/s`. Subnormals are
+/// flushed to zero, as in the Faust peer's benchmark (a long run of a damped string reaches them).
 pub fn bench(args: &BenchArgs) -> miette::Result<()> {
+    hooke::kernel::flush_subnormals_to_zero();
     let (masses, steps_per_second, path) = match (&args.model, &args.membrane, args.string) {
         (Some(path), _, _) => {
             let source = read_model(path)?;
@@ -201,7 +203,13 @@ fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
     let chunk = (10_000_000 / n).clamp(256, 1 << 20);
     let mut record = vec![0.0; chunk];
     let pool = (args.threads > 1)
-        .then(|| rayon::ThreadPoolBuilder::new().num_threads(args.threads as usize).build().ok())
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads as usize)
+                .start_handler(|_| hooke::kernel::flush_subnormals_to_zero())
+                .build()
+                .ok()
+        })
         .flatten();
     measure(args.seconds, args.steps, chunk, |steps| {
         kernel
