@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The figures of BENCHMARKS.md (besides the Faust comparison, scripts/bench-vs-faust.sh):
+# scaling with N, threads, f32, memory per mass, per-scheme costs. About 4 minutes.
+#   bash scripts/bench-all.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p hooke-cli
+H=target/release/hooke
+best() { for _ in 1 2 3; do "$H" bench "$@" --seconds 1 | tail -1 | cut -d' ' -f1; done | sort -g | tail -1; }
+echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
+echo "## scaling (string, symplectic Euler, 1 thread): N, f64, f32 mass-steps/s"
+for n in 5 20 80 320 640 1000 10000 100000 1000000; do
+  printf '%-8s %12s %12s\n' "$n" "$(best --string "$n")" "$(best --string "$n" --f32)"
+done
+echo "## threads (string): N, 1 thread, 2 threads mass-steps/s"
+for n in 100000 1000000; do
+  printf '%-8s %12s %12s\n' "$n" "$(best --string "$n")" "$(best --string "$n" --threads 2)"
+done
+echo "## voices (5-mass string): voices, mass-steps/s"
+for v in 1 16 64 256; do printf '%-8s %12s\n' "$v" "$(best --string 5 --voices "$v")"; done
+echo "## membrane: size, mass-steps/s, peak RSS bytes per mass"
+for s in 100 1000; do
+  rss=$( { /usr/bin/time -f '%M' "$H" bench --membrane "${s}x${s}" --seconds 1 >/dev/null; } 2>&1 | tail -1)
+  printf '%-10s %12s %8.1f\n' "${s}x${s}" "$(best --membrane "${s}x${s}")" "$(echo "$rss * 1024 / ($s * $s)" | bc -l)"
+done
+rss=$( { /usr/bin/time -f '%M' "$H" bench --string 1000000 --seconds 1 >/dev/null; } 2>&1 | tail -1)
+printf 'string 1e6 peak RSS bytes per mass: %.1f\n' "$(echo "$rss * 1024 / 1000000" | bc -l)"
+echo "## schemes on the general path (string of 80): scheme, mass-steps/s, cost relative to symplectic Euler"
+se=$(best --string 80 --general)
+for s in symplectic-euler backward-euler rk4 vefrl velocity-verlet energy-conserving midpoint trapezoidal \
+         caldirola-kanai energy-conserving-cs velocity-verlet-cs exact; do
+  r=$(best --string 80 --scheme "$s" --general)
+  awk -v s="$s" -v r="$r" -v se="$se" 'BEGIN { printf "%-22s %12.4e %8.2f\n", s, r, se / r }'
+done
+echo "## stencil kernel vs general path, symplectic Euler, string of 640"
+printf 'kernel %s, general %s\n' "$(best --string 640)" "$(best --string 640 --general)"
