@@ -115,7 +115,7 @@ impl UniformChain {
 
 /// The per-step coefficients, in the kernel's precision.
 #[derive(Debug, Clone, Copy)]
-struct Coefficients<T> {
+pub(super) struct Coefficients<T> {
     /// `h k / m`, 1/s.
     stiffness: T,
     /// `h Z / m`.
@@ -128,6 +128,33 @@ struct Coefficients<T> {
     step: T,
     /// -2.
     minus_two: T,
+}
+
+impl<T: Real> Coefficients<T> {
+    /// The coefficients of `chain` with step `dt` (s).
+    pub(super) fn new(chain: &UniformChain, dt: f64) -> Self {
+        let per_mass = dt / chain.mass;
+        Self {
+            stiffness: T::from_f64(per_mass * chain.stiffness),
+            damping: T::from_f64(per_mass * chain.damping),
+            retained: T::from_f64(1.0 - per_mass * chain.drag),
+            force: T::from_f64(per_mass * chain.force),
+            step: T::from_f64(dt),
+            minus_two: T::from_f64(-2.0),
+        }
+    }
+
+    /// One mass's step (see the module doc) from its own and its neighbours' positions and
+    /// velocities (left, own, right); returns the new (position, velocity).
+    #[inline(always)]
+    pub(super) fn advance_mass(&self, x: [T; 3], v: [T; 3]) -> (T, T) {
+        let stretch = x[1].mul_add(self.minus_two, x[0] + x[2]);
+        let shear = v[1].mul_add(self.minus_two, v[0] + v[2]);
+        let velocity = self
+            .stiffness
+            .mul_add(stretch, self.damping.mul_add(shear, v[1].mul_add(self.retained, self.force)));
+        (self.step.mul_add(velocity, x[1]), velocity)
+    }
 }
 
 /// A pickup term in the kernel's layout.
@@ -165,15 +192,7 @@ impl<T: Real> ChainKernel<T> {
     /// of the masses (m, m/s).
     pub fn new(chain: UniformChain, dt: f64, x: &[f64], v: &[f64]) -> Self {
         let n = chain.masses;
-        let per_mass = dt / chain.mass;
-        let coefficients = Coefficients {
-            stiffness: T::from_f64(per_mass * chain.stiffness),
-            damping: T::from_f64(per_mass * chain.damping),
-            retained: T::from_f64(1.0 - per_mass * chain.drag),
-            force: T::from_f64(per_mass * chain.force),
-            step: T::from_f64(dt),
-            minus_two: T::from_f64(-2.0),
-        };
+        let coefficients = Coefficients::new(&chain, dt);
         let padded = |values: &[f64], left: f64, right: f64| -> Vec<T> {
             std::iter::once(left)
                 .chain(values[..n].iter().copied())
@@ -349,13 +368,7 @@ fn run_fixed<T: Real, const N: usize>(
         for i in 0..N {
             let (x_left, v_left) = if i == 0 { (left, rest) } else { (xs_old[i - 1], vs_old[i - 1]) };
             let (x_right, v_right) = if i + 1 == N { (right, rest) } else { (xs_old[i + 1], vs_old[i + 1]) };
-            let stretch = xs_old[i].mul_add(c.minus_two, x_left + x_right);
-            let shear = vs_old[i].mul_add(c.minus_two, v_left + v_right);
-            let velocity = c
-                .stiffness
-                .mul_add(stretch, c.damping.mul_add(shear, vs_old[i].mul_add(c.retained, c.force)));
-            vs[i] = velocity;
-            xs[i] = c.step.mul_add(velocity, xs_old[i]);
+            (xs[i], vs[i]) = c.advance_mass([x_left, xs_old[i], x_right], [v_left, vs_old[i], v_right]);
         }
         for (j, tap) in taps.iter().enumerate() {
             let value = match tap.quantity {
@@ -461,11 +474,7 @@ fn stencil<T: Real>(
     let (v_left, v_mid, v_right) = (&v[low - 1..][..len], &v[low..][..len], &v[low + 1..][..len]);
     let (x_out, v_out) = (&mut x_out[low..][..len], &mut v_out[low..][..len]);
     for i in 0..len {
-        let stretch = x_mid[i].mul_add(c.minus_two, x_left[i] + x_right[i]);
-        let shear = v_mid[i].mul_add(c.minus_two, v_left[i] + v_right[i]);
-        let velocity =
-            c.stiffness.mul_add(stretch, c.damping.mul_add(shear, v_mid[i].mul_add(c.retained, c.force)));
-        v_out[i] = velocity;
-        x_out[i] = c.step.mul_add(velocity, x_mid[i]);
+        (x_out[i], v_out[i]) =
+            c.advance_mass([x_left[i], x_mid[i], x_right[i]], [v_left[i], v_mid[i], v_right[i]]);
     }
 }

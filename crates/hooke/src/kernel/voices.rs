@@ -8,7 +8,7 @@
 //! dependency chains in flight. Each voice follows exactly the same arithmetic as a
 //! [`super::chain::ChainKernel`] would give it alone.
 
-use super::chain::UniformChain;
+use super::chain::{Coefficients, UniformChain};
 use super::Real;
 
 /// `V` voices of one uniform chain, lane-interleaved, with ghost anchors at padded indices 0 and
@@ -17,7 +17,7 @@ use super::Real;
 pub struct VoiceBank<T: Real> {
     masses: usize,
     voices: usize,
-    coefficients: [T; 6],
+    coefficients: Coefficients<T>,
     x: Vec<T>,
     v: Vec<T>,
     x_next: Vec<T>,
@@ -34,16 +34,7 @@ impl<T: Real> VoiceBank<T> {
         initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
     ) -> Self {
         let n = chain.masses;
-        let per_mass = dt / chain.mass;
-        // The same coefficients, in the same order, as the chain kernel's.
-        let coefficients = [
-            T::from_f64(per_mass * chain.stiffness),
-            T::from_f64(per_mass * chain.damping),
-            T::from_f64(1.0 - per_mass * chain.drag),
-            T::from_f64(per_mass * chain.force),
-            T::from_f64(dt),
-            T::from_f64(-2.0),
-        ];
+        let coefficients = Coefficients::new(&chain, dt);
         let mut x = vec![T::default(); (n + 2) * voices];
         let mut v = vec![T::default(); (n + 2) * voices];
         for voice in 0..voices {
@@ -75,7 +66,7 @@ impl<T: Real> VoiceBank<T> {
     #[inline(always)]
     fn advance_portable(&mut self, steps: usize, tap: usize, record: &mut [f64]) {
         let (n, lanes) = (self.masses, self.voices);
-        let [stiffness, damping, retained, force, step_length, minus_two] = self.coefficients;
+        let c = self.coefficients;
         let (mut current, mut next) = ((&mut self.x, &mut self.v), (&mut self.x_next, &mut self.v_next));
         for step in 0..steps {
             {
@@ -95,12 +86,10 @@ impl<T: Real> VoiceBank<T> {
                     let x_out = &mut x_next[i * lanes..][..lanes];
                     let v_out = &mut v_next[i * lanes..][..lanes];
                     for lane in 0..lanes {
-                        let stretch = x_mid[lane].mul_add(minus_two, x_left[lane] + x_right[lane]);
-                        let shear = v_mid[lane].mul_add(minus_two, v_left[lane] + v_right[lane]);
-                        let velocity = stiffness
-                            .mul_add(stretch, damping.mul_add(shear, v_mid[lane].mul_add(retained, force)));
-                        v_out[lane] = velocity;
-                        x_out[lane] = step_length.mul_add(velocity, x_mid[lane]);
+                        (x_out[lane], v_out[lane]) = c.advance_mass(
+                            [x_left[lane], x_mid[lane], x_right[lane]],
+                            [v_left[lane], v_mid[lane], v_right[lane]],
+                        );
                     }
                 }
                 let tapped = &x_next[(tap + 1) * lanes..][..lanes];
