@@ -430,13 +430,14 @@ fn run_tile_portable<T: Real>(
     let window_start = job.start.saturating_sub(length);
     let window_end = (job.end + length).min(n + 2);
     let width = window_end - window_start;
-    for level in 0..2 {
-        scratch.x[level].clear();
-        scratch.x[level].extend_from_slice(&x[window_start..window_end]);
-        scratch.v[level].clear();
-        scratch.v[level].extend_from_slice(&v[window_start..window_end]);
-    }
+    // Align the tile's first own mass to a cache line, so the stencil's own loads and its
+    // stores are aligned (only the neighbours' loads straddle lines).
+    let first = job.start - window_start;
     let Scratch { x: [x0, x1], v: [v0, v1] } = scratch;
+    let x0 = aligned_copy(x0, &x[window_start..window_end], first);
+    let x1 = aligned_copy(x1, &x[window_start..window_end], first);
+    let v0 = aligned_copy(v0, &v[window_start..window_end], first);
+    let v1 = aligned_copy(v1, &v[window_start..window_end], first);
     let (mut current, mut next) = ((x0, v0), (x1, v1));
     for step in 0..length {
         // The range still valid after this step: the anchors bound it, or the halo shrinks.
@@ -456,6 +457,20 @@ fn run_tile_portable<T: Real>(
     let offset = job.start - window_start;
     job.out_x.copy_from_slice(&current.0[offset..offset + (job.end - job.start)]);
     job.out_v.copy_from_slice(&current.1[offset..offset + (job.end - job.start)]);
+}
+
+/// Copies `source` into `buffer` at an offset that puts element `first` on a 64-byte boundary,
+/// and returns the copy.
+#[inline(always)]
+fn aligned_copy<'a, T: Real>(buffer: &'a mut Vec<T>, source: &[T], first: usize) -> &'a mut [T] {
+    const LINE: usize = 64;
+    let slack = LINE / std::mem::size_of::<T>();
+    buffer.resize(source.len() + slack, T::default());
+    let address = buffer.as_ptr() as usize + first * std::mem::size_of::<T>();
+    let offset = ((LINE - address % LINE) % LINE) / std::mem::size_of::<T>();
+    let window = &mut buffer[offset..offset + source.len()];
+    window.copy_from_slice(source);
+    window
 }
 
 /// One symplectic Euler step of masses `[low, high)` of a padded tile (see the module doc).
