@@ -244,9 +244,7 @@ impl<T: Real> ChainKernel<T> {
             let length = block.min(steps - done);
             let block_record = &mut block_record[..taps.len() * length];
             block_record.fill(0.0);
-            self.run_block(length, taps, block_record, pool);
-            let finite = self.x_next[1..=n].iter().chain(&self.v_next[1..=n]).all(|value| value.is_finite());
-            if !finite {
+            if !self.run_block(length, taps, block_record, pool) {
                 return Err((done, NonFiniteBlock { block_steps: length }));
             }
             std::mem::swap(&mut self.x, &mut self.x_next);
@@ -259,14 +257,15 @@ impl<T: Real> ChainKernel<T> {
         Ok(())
     }
 
-    /// One block: every tile from `x, v` to `x_next, v_next`, `length` steps.
+    /// One block: every tile from `x, v` to `x_next, v_next`, `length` steps. Returns whether
+    /// every new value is finite (each tile checks its own, in parallel with the others).
     fn run_block(
         &mut self,
         length: usize,
         taps: &[Tap],
         record: &mut [f64],
         pool: Option<&rayon::ThreadPool>,
-    ) {
+    ) -> bool {
         let n = self.chain.masses;
         if n <= SMALL {
             let (x, v, x_next, v_next) = (&self.x, &self.v, &mut self.x_next, &mut self.v_next);
@@ -307,15 +306,15 @@ impl<T: Real> ChainKernel<T> {
         match pool {
             Some(pool) if jobs.len() > 1 => pool.install(|| {
                 use rayon::prelude::*;
-                jobs.into_par_iter().for_each_init(Scratch::default, |scratch, job| {
-                    run_tile(&coefficients, x, v, n, length, job, scratch)
-                });
+                jobs.into_par_iter()
+                    .map_init(Scratch::default, |scratch, job| {
+                        run_tile(&coefficients, x, v, n, length, job, scratch)
+                    })
+                    .reduce(|| true, |a, b| a && b)
             }),
-            _ => {
-                for job in jobs {
-                    run_tile(&coefficients, x, v, n, length, job, &mut self.scratch);
-                }
-            }
+            _ => jobs.into_iter().fold(true, |finite, job| {
+                run_tile(&coefficients, x, v, n, length, job, &mut self.scratch) && finite
+            }),
         }
     }
 }
@@ -336,7 +335,7 @@ fn run_small<T: Real>(
     length: usize,
     taps: &[Tap],
     record: &mut [f64],
-) {
+) -> bool {
     macro_rules! sizes {
         ($($n:literal)*) => {
             match x.len() - 2 {
@@ -359,7 +358,7 @@ fn run_fixed<T: Real, const N: usize>(
     length: usize,
     taps: &[Tap],
     record: &mut [f64],
-) {
+) -> bool {
     let (left, right, rest) = (x[0], x[N + 1], T::default());
     let mut xs: [T; N] = std::array::from_fn(|i| x[i + 1]);
     let mut vs: [T; N] = std::array::from_fn(|i| v[i + 1]);
@@ -380,6 +379,7 @@ fn run_fixed<T: Real, const N: usize>(
     }
     x_next[1..=N].copy_from_slice(&xs);
     v_next[1..=N].copy_from_slice(&vs);
+    xs.iter().chain(&vs).all(|value| value.is_finite())
 }
 
 /// One tile's share of a block: padded indices `[start, end)`, its taps and its outputs.
@@ -408,11 +408,11 @@ fn run_tile<T: Real>(
     length: usize,
     job: TileJob<'_, T>,
     scratch: &mut Scratch<T>,
-) {
+) -> bool {
     super::with_best_instructions(
         #[inline(always)]
         || run_tile_portable(coefficients, x, v, n, length, job, scratch),
-    );
+    )
 }
 
 /// The tile loop: copy the tile and its halo (clipped at the anchors), step it `length` times
@@ -426,7 +426,7 @@ fn run_tile_portable<T: Real>(
     length: usize,
     job: TileJob<'_, T>,
     scratch: &mut Scratch<T>,
-) {
+) -> bool {
     let window_start = job.start.saturating_sub(length);
     let window_end = (job.end + length).min(n + 2);
     let width = window_end - window_start;
@@ -457,6 +457,7 @@ fn run_tile_portable<T: Real>(
     let offset = job.start - window_start;
     job.out_x.copy_from_slice(&current.0[offset..offset + (job.end - job.start)]);
     job.out_v.copy_from_slice(&current.1[offset..offset + (job.end - job.start)]);
+    job.out_x.iter().chain(job.out_v.iter()).all(|value| value.is_finite())
 }
 
 /// Copies `source` into `buffer` at an offset that puts element `first` on a 64-byte boundary,
