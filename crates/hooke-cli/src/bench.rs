@@ -226,13 +226,17 @@ fn time_grid<T: Real>(grid: UniformGrid, args: &BenchArgs) -> f64 {
     x[(grid.rows / 2) * grid.columns + grid.columns / 2] = DISPLACEMENT;
     let mut kernel = GridKernel::<T>::new(grid, 1.0 / RATE, &x, &vec![0.0; n]);
     let chunk = (10_000_000 / n).clamp(16, 1 << 20);
+    let taps = [Tap {
+        mass: (grid.rows / 2) * grid.columns + grid.columns / 2,
+        quantity: Quantity::Position,
+        weight: 1.0,
+    }];
     let mut record = vec![0.0; chunk];
-    let tap = (grid.columns / 2, grid.rows / 2);
     measure(args.seconds, args.steps, chunk, |steps| {
+        record[..steps].fill(0.0);
         kernel
-            .advance(steps, tap, &mut record)
-            .then_some(())
-            .ok_or_else(|| miette!("the membrane became unstable"))
+            .advance(steps, &taps, &mut record[..steps])
+            .map_err(|_| miette!("the membrane became unstable"))
     })
     .unwrap_or(0.0)
 }

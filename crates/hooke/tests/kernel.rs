@@ -198,6 +198,7 @@ fn each_voice_of_a_bank_is_the_chain_kernel_alone() {
 
 #[test]
 fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
+    use hooke::kernel::chain::Tap;
     use hooke::kernel::grid::{GridKernel, UniformGrid};
     let (w, h) = (9usize, 6usize);
     let mut source = format!(
@@ -224,7 +225,8 @@ fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
     let (dt, steps) = (1.0 / 48_000.0, 3000);
     let mut kernel = GridKernel::<f64>::new(grid, dt, &state.x[..w * h], &state.v[..w * h]);
     let mut record = vec![0.0; steps];
-    assert!(kernel.advance(steps, (2, 1), &mut record));
+    let tap = Tap { mass: w + 2, quantity: Quantity::Position, weight: 1.0 };
+    kernel.advance(steps, &[tap], &mut record).unwrap();
     let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, dt);
     simulation.run(steps as u64, &mut [], &mut |_| {}).unwrap();
     let peak = simulation.state().x[..w * h].iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -235,4 +237,25 @@ fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
         }
     }
     assert_eq!(record[steps - 1], kernel.position(2, 1));
+    // Drag compiles to gamma m, computed as 0.3 * 1e-3.
+    let expected = UniformGrid { drag: 0.3 * 1e-3, ..grid };
+    assert_eq!(
+        UniformGrid::detect(&System::new(&file.model)),
+        Some(expected),
+        "the generated drum is recognised"
+    );
+    // And the Renderer uses it: its samples agree with the general path to rounding.
+    let pickups = Pickups::sum_of_all_masses(&file.model);
+    let mut renderer = Renderer::new(
+        System::new(&file.model),
+        SchemeKind::SymplecticEuler,
+        dt,
+        pickups.clone(),
+        RenderOptions::default(),
+    );
+    assert!(renderer.uses_kernel());
+    let mut fast = vec![Vec::new()];
+    renderer.render(steps as u64, &mut fast).unwrap();
+    let (slow, _) = general(&System::new(&file.model), &pickups, steps as u64);
+    assert!(max_relative(&fast, &slow) < 1e-12);
 }

@@ -312,9 +312,14 @@ impl<T: Real> ChainKernel<T> {
                     })
                     .reduce(|| true, |a, b| a && b)
             }),
-            _ => jobs.into_iter().fold(true, |finite, job| {
-                run_tile(&coefficients, x, v, n, length, job, &mut self.scratch) && finite
-            }),
+            _ => {
+                // Every tile runs, whatever an earlier one found.
+                let mut finite = true;
+                for job in jobs {
+                    finite &= run_tile(&coefficients, x, v, n, length, job, &mut self.scratch);
+                }
+                finite
+            }
         }
     }
 }

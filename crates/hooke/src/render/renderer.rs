@@ -4,6 +4,7 @@
 use super::pickup::Pickups;
 use super::{PickupRecorder, RunError, Simulation};
 use crate::kernel::chain::{ChainKernel, Tap, UniformChain};
+use crate::kernel::grid::{GridKernel, UniformGrid};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 
@@ -34,15 +35,62 @@ impl Default for RenderOptions {
     }
 }
 
-/// The chain kernel in one of its precisions.
-enum ChainPath {
-    F64(ChainKernel<f64>),
-    F32(ChainKernel<f32>),
+/// A kernel in one of its precisions.
+enum KernelState {
+    Chain64(ChainKernel<f64>),
+    Chain32(ChainKernel<f32>),
+    Grid64(GridKernel<f64>),
+    Grid32(GridKernel<f32>),
+}
+
+impl KernelState {
+    /// The kernel for `system`, if its structure has one.
+    fn detect(system: &System, dt: f64, precision: Precision) -> Option<Self> {
+        let state = system.initial_state();
+        if let Some(chain) = UniformChain::detect(system) {
+            return Some(match precision {
+                Precision::F64 => Self::Chain64(ChainKernel::from_state(chain, dt, &state)),
+                Precision::F32 => Self::Chain32(ChainKernel::from_state(chain, dt, &state)),
+            });
+        }
+        let grid = UniformGrid::detect(system)?;
+        Some(match precision {
+            Precision::F64 => Self::Grid64(GridKernel::from_state(grid, dt, &state)),
+            Precision::F32 => Self::Grid32(GridKernel::from_state(grid, dt, &state)),
+        })
+    }
+
+    /// Advances `steps` steps; returns the steps done (fewer on a non-finite value).
+    fn advance(
+        &mut self,
+        steps: usize,
+        taps: &[Tap],
+        record: &mut [f64],
+        pool: Option<&rayon::ThreadPool>,
+    ) -> usize {
+        let outcome = match self {
+            Self::Chain64(kernel) => kernel.advance(steps, taps, record, pool).map_err(|(done, _)| done),
+            Self::Chain32(kernel) => kernel.advance(steps, taps, record, pool).map_err(|(done, _)| done),
+            Self::Grid64(kernel) => kernel.advance(steps, taps, record),
+            Self::Grid32(kernel) => kernel.advance(steps, taps, record),
+        };
+        outcome.map_or_else(|done| done, |()| steps)
+    }
+
+    /// Copies the kernel's masses into `state`.
+    fn write_state(&self, state: &mut State) {
+        match self {
+            Self::Chain64(kernel) => kernel.write_state(state),
+            Self::Chain32(kernel) => kernel.write_state(state),
+            Self::Grid64(kernel) => kernel.write_state(state),
+            Self::Grid32(kernel) => kernel.write_state(state),
+        }
+    }
 }
 
 /// The kernel, its taps (sorted by mass) and the channel of each tap.
 struct KernelPath {
-    kernel: ChainPath,
+    kernel: KernelState,
     taps: Vec<Tap>,
     channels: Vec<usize>,
     pool: Option<rayon::ThreadPool>,
@@ -52,7 +100,8 @@ struct KernelPath {
 /// Renders the pickup channels of a system, many steps per call.
 ///
 /// Symplectic Euler on a uniform chain ([`UniformChain::detect`]) runs on the stencil kernel
-/// with temporal blocking; anything else runs the general per-step loop of [`Simulation`]. A
+/// with temporal blocking, on a uniform membrane ([`UniformGrid::detect`]) on the five-point
+/// stencil; anything else runs the general per-step loop of [`Simulation`]. A
 /// non-finite value found by the kernel at the end of a block is located exactly by replaying
 /// that block on the general path from the block's start, so the error names the step, time and
 /// mass as the general path does.
@@ -71,32 +120,28 @@ impl Renderer {
         pickups: Pickups,
         options: RenderOptions,
     ) -> Self {
-        let chain = (options.kernels && scheme == SchemeKind::SymplecticEuler)
-            .then(|| UniformChain::detect(&system))
-            .flatten();
-        let kernel = chain.map(|chain| {
-            let state = system.initial_state();
-            let mut taps: Vec<(Tap, usize)> = pickups
-                .taps()
-                .map(|(channel, coordinate, quantity, weight)| {
-                    (Tap { mass: coordinate, quantity, weight }, channel)
-                })
-                .collect();
-            taps.sort_by_key(|(tap, _)| tap.mass);
-            let pool = (options.threads > 1)
-                .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
-                .flatten();
-            KernelPath {
-                kernel: match options.precision {
-                    Precision::F64 => ChainPath::F64(ChainKernel::from_state(chain, dt, &state)),
-                    Precision::F32 => ChainPath::F32(ChainKernel::from_state(chain, dt, &state)),
-                },
-                channels: taps.iter().map(|(_, c)| *c).collect(),
-                taps: taps.into_iter().map(|(t, _)| t).collect(),
-                pool,
-                record: Vec::new(),
-            }
-        });
+        let kernel = (options.kernels && scheme == SchemeKind::SymplecticEuler)
+            .then(|| KernelState::detect(&system, dt, options.precision))
+            .flatten()
+            .map(|kernel| {
+                let mut taps: Vec<(Tap, usize)> = pickups
+                    .taps()
+                    .map(|(channel, coordinate, quantity, weight)| {
+                        (Tap { mass: coordinate, quantity, weight }, channel)
+                    })
+                    .collect();
+                taps.sort_by_key(|(tap, _)| tap.mass);
+                let pool = (options.threads > 1)
+                    .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
+                    .flatten();
+                KernelPath {
+                    kernel,
+                    channels: taps.iter().map(|(_, c)| *c).collect(),
+                    taps: taps.into_iter().map(|(t, _)| t).collect(),
+                    pool,
+                    record: Vec::new(),
+                }
+            });
         Self { simulation: Simulation::new(system, scheme, dt), pickups, kernel }
     }
 
@@ -114,10 +159,7 @@ impl Renderer {
     pub fn state(&self) -> State {
         let mut state = self.simulation.state().clone();
         if let Some(path) = &self.kernel {
-            match &path.kernel {
-                ChainPath::F64(kernel) => kernel.write_state(&mut state),
-                ChainPath::F32(kernel) => kernel.write_state(&mut state),
-            }
+            path.kernel.write_state(&mut state);
         }
         state
     }
@@ -143,12 +185,7 @@ impl Renderer {
         let steps_usize = steps as usize;
         path.record.clear();
         path.record.resize(path.taps.len() * steps_usize, 0.0);
-        let pool = path.pool.as_ref();
-        let outcome = match &mut path.kernel {
-            ChainPath::F64(kernel) => kernel.advance(steps_usize, &path.taps, &mut path.record, pool),
-            ChainPath::F32(kernel) => kernel.advance(steps_usize, &path.taps, &mut path.record, pool),
-        };
-        let done = outcome.map_or_else(|(done, _)| done, |()| steps_usize);
+        let done = path.kernel.advance(steps_usize, &path.taps, &mut path.record, path.pool.as_ref());
         let start = channels.first().map_or(0, Vec::len);
         for channel in channels.iter_mut() {
             channel.resize(start + done, 0.0);
@@ -161,10 +198,7 @@ impl Renderer {
             }
         }
         let mut state = self.simulation.state().clone();
-        match &path.kernel {
-            ChainPath::F64(kernel) => kernel.write_state(&mut state),
-            ChainPath::F32(kernel) => kernel.write_state(&mut state),
-        }
+        path.kernel.write_state(&mut state);
         state.step += done as u64;
         state.t = state.step as f64 * self.simulation.dt();
         self.simulation.set_state(state);
