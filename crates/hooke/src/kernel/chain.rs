@@ -352,6 +352,8 @@ fn run_small<T: Real>(
     sizes!(1 2 3 4 5 6 7 8)
 }
 
+/// [`run_small`] for exactly `N` masses: positions and velocities in `[T; N]` arrays, the anchors
+/// as constants (velocity 0).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn run_fixed<T: Real, const N: usize>(
