@@ -234,7 +234,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     }
     if let (Some(path), Some(writer)) = (&args.csv, csv) {
         writer
-            .into_inner()
+            .finish(simulation.system())
             .and_then(AtomicFile::commit)
             .into_diagnostic()
             .wrap_err_with(|| format!("cannot write {}", path.display()))?;

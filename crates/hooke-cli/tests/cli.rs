@@ -248,3 +248,29 @@ fn schemes_lists_every_scheme() {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing:\n{text}");
     }
 }
+
+#[test]
+fn an_unstable_run_with_every_k_ends_its_csv_on_the_last_good_step() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0, "")).unwrap();
+    let out = hooke(
+        &[
+            "run", "m.toml", "--rate", "1000", "--steps", "5000", "--csv", "out.csv", "--every", "10",
+            "--force",
+        ],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    let failed_step: u64 = message
+        .split("unstable at step ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in: {message}"));
+    let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    let steps: Vec<u64> =
+        csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(*steps.last().unwrap(), failed_step - 1, "the last row is the last good step");
+    assert!(steps[..steps.len() - 1].iter().all(|s| s % 10 == 0), "other rows every 10 steps");
+}

@@ -9,8 +9,8 @@ const AXES: [&str; 3] = ["x", "y", "z"];
 
 /// Writes `step,t,` then, per mass in model order, its position columns `ID.x` (`ID.y`,
 /// `ID.z`) then its velocity columns `ID.vx` (`ID.vy`, `ID.vz`), and with energy
-/// `kinetic,potential,total` (J). A row is written at step 0, every `every` steps, and at
-/// `last_step`. Numbers use the shortest representation that reads back to the same f64.
+/// `kinetic,potential,total` (J). A row is written at step 0, every `every` steps, at
+/// `last_step`, and by [`CsvWriter::finish`] for the last observed step if it was skipped. Numbers use the shortest representation that reads back to the same f64.
 #[derive(Debug)]
 pub struct CsvWriter<W: Write> {
     out: W,
@@ -18,6 +18,9 @@ pub struct CsvWriter<W: Write> {
     last_step: u64,
     with_energy: bool,
     line: String,
+    /// The latest observed state, when its row was skipped (`every` > 1).
+    skipped: Option<State>,
+    skipped_pending: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -43,11 +46,25 @@ impl<W: Write> CsvWriter<W> {
         }
         header.push('\n');
         out.write_all(header.as_bytes())?;
-        Ok(Self { out, every: every.max(1), last_step, with_energy, line: String::new() })
+        Ok(Self {
+            out,
+            every: every.max(1),
+            last_step,
+            with_energy,
+            line: String::new(),
+            skipped: None,
+            skipped_pending: false,
+        })
     }
 
-    /// Flushes and returns the underlying writer.
-    pub fn into_inner(mut self) -> io::Result<W> {
+    /// Writes the row of the last observed state if `every` skipped it (a run that stopped
+    /// early ends on its last good step), flushes, and returns the underlying writer.
+    pub fn finish(mut self, system: &System) -> io::Result<W> {
+        if self.skipped_pending {
+            if let Some(state) = self.skipped.take() {
+                self.write_row(system, &state)?;
+            }
+        }
         self.out.flush()?;
         Ok(self.out)
     }
@@ -62,8 +79,20 @@ impl<W: Write> CsvWriter<W> {
 impl<W: Write> Observer for CsvWriter<W> {
     fn observe(&mut self, system: &System, state: &State) -> io::Result<()> {
         if state.step % self.every != 0 && state.step != self.last_step {
+            match &mut self.skipped {
+                Some(skipped) => skipped.clone_from(state),
+                None => self.skipped = Some(state.clone()),
+            }
+            self.skipped_pending = true;
             return Ok(());
         }
+        self.skipped_pending = false;
+        self.write_row(system, state)
+    }
+}
+
+impl<W: Write> CsvWriter<W> {
+    fn write_row(&mut self, system: &System, state: &State) -> io::Result<()> {
         let dim = system.dimension();
         self.line.clear();
         self.line.push_str(&state.step.to_string());
