@@ -26,6 +26,16 @@ fn other_files(dir: &Path, keep: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The step an instability error names ("unstable at step N").
+fn unstable_step(message: &str) -> u64 {
+    message
+        .split("unstable at step ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in: {message}"))
+}
+
 /// One 1 kg mass on a 1D spring k to the ground, displaced by 1 m.
 fn oscillator_model(stiffness: f64, extra: &str) -> String {
     format!(
@@ -81,12 +91,7 @@ fn an_unstable_run_stops_with_the_step_time_and_mass_and_keeps_valid_outputs() {
     );
     assert!(!out.status.success());
     let message = stderr(&out);
-    let failed_step: u64 = message
-        .split("unstable at step ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no step in: {message}"));
+    let failed_step = unstable_step(&message);
     assert!(failed_step > 100 && failed_step < 5000, "{message}");
     assert!(message.contains(&format!("(t = {} s)", failed_step as f64 / 1000.0)), "{message}");
     assert!(message.contains("mass \"m\" has a non-finite"), "{message}");
@@ -262,12 +267,7 @@ fn an_unstable_run_with_every_k_ends_its_csv_on_the_last_good_step() {
     );
     assert!(!out.status.success());
     let message = stderr(&out);
-    let failed_step: u64 = message
-        .split("unstable at step ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no step in: {message}"));
+    let failed_step = unstable_step(&message);
     let csv = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
     let steps: Vec<u64> =
         csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();

@@ -588,16 +588,17 @@ fn strings_designed_for_each_scheme_measure_440_hz_and_one_second_in_that_scheme
 
 // ---- linearisation, dense and sparse modes -----------------------------------------------
 
-/// The README's pendulum: a 1 kg bob on a 1e4 N/m, 1 m spring, released from the horizontal.
-fn pendulum() -> Model {
+/// A 1 kg bob on a 1e4 N/m spring from `pivot` (rest length: the initial distance), under
+/// gravity.
+fn pendulum_at(pivot: [f64; 2], bob: [f64; 2]) -> Model {
     let mut model = Model::new(2).unwrap();
     model.set_gravity(&[0.0, -9.81]).unwrap();
-    model.add_anchor("pivot", &[0.0, 1.0]).unwrap();
+    model.add_anchor("pivot", &pivot).unwrap();
     model
         .add_mass(Mass {
             id: "bob".into(),
             mass: 1.0,
-            position: vec![1.0, 1.0],
+            position: bob.to_vec(),
             velocity: vec![0.0, 0.0],
             drag: 0.0,
         })
@@ -613,6 +614,11 @@ fn pendulum() -> Model {
         })
         .unwrap();
     model
+}
+
+/// The README's pendulum: a 1 m spring released from the horizontal.
+fn pendulum() -> Model {
+    pendulum_at([0.0, 1.0], [1.0, 1.0])
 }
 
 #[test]
@@ -642,28 +648,7 @@ fn a_pendulum_swings_at_sqrt_g_over_l_about_its_rest_state_and_not_about_its_ini
 
 #[test]
 fn an_inverted_pendulum_rests_upright_and_its_unstable_mode_is_reported() {
-    let mut model = Model::new(2).unwrap();
-    model.set_gravity(&[0.0, -9.81]).unwrap();
-    model.add_anchor("pivot", &[0.0, 0.0]).unwrap();
-    model
-        .add_mass(Mass {
-            id: "bob".into(),
-            mass: 1.0,
-            position: vec![0.0, 1.0],
-            velocity: vec![0.0, 0.0],
-            drag: 0.0,
-        })
-        .unwrap();
-    model
-        .add_link(LinkSpec {
-            id: None,
-            a: "pivot",
-            b: "bob",
-            stiffness: 1e4,
-            rest_length: None,
-            damping: 0.0,
-        })
-        .unwrap();
+    let model = pendulum_at([0.0, 0.0], [0.0, 1.0]);
     let options = AnalysisOptions { about: About::Rest, ..AnalysisOptions::default() };
     for scheme in [SchemeKind::SymplecticEuler, SchemeKind::Rk4] {
         let report = analyse(&System::new(&model), scheme, 1e-3, &options).unwrap();

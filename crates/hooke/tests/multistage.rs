@@ -1,29 +1,12 @@
 //! The multi-stage schemes of seed 001: classical RK4 (section 3) and VEFRL (eq. 14, Algorithm 1,
 //! ERRATA), against independent scalar implementations, closed forms and observed orders.
 
+mod common;
+
+use common::oscillator;
 use hooke::model::{LinkSpec, Mass, Model};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
-
-/// One mass of 1 kg at `x0` (velocity `v0`) on a link to an anchor at 0: stiffness `w0^2`,
-/// damping `Z = gamma m = gamma`, so `x'' = -w0^2 x - gamma x'`.
-fn oscillator(omega0: f64, gamma: f64, x0: f64, v0: f64) -> Model {
-    let mut model = Model::new(1).unwrap();
-    model.add_anchor("ground", &[0.0]).unwrap();
-    model
-        .add_mass(Mass { id: "m".into(), mass: 1.0, position: vec![x0], velocity: vec![v0], drag: 0.0 })
-        .unwrap();
-    let link = LinkSpec {
-        id: None,
-        a: "ground",
-        b: "m",
-        stiffness: omega0 * omega0,
-        rest_length: None,
-        damping: gamma,
-    };
-    model.add_link(link).unwrap();
-    model
-}
 
 /// Steps `model` with `kind` at step `h`, calling `each` with every state (the initial one too).
 /// The clock is advanced as the run loop does: `t = step h`.

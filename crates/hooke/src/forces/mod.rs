@@ -99,16 +99,17 @@ pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f
 /// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs the
 /// tangent stiffness at the midpoint, halved (exact in 1D, Newton's approximation for geometric
 /// springs); for contacts the exact derivative of seed 003 eq. 80, which sees a contact the step
-/// enters even when the midpoint is still outside it.
+/// enters even when the midpoint is still outside it. `midpoint` is `(x0 + x1) / 2`, which the
+/// caller keeps (Newton evaluates it at every iteration).
 pub fn add_discrete_stiffness(
     system: &System,
     x0: &[f64],
+    midpoint: &[f64],
     x1: &[f64],
     scale: f64,
     matrix: &mut SparseMatrix,
 ) {
-    let midpoint: Vec<f64> = x0.iter().zip(x1).map(|(a, b)| 0.5 * (a + b)).collect();
-    springs::add_stiffness(system.springs(), system.dimension(), &midpoint, 0.5 * scale, matrix);
+    springs::add_stiffness(system.springs(), system.dimension(), midpoint, 0.5 * scale, matrix);
     contact::add_discrete_stiffness(system, x0, x1, scale, matrix);
 }
 

@@ -68,6 +68,7 @@ pub(super) struct ImplicitStep {
     end: Vec<f64>,
     point: Vec<f64>,
     jacobian_point: Vec<f64>,
+    jacobian_end: Vec<f64>,
     force: Vec<f64>,
     damping: Vec<f64>,
     start_force: Vec<f64>,
@@ -90,6 +91,7 @@ impl ImplicitStep {
             end: vec![0.0; len],
             point: vec![0.0; len],
             jacobian_point: vec![0.0; len],
+            jacobian_end: vec![0.0; len],
             force: vec![0.0; len],
             damping: vec![0.0; len],
             start_force: vec![0.0; len],
@@ -123,6 +125,7 @@ impl ImplicitStep {
         self.end.copy_from_slice(&state.x);
         self.point.copy_from_slice(&state.x);
         self.jacobian_point.copy_from_slice(&state.x);
+        self.jacobian_end.copy_from_slice(&state.x);
 
         // Initial guess: the drift h v_n.
         for (s, v) in self.increment.iter_mut().zip(&state.v) {
@@ -135,6 +138,7 @@ impl ImplicitStep {
             end,
             point,
             jacobian_point,
+            jacobian_end,
             force,
             damping,
             start_force,
@@ -178,9 +182,9 @@ impl ImplicitStep {
             }
             if rule == Rule::DiscreteGradient {
                 for i in 0..n {
-                    jacobian_point[i] = x[i] + s[i];
+                    jacobian_end[i] = x[i] + s[i];
                 }
-                forces::add_discrete_stiffness(system, x, jacobian_point, force_scale, matrix);
+                forces::add_discrete_stiffness(system, x, jacobian_point, jacobian_end, force_scale, matrix);
             } else {
                 forces::add_stiffness(system, jacobian_point, c_k * h * h, matrix);
             }
