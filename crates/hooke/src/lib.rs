@@ -33,6 +33,7 @@
 
 pub mod analysis;
 pub mod forces;
+pub mod instrument;
 pub mod io;
 pub mod kernel;
 pub mod linalg;

@@ -24,4 +24,7 @@ pub(super) fn add_forces(external: &ExternalForces, t: f64, f: &mut [f64]) {
         let values = &sampled.values[start..start + sampled.len[i]];
         f[sampled.coordinate[i] as usize] += interpolate(values, t * sampled.rate[i]);
     }
+    for (f, held) in f.iter_mut().zip(&external.held) {
+        *f += held;
+    }
 }

@@ -11,6 +11,7 @@
 pub mod chain;
 pub mod grid;
 mod real;
+pub mod strings;
 pub mod voices;
 
 pub use real::Real;

@@ -40,6 +40,12 @@ pub struct LinkArrays {
 }
 
 impl LinkArrays {
+    /// The link joining nodes `a` and `b` (either way round), if any.
+    fn between(&self, a: usize, b: usize) -> Option<usize> {
+        let (a, b) = (a as u32, b as u32);
+        (0..self.len()).find(|&i| (self.a[i], self.b[i]) == (a, b) || (self.a[i], self.b[i]) == (b, a))
+    }
+
     /// Number of links.
     pub fn len(&self) -> usize {
         self.a.len()
@@ -160,6 +166,10 @@ pub struct ExternalForces {
     pub sinusoids: SinusoidForces,
     /// Recorded signals.
     pub sampled: SampledForces,
+    /// Forces held on each moving coordinate until changed, N (empty: none): what a score's
+    /// interactions (a hammer, a bow, a force pulse) apply, computed once per step from the
+    /// state (see [`System::set_held_force`]).
+    pub held: Vec<f64>,
 }
 
 impl ExternalForces {
@@ -168,6 +178,7 @@ impl ExternalForces {
         self.constant.coordinate.is_empty()
             && self.sinusoids.coordinate.is_empty()
             && self.sampled.coordinate.is_empty()
+            && self.held.is_empty()
     }
 }
 
@@ -376,5 +387,44 @@ impl System {
     /// The mass owning a state coordinate (`coordinate < mass_coordinates()`).
     pub fn mass_of_coordinate(&self, coordinate: usize) -> &str {
         &self.node_ids[coordinate / self.dimension]
+    }
+
+    /// The spring joining nodes `a` and `b` (either way round), if any.
+    pub fn spring_between(&self, a: usize, b: usize) -> Option<usize> {
+        self.springs.between(a, b)
+    }
+
+    /// The damper joining nodes `a` and `b` (either way round), if any.
+    pub fn damper_between(&self, a: usize, b: usize) -> Option<usize> {
+        self.dampers.between(a, b)
+    }
+
+    /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change). A
+    /// scheme built before the change must be rebuilt.
+    pub fn set_spring_stiffness(&mut self, spring: usize, stiffness: f64) {
+        self.springs.coefficient[spring] = stiffness;
+    }
+
+    /// Changes the coefficient of damper `damper`, N s/m. A scheme built before must be rebuilt.
+    pub fn set_damper_coefficient(&mut self, damper: usize, damping: f64) {
+        self.dampers.coefficient[damper] = damping;
+    }
+
+    /// Sets the drag coefficient of every coordinate of mass `mass`, N s/m (a score's `damp`).
+    /// A scheme built before the change must be rebuilt.
+    pub fn set_drag(&mut self, mass: usize, drag: f64) {
+        if self.drag.is_empty() {
+            self.drag = vec![0.0; self.mass_coordinates()];
+        }
+        self.drag[mass * self.dimension..(mass + 1) * self.dimension].fill(drag);
+    }
+
+    /// Holds `force` (N) on state coordinate `coordinate` (a moving one) until changed. The
+    /// first call makes room for every coordinate; build schemes after it.
+    pub fn set_held_force(&mut self, coordinate: usize, force: f64) {
+        if self.external.held.is_empty() {
+            self.external.held = vec![0.0; self.mass_coordinates()];
+        }
+        self.external.held[coordinate] = force;
     }
 }

@@ -1,0 +1,215 @@
+//! The guitar of seed 000's closing section: six strings of 80 masses each, each designed
+//! (section 4.3, Algorithms 1-4 through [`design_string`]) for the scheme and simulation rate
+//! it will run at, so that its *simulated* fundamental and decay are the targets.
+
+use super::frets::FretMethod;
+use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
+use crate::analysis::design::{design_string, TuneTarget};
+use crate::model::generate::{add_string, Elements, StringSpec};
+use crate::model::{Model, ModelError};
+use crate::render::{PickupSpec, Quantity};
+use crate::scheme::SchemeKind;
+use crate::system::System;
+
+/// A guitar to build. Strings are listed from the lowest to the highest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuitarSpec {
+    /// Masses per string.
+    pub masses: usize,
+    /// Each string's name (what a score calls it) and open pitch, Hz.
+    pub strings: Vec<(String, f64)>,
+    /// Each string's linear density, kg/m (one per string).
+    pub linear_density: Vec<f64>,
+    /// Each string's time constant (decay of the fundamental to 1/e), s (one per string).
+    pub decay: Vec<f64>,
+    /// Vibrating length from nut to bridge, m (sets the mass of each mass with the density).
+    pub scale_length: f64,
+    /// Frets on the fingerboard.
+    pub frets: usize,
+    /// How a fret stops a string.
+    pub fret_method: FretMethod,
+    /// Pickup positions as fractions of the length from the nut (0 < p < 1); the output sums the
+    /// masses nearest them, equally weighted.
+    pub pickups: Vec<f64>,
+    /// Two channels, the strings panned from left (lowest) to right (highest) at constant power;
+    /// otherwise one channel.
+    pub stereo: bool,
+}
+
+/// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
+pub const STANDARD_TUNING: [&str; 6] = ["E2", "A2", "D3", "G3", "B3", "E4"];
+
+/// Linear densities of a common light-gauge set (0.010-0.046 in, D'Addario's published unit
+/// weights), kg/m, lowest string first.
+pub const STANDARD_DENSITIES: [f64; 6] = [6.4e-3, 3.6e-3, 1.9e-3, 1.1e-3, 7.0e-4, 4.0e-4];
+
+impl Default for GuitarSpec {
+    /// Seed 000's guitar: 80 masses a string, standard tuning, decays from 4 s (E2) to 2.5 s
+    /// (E4), a 648 mm scale, 20 frets, the fret stop placed between masses, one pickup at 0.9 of
+    /// the length (near the bridge), stereo.
+    fn default() -> Self {
+        Self {
+            masses: 80,
+            strings: STANDARD_TUNING
+                .iter()
+                .map(|name| (name.to_string(), note_frequency(name).expect("a note name")))
+                .collect(),
+            linear_density: STANDARD_DENSITIES.to_vec(),
+            decay: vec![4.0, 3.7, 3.4, 3.1, 2.8, 2.5],
+            scale_length: 0.648,
+            frets: 20,
+            fret_method: FretMethod::Between,
+            pickups: vec![0.9],
+            stereo: true,
+        }
+    }
+}
+
+/// The frequency of a note name in 12-tone equal temperament with A4 = 440 Hz: a letter A-G,
+/// optional `#` or `b`, an octave number (`E2` = 82.41 Hz, `C#4`, `Bb3`).
+pub fn note_frequency(name: &str) -> Option<f64> {
+    let mut chars = name.chars();
+    let semitone = match chars.next()?.to_ascii_uppercase() {
+        'C' => -9,
+        'D' => -7,
+        'E' => -5,
+        'F' => -4,
+        'G' => -2,
+        'A' => 0,
+        'B' => 2,
+        _ => return None,
+    };
+    let rest = chars.as_str();
+    let (accidental, octave) = match rest.chars().next()? {
+        '#' => (1, &rest[1..]),
+        'b' => (-1, &rest[1..]),
+        _ => (0, rest),
+    };
+    let octave: i32 = octave.parse().ok()?;
+    let from_a4 = semitone + accidental + 12 * (octave - 4);
+    Some(440.0 * 2f64.powf(from_a4 as f64 / 12.0))
+}
+
+/// Builds the guitar for `scheme` at step `dt` (s): each string designed so that its lowest
+/// mode, simulated, has the string's pitch and decay, and checked stable by the analysis.
+pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
+    check_spec(spec)?;
+    let mut model = Model::new(1)?;
+    let mut designs = Vec::with_capacity(spec.strings.len());
+    for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
+        let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
+        let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
+        let design = design_string(spec.masses, mass, target, scheme, dt)
+            .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
+        check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
+        add_string(
+            &mut model,
+            &StringSpec {
+                id: name.clone(),
+                masses: spec.masses,
+                elements: Elements::Lumped { mass, stiffness: design.stiffness, damping: design.damping },
+                drag: 0.0,
+                pluck: None,
+            },
+        )?;
+        designs.push(design);
+    }
+    let n = spec.masses;
+    let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
+    let parts: Vec<Part> = spec
+        .strings
+        .iter()
+        .zip(&designs)
+        .enumerate()
+        .map(|(s, ((name, frequency_hz), design))| Part {
+            name: name.clone(),
+            kind: PartKind::String(StringPart {
+                masses: (0..n).map(|i| s * n + i).collect(),
+                ends: [node(format!("{name}.0")), node(format!("{name}.{}", n + 1))],
+                mass: design.mass,
+                stiffness: design.stiffness,
+                damping: design.damping,
+                frequency_hz: *frequency_hz,
+                time_constant: Some(spec.decay[s]),
+                frets: spec.frets,
+                fret_method: spec.fret_method,
+            }),
+        })
+        .collect();
+    let pickups = string_pickups(&model, &parts, &spec.pickups, spec.stereo);
+    Ok(Instrument { kind: "guitar", model, parts, pickups, scheme, dt })
+}
+
+/// Pickups at fractions `positions` of every string part's length, equally weighted; with
+/// `stereo`, two channels with the strings panned from left (first) to right (last) at
+/// constant power over the middle half of the field.
+pub fn string_pickups(model: &Model, parts: &[Part], positions: &[f64], stereo: bool) -> Vec<PickupSpec> {
+    let strings: Vec<&StringPart> = parts
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PartKind::String(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let mut pickups = Vec::new();
+    for (s, string) in strings.iter().enumerate() {
+        let pan = if strings.len() > 1 { s as f64 / (strings.len() - 1) as f64 } else { 0.5 };
+        let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
+        let gains: Vec<f64> = if stereo { vec![angle.cos(), angle.sin()] } else { vec![1.0] };
+        for &position in positions {
+            let mass = string.masses[string.mass_at(position)];
+            for (channel, gain) in gains.iter().enumerate() {
+                pickups.push(PickupSpec {
+                    channel: channel + 1,
+                    mass: model.masses()[mass].id.clone(),
+                    quantity: Quantity::Position,
+                    axis: 0,
+                    weight: gain / positions.len() as f64,
+                });
+            }
+        }
+    }
+    pickups
+}
+
+fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
+    let count = spec.strings.len();
+    let check_count = |field: &'static str, len: usize| {
+        if len == count {
+            Ok(())
+        } else {
+            Err(ModelError::new("guitar", field, format!("one value per string ({count})"), format!("{len} values")))
+        }
+    };
+    if count == 0 {
+        return Err(ModelError::new("guitar", "tuning", "at least one string", "none"));
+    }
+    check_count("linear_density", spec.linear_density.len())?;
+    check_count("decay", spec.decay.len())?;
+    if spec.masses < 2 {
+        return Err(ModelError::new("guitar", "masses", "at least 2 masses per string", spec.masses));
+    }
+    for (name, frequency) in &spec.strings {
+        if !(frequency.is_finite() && *frequency > 0.0) {
+            return Err(ModelError::new(format!("guitar string {name}"), "tuning", "a pitch > 0 Hz", frequency));
+        }
+        if spec.strings.iter().filter(|(other, _)| other == name).count() > 1 {
+            return Err(ModelError::new("guitar", "names", "a different name for each string", format!("\"{name}\" twice")));
+        }
+    }
+    for (field, values) in [("linear_density", &spec.linear_density), ("decay", &spec.decay)] {
+        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(ModelError::new("guitar", field, "values > 0", bad));
+        }
+    }
+    if !(spec.scale_length.is_finite() && spec.scale_length > 0.0) {
+        return Err(ModelError::new("guitar", "scale_length", "a length > 0 m", spec.scale_length));
+    }
+    if let Some(bad) = spec.pickups.iter().find(|p| !(**p > 0.0 && **p < 1.0)) {
+        return Err(ModelError::new("guitar", "pickups", "positions strictly between 0 and 1", bad));
+    }
+    if spec.pickups.is_empty() {
+        return Err(ModelError::new("guitar", "pickups", "at least one pickup position", "none"));
+    }
+    Ok(())
+}

@@ -1,0 +1,211 @@
+//! Instruments: models built for playing from a score. An [`Instrument`] is a [`Model`] plus
+//! named parts a score can address (strings, a membrane, a single body), the pickups that make
+//! its output channels, and the scheme and step it was built for: a guitar's strings are
+//! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
+//! (seed 000 section 4.3 and its closing guitar).
+//!
+//! Builders: [`guitar`], [`drum`], [`reed`], [`sitar`], [`pendulum`]; [`file`] reads them from
+//! TOML (docs/score-format.md).
+
+pub mod drum;
+
+pub mod frets;
+pub mod guitar;
+pub mod pendulum;
+pub mod reed;
+pub mod sitar;
+
+use crate::analysis::error::AnalysisError;
+use crate::analysis::report::{analyse, AnalysisOptions};
+use crate::model::{Model, ModelError, Node};
+use crate::render::PickupSpec;
+use crate::scheme::SchemeKind;
+use crate::system::System;
+
+/// What can go wrong building an instrument.
+#[derive(Debug, thiserror::Error)]
+pub enum InstrumentError {
+    /// A parameter is out of range (names the parameter, what was expected and what was found).
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The design or the stability analysis failed.
+    #[error("{part}: {source}")]
+    Analysis {
+        /// The part being designed.
+        part: String,
+        /// Why.
+        source: AnalysisError,
+    },
+    /// The scheme at this simulation rate would let a mode of a part grow.
+    #[error(
+        "{part}: {scheme} at a simulation rate of {rate} Hz is unstable: its highest mode ({highest_hz:.0} Hz \
+         analog) needs a rate above {needed_rate:.0} Hz with this scheme{hint}"
+    )]
+    Unstable {
+        /// The part.
+        part: String,
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The simulation rate, Hz.
+        rate: f64,
+        /// The analog frequency of the part's highest mode, Hz.
+        highest_hz: f64,
+        /// The lowest stable simulation rate, Hz.
+        needed_rate: f64,
+        /// What to do about it (for symplectic Euler: every mode must stay under rate / pi).
+        hint: String,
+    },
+}
+
+/// A part of an instrument that a score can address by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    /// The name scores use (`"E2"`, `"drum"`, `"reed"`).
+    pub name: String,
+    /// What it is.
+    pub kind: PartKind,
+}
+
+/// The kinds of parts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartKind {
+    /// A 1D string between two anchors.
+    String(StringPart),
+    /// A 1D membrane: a grid of masses with a fixed rim.
+    Membrane(MembranePart),
+    /// One mass (a reed, a pendulum's bob).
+    Body(BodyPart),
+}
+
+/// A string: its masses in order from the nut (or first anchor) to the bridge, and what it
+/// was designed to be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StringPart {
+    /// Model indices of the masses, nut to bridge.
+    pub masses: Vec<usize>,
+    /// System node indices of the anchors at the nut and at the bridge.
+    pub ends: [usize; 2],
+    /// Each mass, kg.
+    pub mass: f64,
+    /// Each link's stiffness, N/m.
+    pub stiffness: f64,
+    /// Each link's damper, N s/m.
+    pub damping: f64,
+    /// The open string's designed (simulated) fundamental, Hz.
+    pub frequency_hz: f64,
+    /// The open string's designed time constant, s (`None`: lossless).
+    pub time_constant: Option<f64>,
+    /// Frets on the fingerboard (0: none).
+    pub frets: usize,
+    /// How a fret stops the string.
+    pub fret_method: frets::FretMethod,
+}
+
+impl StringPart {
+    /// The system node at position `p` along the string: 0 the nut anchor, `1..=N` the masses,
+    /// `N + 1` the bridge anchor.
+    pub fn node(&self, p: usize) -> usize {
+        match p {
+            0 => self.ends[0],
+            p if p <= self.masses.len() => self.masses[p - 1],
+            _ => self.ends[1],
+        }
+    }
+
+    /// The mass nearest a fraction `position` of the string's length from the nut (0-based
+    /// along the string).
+    pub fn mass_at(&self, position: f64) -> usize {
+        let n = self.masses.len();
+        ((position * (n + 1) as f64).round() as usize).clamp(1, n) - 1
+    }
+}
+
+/// A membrane: `columns x rows` masses, row by row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MembranePart {
+    /// Masses along x.
+    pub columns: usize,
+    /// Masses along y.
+    pub rows: usize,
+    /// Model indices of the masses, `j * columns + i` for column `i`, row `j`.
+    pub masses: Vec<usize>,
+    /// Every link of the membrane as system node pairs, with its stiffness (N/m) and damping
+    /// (N s/m) as built.
+    pub links: Vec<([usize; 2], f64, f64)>,
+}
+
+impl MembranePart {
+    /// The mass nearest the point at fractions `(x, y)` of the width and height (model index).
+    pub fn mass_at(&self, x: f64, y: f64) -> usize {
+        let pick = |fraction: f64, count: usize| {
+            ((fraction * (count + 1) as f64).round() as usize).clamp(1, count) - 1
+        };
+        self.masses[pick(y, self.rows) * self.columns + pick(x, self.columns)]
+    }
+}
+
+/// One mass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyPart {
+    /// Its model index.
+    pub mass: usize,
+}
+
+/// A model ready to play: parts, pickups, and the scheme and step it was built for.
+#[derive(Debug, Clone)]
+pub struct Instrument {
+    /// What it is (`guitar`, `drum`, ...).
+    pub kind: &'static str,
+    /// The network.
+    pub model: Model,
+    /// The parts a score can address.
+    pub parts: Vec<Part>,
+    /// The output channels.
+    pub pickups: Vec<PickupSpec>,
+    /// The scheme it was built for.
+    pub scheme: SchemeKind,
+    /// The simulation step it was built for, s.
+    pub dt: f64,
+}
+
+impl Instrument {
+    /// The part named `name`.
+    pub fn part(&self, name: &str) -> Option<&Part> {
+        self.parts.iter().find(|p| p.name == name)
+    }
+
+    /// The system node index of the node with id `id` (masses first, then anchors).
+    pub fn node_index(model: &Model, id: &str) -> Option<usize> {
+        match model.node(id)? {
+            Node::Mass(i) => Some(i),
+            Node::Anchor(i) => Some(model.masses().len() + i),
+        }
+    }
+
+    /// Checks with the analysis that every mode of the whole instrument is stable with its
+    /// scheme at its step; the error names the part, the rate and the rate needed.
+    pub fn check_stable(&self, part: &str) -> Result<(), InstrumentError> {
+        check_stable(&System::new(&self.model), self.scheme, self.dt, part)
+    }
+}
+
+/// Checks that `system` is stable with `scheme` at step `dt` (the analysis: every discrete
+/// pole inside the unit circle); `part` names it in the error.
+pub fn check_stable(system: &System, scheme: SchemeKind, dt: f64, part: &str) -> Result<(), InstrumentError> {
+    let analysis = analyse(system, scheme, dt, &AnalysisOptions::default())
+        .map_err(|source| InstrumentError::Analysis { part: part.to_string(), source })?;
+    let Some(worst) = analysis.worst_mode() else {
+        return Ok(());
+    };
+    let highest_hz = analysis.modes.iter().map(|m| m.mode.frequency_hz()).fold(0.0, f64::max);
+    let needed_rate = analysis.largest_stable_step.lowest_rate();
+    let hint = match scheme {
+        SchemeKind::SymplecticEuler => format!(
+            " (symplectic Euler keeps a mode only while omega h <= 2: every mode must stay under \
+             rate / pi = {:.0} Hz)",
+            1.0 / (dt * std::f64::consts::PI)
+        ),
+        _ => format!("; mode {} grows by |z| = {:.6} per step", worst.index, worst.discrete.modulus()),
+    };
+    Err(InstrumentError::Unstable { part: part.to_string(), scheme, rate: 1.0 / dt, highest_hz, needed_rate, hint })
+}
