@@ -5,6 +5,7 @@ mod bench;
 mod compare;
 mod design;
 mod diagnostics;
+mod render;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -31,7 +32,9 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Coefficients for a model whose simulation has a given pitch and decay.
     Design(design::DesignArgs),
-    /// Render the built-in example (a plucked string) to hooke-demo.wav and hooke-demo.csv.
+    /// Play an instrument from a score: simulate (oversampled), decimate, write a WAV.
+    Render(render::RenderArgs),
+    /// Render the built-in example (the guitar playing a short phrase) to hooke-demo.wav.
     Demo {
         /// Folder to write the files into.
         #[arg(long, default_value = ".")]
@@ -52,7 +55,8 @@ fn main() -> miette::Result<()> {
         Command::Run(args) => run::run_command(&args),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Design(args) => design::design(&args),
-        Command::Demo { out_dir } => run::demo(&out_dir),
+        Command::Demo { out_dir } => render::demo(&out_dir),
+        Command::Render(args) => render::render(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemes => {
             list_schemes();

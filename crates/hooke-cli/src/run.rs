@@ -20,9 +20,6 @@ use std::time::Instant;
 /// `--energy` measures the contraction factor D for models up to this many moving coordinates.
 const CONTRACTION_LIMIT: usize = 200;
 
-/// The model `hooke demo` renders.
-const DEMO_MODEL: &str = include_str!("../../../examples/plucked-string.toml");
-
 /// Arguments of `hooke run`. Settings given here override the file's `[run]` and `[output]`.
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
@@ -114,7 +111,7 @@ pub fn parse_scheme(name: &str) -> Result<SchemeKind, String> {
     name.parse::<SchemeKind>().map_err(|e| e.to_string())
 }
 
-fn parse_format(name: &str) -> Result<SampleFormat, String> {
+pub fn parse_format(name: &str) -> Result<SampleFormat, String> {
     SampleFormat::from_name(name)
         .ok_or_else(|| format!("unknown format \"{name}\"; expected f32, i16 or i24"))
 }
@@ -123,19 +120,6 @@ fn parse_format(name: &str) -> Result<SampleFormat, String> {
 pub fn run_command(args: &RunArgs) -> miette::Result<()> {
     let source = read_model(&args.model)?;
     run_source(&source, &args.model.display().to_string(), args)
-}
-
-/// `hooke demo`: the plucked string, to WAV and CSV in `out_dir`.
-pub fn demo(out_dir: &Path) -> miette::Result<()> {
-    let args = RunArgs {
-        model: PathBuf::from("examples/plucked-string.toml"),
-        wav: Some(out_dir.join("hooke-demo.wav")),
-        csv: Some(out_dir.join("hooke-demo.csv")),
-        every: 44,
-        energy: true,
-        ..RunArgs::default()
-    };
-    run_source(DEMO_MODEL, "<demo: examples/plucked-string.toml>", &args)
 }
 
 /// Settings from the command line, validated as the file's are.
@@ -313,7 +297,7 @@ fn wav_rate(hz: f64, needed: bool) -> miette::Result<u32> {
     Ok(rounded as u32)
 }
 
-fn write_wav_file(
+pub fn write_wav_file(
     path: &Path,
     channels: &[Vec<f64>],
     rate: u32,

@@ -40,4 +40,5 @@ pub mod linalg;
 pub mod model;
 pub mod render;
 pub mod scheme;
+pub mod score;
 pub mod system;

@@ -69,7 +69,10 @@ pub fn fret_stop(
         return Err(ModelError::new(
             part,
             "fret",
-            format!("a fret from 1 to {} that leaves at least 2 masses sounding", string.frets.min(max_fret(n))),
+            format!(
+                "a fret from 1 to {} that leaves at least 2 masses sounding",
+                string.frets.min(max_fret(n))
+            ),
             fret,
         )
         .into());
@@ -94,7 +97,8 @@ pub fn fret_stop(
         FretMethod::Between => {
             let target = fret_pitch(string, fret).ln();
             let past = place - stopped as f64;
-            let error = |log_stiffness: f64| Ok::<_, InstrumentError>(lowest(log_stiffness.exp())?.ln() - target);
+            let error =
+                |log_stiffness: f64| Ok::<_, InstrumentError>(lowest(log_stiffness.exp())?.ln() - target);
             let first = (k / (1.0 - past)).ln();
             let (mut previous, mut current) = ((first, error(first)?), (first + 1e-3, error(first + 1e-3)?));
             let mut converged = None;
@@ -127,7 +131,10 @@ const SECANT_ITERATIONS: usize = 40;
 
 /// The highest fret that leaves two masses sounding on a string of `masses` masses.
 fn max_fret(masses: usize) -> usize {
-    (1..).take_while(|&f| (fret_position(f) * (masses + 1) as f64).round() as usize + 2 <= masses + 1).last().unwrap_or(0)
+    (1..)
+        .take_while(|&f| (fret_position(f) * (masses + 1) as f64).round() as usize + 2 <= masses + 1)
+        .last()
+        .unwrap_or(0)
 }
 
 /// The sounding part of a stopped string: `sounding` masses between the stop and the bridge,

@@ -178,7 +178,12 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
         if len == count {
             Ok(())
         } else {
-            Err(ModelError::new("guitar", field, format!("one value per string ({count})"), format!("{len} values")))
+            Err(ModelError::new(
+                "guitar",
+                field,
+                format!("one value per string ({count})"),
+                format!("{len} values"),
+            ))
         }
     };
     if count == 0 {
@@ -191,10 +196,20 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     }
     for (name, frequency) in &spec.strings {
         if !(frequency.is_finite() && *frequency > 0.0) {
-            return Err(ModelError::new(format!("guitar string {name}"), "tuning", "a pitch > 0 Hz", frequency));
+            return Err(ModelError::new(
+                format!("guitar string {name}"),
+                "tuning",
+                "a pitch > 0 Hz",
+                frequency,
+            ));
         }
         if spec.strings.iter().filter(|(other, _)| other == name).count() > 1 {
-            return Err(ModelError::new("guitar", "names", "a different name for each string", format!("\"{name}\" twice")));
+            return Err(ModelError::new(
+                "guitar",
+                "names",
+                "a different name for each string",
+                format!("\"{name}\" twice"),
+            ));
         }
     }
     for (field, values) in [("linear_density", &spec.linear_density), ("decay", &spec.decay)] {

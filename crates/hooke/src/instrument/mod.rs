@@ -8,7 +8,7 @@
 //! TOML (docs/score-format.md).
 
 pub mod drum;
-
+pub mod file;
 pub mod frets;
 pub mod guitar;
 pub mod pendulum;
@@ -207,5 +207,12 @@ pub fn check_stable(system: &System, scheme: SchemeKind, dt: f64, part: &str) ->
         ),
         _ => format!("; mode {} grows by |z| = {:.6} per step", worst.index, worst.discrete.modulus()),
     };
-    Err(InstrumentError::Unstable { part: part.to_string(), scheme, rate: 1.0 / dt, highest_hz, needed_rate, hint })
+    Err(InstrumentError::Unstable {
+        part: part.to_string(),
+        scheme,
+        rate: 1.0 / dt,
+        highest_hz,
+        needed_rate,
+        hint,
+    })
 }

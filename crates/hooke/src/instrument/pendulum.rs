@@ -47,7 +47,13 @@ pub fn pendulum(spec: &PendulumSpec, scheme: SchemeKind, dt: f64) -> Result<Inst
         .into());
     }
     if !(spec.gravity > 0.0 && spec.decay > 0.0) {
-        return Err(ModelError::new("pendulum", "gravity", "gravity and decay > 0", spec.gravity.min(spec.decay)).into());
+        return Err(ModelError::new(
+            "pendulum",
+            "gravity",
+            "gravity and decay > 0",
+            spec.gravity.min(spec.decay),
+        )
+        .into());
     }
     let stiffness = spec.mass * (TAU * spec.stretch_hz).powi(2);
     let length = spec.gravity / (TAU * spec.swing_hz).powi(2);

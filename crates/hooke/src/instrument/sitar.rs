@@ -78,7 +78,11 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         &StringSpec {
             id: "sitar".to_string(),
             masses: spec.masses,
-            elements: Elements::Lumped { mass: spec.mass, stiffness: design.stiffness, damping: design.damping },
+            elements: Elements::Lumped {
+                mass: spec.mass,
+                stiffness: design.stiffness,
+                damping: design.damping,
+            },
             drag: 0.0,
             pluck: None,
         },
@@ -100,7 +104,8 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             .into());
         }
     }
-    let ids: Vec<String> = (spec.masses - spec.barrier_masses + 1..=spec.masses).map(|i| format!("sitar.{i}")).collect();
+    let ids: Vec<String> =
+        (spec.masses - spec.barrier_masses + 1..=spec.masses).map(|i| format!("sitar.{i}")).collect();
     model.add_barrier(BarrierSpec {
         id: Some("jawari"),
         masses: MassSelection::Ids(ids.iter().map(String::as_str).collect()),

@@ -14,17 +14,22 @@
 //! x_i' = x_i + h v_i'
 //! ```
 //!
-//! the general path's step ([`crate::scheme::SymplecticEuler`]) written as a stencil over
-//! padded arrays, so it vectorises. A stopped (pinned) mass has `h / m_i = 0` and stays where
-//! it was put. A step does not depend on how many steps a call advances, so rendering one step
-//! at a time and in blocks gives identical results; strings run on several threads with results
-//! identical to one thread's.
+//! the general path's step ([`crate::scheme::SymplecticEuler`]) written as a stencil. Strings of
+//! the same length are grouped `L` at a time with the strings in the vector lanes (`x[i L +
+//! lane]`, as [`super::voices`] does with copies of one string), so every operation is a full,
+//! aligned vector operation whatever the string's length, and a group's neighbours are whole
+//! vectors rather than shifted loads. A stopped (pinned) mass has `h / m_i = 0` and stays where
+//! it was put; unused lanes are strings of zero coefficients that stay at rest. A step does not
+//! depend on how many steps a call advances, so rendering one step at a time and in blocks give
+//! identical results; groups run on several threads with results identical to one thread's.
 
 use crate::render::Quantity;
 
 /// A weighted reading of one mass of one string, added to an output channel after every step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StringTap {
+    /// The string's lane in its group.
+    pub lane: usize,
     /// The mass, 0-based along the string.
     pub mass: usize,
     /// Position or velocity.
@@ -35,100 +40,164 @@ pub struct StringTap {
     pub weight: f64,
 }
 
-/// One string: padded state (`x[0]` and `x[n + 1]` are its fixed ends) and coefficients.
+/// One string's values, to put in a lane: masses (kg), links (N/m, N s/m, one more than the
+/// masses) and the fixed ends' positions (m).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StringValues {
+    /// Each mass, kg.
+    pub mass: Vec<f64>,
+    /// Each link's stiffness, N/m.
+    pub stiffness: Vec<f64>,
+    /// Each link's damping, N s/m.
+    pub damping: Vec<f64>,
+    /// Positions of the first and last ends, m.
+    pub ends: [f64; 2],
+}
+
+/// One value per lane, on a cache line of its own (64 bytes), so a vector load never straddles
+/// two lines.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
+struct Lanes<const L: usize>([f64; L]);
+
+impl<const L: usize> std::ops::Index<usize> for Lanes<L> {
+    type Output = f64;
+    fn index(&self, lane: usize) -> &f64 {
+        &self.0[lane]
+    }
+}
+
+impl<const L: usize> std::ops::IndexMut<usize> for Lanes<L> {
+    fn index_mut(&mut self, lane: usize) -> &mut f64 {
+        &mut self.0[lane]
+    }
+}
+
+/// Up to `L` strings of `n` masses each, one per vector lane, with padded state (positions 0
+/// and `n + 1` are the fixed ends).
 #[derive(Debug, Clone)]
-pub struct ChainString {
+pub struct StringGroup<const L: usize> {
     dt: f64,
-    x: Vec<f64>,
-    v: Vec<f64>,
-    x_next: Vec<f64>,
-    v_next: Vec<f64>,
+    masses: usize,
+    x: Vec<Lanes<L>>,
+    v: Vec<Lanes<L>>,
     /// `k_j`, N/m, links `0..=n`.
-    stiffness: Vec<f64>,
+    stiffness: Vec<Lanes<L>>,
     /// `Z_j`, N s/m, links `0..=n`.
-    damping: Vec<f64>,
-    /// `h / m_i` (0 for a stopped mass), s/kg, padded like `x`.
-    step_over_mass: Vec<f64>,
+    damping: Vec<Lanes<L>>,
+    /// `h / m_i` (0 for a stopped mass or an unused lane), s/kg, padded like `x`.
+    step_over_mass: Vec<Lanes<L>>,
     /// `c_i`, N s/m, padded.
-    drag: Vec<f64>,
+    drag: Vec<Lanes<L>>,
     /// `f_i`, N, padded.
-    force: Vec<f64>,
-    /// Each mass, kg (0-based along the string).
-    mass: Vec<f64>,
+    force: Vec<Lanes<L>>,
+    /// Each mass, kg, padded.
+    mass: Vec<Lanes<L>>,
     taps: Vec<StringTap>,
 }
 
-impl ChainString {
-    /// A string of `mass.len()` masses (kg) with `stiffness.len() == damping.len() ==
-    /// mass.len() + 1` links (N/m, N s/m), fixed ends at `ends` (m) and step `dt` (s), at rest
-    /// with every mass at 0 m.
-    pub fn new(dt: f64, mass: Vec<f64>, stiffness: Vec<f64>, damping: Vec<f64>, ends: [f64; 2]) -> Self {
-        let n = mass.len();
-        assert!(stiffness.len() == n + 1 && damping.len() == n + 1, "a string has one more link than masses");
-        let mut x = vec![0.0; n + 2];
-        (x[0], x[n + 1]) = (ends[0], ends[1]);
-        let mut step_over_mass = vec![0.0; n + 2];
-        for (w, m) in step_over_mass[1..=n].iter_mut().zip(&mass) {
-            *w = dt / m;
-        }
-        Self {
+/// Where a step gave a non-finite value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonFiniteMass {
+    /// Steps completed before the failing one.
+    pub completed: usize,
+    /// The string's lane.
+    pub lane: usize,
+    /// The first non-finite mass of that string, 0-based.
+    pub mass: usize,
+    /// `position` or `velocity`.
+    pub quantity: &'static str,
+}
+
+impl<const L: usize> StringGroup<L> {
+    /// A group of the strings `strings` (at most `L`, all with `masses` masses), step `dt` (s),
+    /// at rest with every mass at 0 m.
+    pub fn new(dt: f64, masses: usize, strings: &[StringValues]) -> Self {
+        assert!(strings.len() <= L, "at most {L} strings in a group");
+        assert!(L <= 8, "a lane group fits one cache line");
+        let zeros = |len: usize| vec![Lanes([0.0; L]); len];
+        let mut group = Self {
             dt,
-            x_next: x.clone(),
-            v: vec![0.0; n + 2],
-            v_next: vec![0.0; n + 2],
-            x,
-            stiffness,
-            damping,
-            step_over_mass,
-            drag: vec![0.0; n + 2],
-            force: vec![0.0; n + 2],
-            mass,
+            masses,
+            x: zeros(masses + 2),
+            v: zeros(masses + 2),
+            stiffness: zeros(masses + 1),
+            damping: zeros(masses + 1),
+            step_over_mass: zeros(masses + 2),
+            drag: zeros(masses + 2),
+            force: zeros(masses + 2),
+            mass: zeros(masses + 2),
             taps: Vec::new(),
+        };
+        for (lane, string) in strings.iter().enumerate() {
+            assert!(
+                string.mass.len() == masses
+                    && string.stiffness.len() == masses + 1
+                    && string.damping.len() == masses + 1
+            );
+            group.x[0][lane] = string.ends[0];
+            group.x[masses + 1][lane] = string.ends[1];
+            for (j, (&k, &z)) in string.stiffness.iter().zip(&string.damping).enumerate() {
+                group.set_link(lane, j, k, z);
+            }
+            for (i, &m) in string.mass.iter().enumerate() {
+                group.mass[i + 1][lane] = m;
+                group.step_over_mass[i + 1][lane] = dt / m;
+            }
         }
+        group
     }
 
-    /// Number of masses.
+    /// Masses per string.
     pub fn masses(&self) -> usize {
-        self.mass.len()
+        self.masses
     }
 
-    /// Position (m) and velocity (m/s) of mass `i` (0-based).
-    pub fn motion(&self, i: usize) -> (f64, f64) {
-        (self.x[i + 1], self.v[i + 1])
+    /// Mass `i` of the string in `lane`, kg.
+    pub fn mass(&self, lane: usize, i: usize) -> f64 {
+        self.mass[i + 1][lane]
+    }
+
+    /// Position (m) and velocity (m/s) of mass `i` (0-based) of the string in `lane`.
+    pub fn motion(&self, lane: usize, i: usize) -> (f64, f64) {
+        (self.x[i + 1][lane], self.v[i + 1][lane])
     }
 
     /// Sets the position (m) and velocity (m/s) of mass `i`.
-    pub fn set_motion(&mut self, i: usize, x: f64, v: f64) {
-        (self.x[i + 1], self.v[i + 1]) = (x, v);
+    pub fn set_motion(&mut self, lane: usize, i: usize, x: f64, v: f64) {
+        (self.x[i + 1][lane], self.v[i + 1][lane]) = (x, v);
     }
 
     /// Stops mass `i` where it is now (`h/m = 0`), or frees it again.
-    pub fn set_stopped(&mut self, i: usize, stopped: bool) {
-        self.step_over_mass[i + 1] = if stopped { 0.0 } else { self.dt / self.mass[i] };
+    pub fn set_stopped(&mut self, lane: usize, i: usize, stopped: bool) {
+        self.step_over_mass[i + 1][lane] = if stopped { 0.0 } else { self.dt / self.mass[i + 1][lane] };
     }
 
     /// Sets link `j` (joining mass `j - 1` to mass `j`; link 0 starts at the first end).
-    pub fn set_link(&mut self, j: usize, stiffness: f64, damping: f64) {
-        (self.stiffness[j], self.damping[j]) = (stiffness, damping);
+    pub fn set_link(&mut self, lane: usize, j: usize, stiffness: f64, damping: f64) {
+        (self.stiffness[j][lane], self.damping[j][lane]) = (stiffness, damping);
     }
 
     /// Sets the drag of mass `i`, N s/m.
-    pub fn set_drag(&mut self, i: usize, drag: f64) {
-        self.drag[i + 1] = drag;
+    pub fn set_drag(&mut self, lane: usize, i: usize, drag: f64) {
+        self.drag[i + 1][lane] = drag;
     }
 
     /// Sets the force held on mass `i` from now on, N.
-    pub fn set_force(&mut self, i: usize, force: f64) {
-        self.force[i + 1] = force;
+    pub fn set_force(&mut self, lane: usize, i: usize, force: f64) {
+        self.force[i + 1][lane] = force;
     }
 
     /// The force on mass `i` now from its links and drag (without the held force), N.
-    pub fn link_force(&self, i: usize) -> f64 {
+    pub fn link_force(&self, lane: usize, i: usize) -> f64 {
         let p = i + 1;
-        let (x, v, k, z) = (&self.x, &self.v, &self.stiffness, &self.damping);
-        k[p - 1] * (x[p - 1] - x[p]) + k[p] * (x[p + 1] - x[p]) + z[p - 1] * (v[p - 1] - v[p])
-            + z[p] * (v[p + 1] - v[p])
-            - self.drag[p] * v[p]
+        let (x, v) = (|q: usize| self.x[q][lane], |q: usize| self.v[q][lane]);
+        let (k, z) = (|j: usize| self.stiffness[j][lane], |j: usize| self.damping[j][lane]);
+        k(p - 1) * (x(p - 1) - x(p))
+            + k(p) * (x(p + 1) - x(p))
+            + z(p - 1) * (v(p - 1) - v(p))
+            + z(p) * (v(p + 1) - v(p))
+            - self.drag[p][lane] * v(p)
     }
 
     /// The readings added to the output after every step.
@@ -137,8 +206,8 @@ impl ChainString {
     }
 
     /// Advances `steps` steps, adding each tap's reading after step `s` to
-    /// `record[channel * steps + s]`. On a non-finite value, stops with the state at the start of
-    /// the failing step and returns where it appeared.
+    /// `record[channel * steps + s]`. On a non-finite value, stops after the failing step and
+    /// says where it appeared.
     pub fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<(), NonFiniteMass> {
         super::with_best_instructions(
             #[inline(always)]
@@ -148,95 +217,129 @@ impl ChainString {
 
     #[inline(always)]
     fn advance_portable(&mut self, steps: usize, record: &mut [f64]) -> Result<(), NonFiniteMass> {
-        let n = self.masses();
-        let h = self.dt;
         for step in 0..steps {
-            {
-                let (x, v) = (&self.x[..], &self.v[..]);
-                let (x_left, x_mid, x_right) = (&x[..n], &x[1..=n], &x[2..n + 2]);
-                let (v_left, v_mid, v_right) = (&v[..n], &v[1..=n], &v[2..n + 2]);
-                let (k_left, k_right) = (&self.stiffness[..n], &self.stiffness[1..=n]);
-                let (z_left, z_right) = (&self.damping[..n], &self.damping[1..=n]);
-                let (w, c, f) = (&self.step_over_mass[1..=n], &self.drag[1..=n], &self.force[1..=n]);
-                let (x_out, v_out) = (&mut self.x_next[1..=n], &mut self.v_next[1..=n]);
-                let mut finite = true;
-                for i in 0..n {
-                    let force = k_left[i] * (x_left[i] - x_mid[i])
-                        + k_right[i] * (x_right[i] - x_mid[i])
-                        + z_left[i] * (v_left[i] - v_mid[i])
-                        + z_right[i] * (v_right[i] - v_mid[i])
-                        - c[i] * v_mid[i]
-                        + f[i];
-                    let v_new = v_mid[i] + w[i] * force;
-                    let x_new = x_mid[i] + h * v_new;
-                    finite &= (x_new - x_new == 0.0) & (v_new - v_new == 0.0);
-                    v_out[i] = v_new;
-                    x_out[i] = x_new;
-                }
-                if !finite {
-                    let bad = |values: &[f64]| values.iter().position(|value| !value.is_finite());
-                    let (mass, quantity) = match bad(x_out) {
-                        Some(mass) => (mass, "position"),
-                        None => (bad(v_out).unwrap_or(0), "velocity"),
-                    };
-                    return Err(NonFiniteMass { completed: step, mass, quantity });
-                }
+            let coefficients = Coefficients {
+                stiffness: &self.stiffness,
+                damping: &self.damping,
+                step_over_mass: &self.step_over_mass,
+                drag: &self.drag,
+                force: &self.force,
+            };
+            if !step_group(self.dt, &coefficients, &mut self.x, &mut self.v) {
+                return Err(self.locate_non_finite(step));
             }
-            std::mem::swap(&mut self.x, &mut self.x_next);
-            std::mem::swap(&mut self.v, &mut self.v_next);
             for tap in &self.taps {
                 let value = match tap.quantity {
-                    Quantity::Position => self.x[tap.mass + 1],
-                    Quantity::Velocity => self.v[tap.mass + 1],
+                    Quantity::Position => self.x[tap.mass + 1][tap.lane],
+                    Quantity::Velocity => self.v[tap.mass + 1][tap.lane],
                 };
                 record[tap.channel * steps + step] += tap.weight * value;
             }
         }
         Ok(())
     }
+
+    /// The first non-finite value the failing step (after `completed` good ones) wrote.
+    fn locate_non_finite(&self, completed: usize) -> NonFiniteMass {
+        for (values, quantity) in [(&self.x, "position"), (&self.v, "velocity")] {
+            for (i, lanes) in values[1..=self.masses].iter().enumerate() {
+                if let Some(lane) = lanes.0.iter().position(|value| !value.is_finite()) {
+                    return NonFiniteMass { completed, lane, mass: i, quantity };
+                }
+            }
+        }
+        unreachable!("a step found a non-finite value it did not write")
+    }
 }
 
-/// Where a string's step gave a non-finite value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NonFiniteMass {
-    /// Steps completed before the failing one.
-    pub completed: usize,
-    /// The first non-finite mass, 0-based along the string.
-    pub mass: usize,
-    /// `position` or `velocity`.
-    pub quantity: &'static str,
+/// A group's coefficients for one step.
+struct Coefficients<'a, const L: usize> {
+    stiffness: &'a [Lanes<L>],
+    damping: &'a [Lanes<L>],
+    step_over_mass: &'a [Lanes<L>],
+    drag: &'a [Lanes<L>],
+    force: &'a [Lanes<L>],
 }
 
-/// Several independent strings, advanced together (on several threads when a pool is given).
+/// One symplectic Euler step of a group, in place (the module's equations); returns whether
+/// every new value is finite. Going up the string, the old position and velocity of the mass
+/// below are carried in registers, so each mass is read and written once per step; the arrays
+/// are separate arguments so the compiler knows they do not overlap.
+#[inline(always)]
+fn step_group<const L: usize>(
+    h: f64,
+    coefficients: &Coefficients<'_, L>,
+    x: &mut [Lanes<L>],
+    v: &mut [Lanes<L>],
+) -> bool {
+    let n = x.len() - 2;
+    let Coefficients { stiffness, damping, step_over_mass, drag, force } = *coefficients;
+    let (stiffness, damping) = (&stiffness[..n + 1], &damping[..n + 1]);
+    let (w, c, f, v) = (&step_over_mass[..n + 2], &drag[..n + 2], &force[..n + 2], &mut v[..n + 2]);
+    // Stays 0 while every new value is finite: `inf * 0` and `NaN * 0` are NaN. Plain
+    // arithmetic, so the lane loop vectorises.
+    let mut poison = [0.0; L];
+    let (mut x_left, mut v_left) = (x[0].0, v[0].0);
+    let (mut x_mid, mut v_mid) = (x[1].0, v[1].0);
+    let (mut k_left, mut z_left) = (stiffness[0].0, damping[0].0);
+    for i in 1..=n {
+        let (x_right, v_right) = (x[i + 1].0, v[i + 1].0);
+        let (k_right, z_right) = (stiffness[i].0, damping[i].0);
+        let (w, c, f) = (w[i].0, c[i].0, f[i].0);
+        let (mut x_new, mut v_new) = ([0.0; L], [0.0; L]);
+        for lane in 0..L {
+            let force = k_left[lane] * (x_left[lane] - x_mid[lane])
+                + k_right[lane] * (x_right[lane] - x_mid[lane])
+                + z_left[lane] * (v_left[lane] - v_mid[lane])
+                + z_right[lane] * (v_right[lane] - v_mid[lane])
+                - c[lane] * v_mid[lane]
+                + f[lane];
+            v_new[lane] = v_mid[lane] + w[lane] * force;
+            x_new[lane] = x_mid[lane] + h * v_new[lane];
+            poison[lane] += x_new[lane] * 0.0 + v_new[lane] * 0.0;
+        }
+        x[i] = Lanes(x_new);
+        v[i] = Lanes(v_new);
+        (x_left, v_left, x_mid, v_mid) = (x_mid, v_mid, x_right, v_right);
+        (k_left, z_left) = (k_right, z_right);
+    }
+    !poison.iter().any(|p| p.is_nan())
+}
+
+/// Several groups of strings, advanced together (on several threads when a pool is given).
 #[derive(Debug, Clone)]
-pub struct StringBank {
-    strings: Vec<ChainString>,
+pub struct StringBank<const L: usize> {
+    groups: Vec<StringGroup<L>>,
     channels: usize,
     records: Vec<Vec<f64>>,
 }
 
-impl StringBank {
-    /// A bank of `strings` recording `channels` output channels.
-    pub fn new(strings: Vec<ChainString>, channels: usize) -> Self {
-        let records = vec![Vec::new(); strings.len()];
-        Self { strings, channels, records }
+impl<const L: usize> StringBank<L> {
+    /// A bank of `groups` recording `channels` output channels.
+    pub fn new(groups: Vec<StringGroup<L>>, channels: usize) -> Self {
+        let records = vec![Vec::new(); groups.len()];
+        Self { groups, channels, records }
     }
 
-    /// The strings.
-    pub fn strings(&self) -> &[ChainString] {
-        &self.strings
+    /// The number of output channels.
+    pub fn channels(&self) -> usize {
+        self.channels
     }
 
-    /// The strings, to change.
-    pub fn strings_mut(&mut self) -> &mut [ChainString] {
-        &mut self.strings
+    /// The groups.
+    pub fn groups(&self) -> &[StringGroup<L>] {
+        &self.groups
     }
 
-    /// Advances every string `steps` steps and adds the taps' readings to
-    /// `record[channel * steps + s]`, summed over the strings in order (the same sums on any
-    /// number of threads). On a non-finite value, returns the first failing string and the
-    /// number of steps it completed (it is left at the start of the failing step; the others
-    /// have done every step).
+    /// The groups, to change.
+    pub fn groups_mut(&mut self) -> &mut [StringGroup<L>] {
+        &mut self.groups
+    }
+
+    /// Advances every group `steps` steps and adds the taps' readings to
+    /// `record[channel * steps + s]`, summed over the groups in order (the same sums on any
+    /// number of threads). On a non-finite value, returns the first failing group and where it
+    /// failed (that group stops after the failing step; the others have done every step).
     pub fn advance(
         &mut self,
         steps: usize,
@@ -244,14 +347,16 @@ impl StringBank {
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<(), (usize, NonFiniteMass)> {
         let size = self.channels * steps;
-        let mut done = vec![Ok(()); self.strings.len()];
-        let run = |(string, (own, done)): (&mut ChainString, (&mut Vec<f64>, &mut Result<(), NonFiniteMass>))| {
+        let mut outcomes = vec![Ok(()); self.groups.len()];
+        type Job<'a, const L: usize> =
+            (&'a mut StringGroup<L>, (&'a mut Vec<f64>, &'a mut Result<(), NonFiniteMass>));
+        let run = |(group, (own, outcome)): Job<'_, L>| {
             own.clear();
             own.resize(size, 0.0);
-            *done = string.advance(steps, own);
+            *outcome = group.advance(steps, own);
         };
-        let parallel = self.strings.len() > 1;
-        let jobs = self.strings.iter_mut().zip(self.records.iter_mut().zip(done.iter_mut()));
+        let parallel = self.groups.len() > 1;
+        let jobs = self.groups.iter_mut().zip(self.records.iter_mut().zip(outcomes.iter_mut()));
         match pool {
             Some(pool) if parallel => pool.install(|| {
                 use rayon::prelude::*;
@@ -264,7 +369,7 @@ impl StringBank {
                 *out += value;
             }
         }
-        let failures = done.iter().enumerate().filter_map(|(string, d)| d.err().map(|f| (string, f)));
+        let failures = outcomes.iter().enumerate().filter_map(|(group, o)| o.err().map(|f| (group, f)));
         failures.min_by_key(|(_, failure)| failure.completed).map_or(Ok(()), Err)
     }
 }

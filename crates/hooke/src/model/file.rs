@@ -76,7 +76,7 @@ fn parse_in(source: &str, file: &str, folder: Option<&Path>) -> Result<ModelFile
 }
 
 /// A validation error and the span it points at.
-type Located = (Range<usize>, ModelError);
+pub(crate) type Located = (Range<usize>, ModelError);
 
 /// Span of a raw field, if the field was given.
 trait SpanOf {
@@ -308,7 +308,7 @@ field_spans!(RawCollision { id, a, b, distance, stiffness, exponent });
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawSinusoid {
+pub(crate) struct RawSinusoid {
     amplitude: Spanned<f64>,
     frequency: Spanned<f64>,
     phase: Option<Spanned<f64>>,
@@ -743,10 +743,39 @@ fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Pat
             return Err(at_field(error));
         }
     };
+    let fields = SignalFields {
+        constant: raw.constant.as_ref(),
+        sinusoids: raw.sinusoids.as_ref(),
+        wav: raw.wav.as_ref(),
+        channel: raw.channel.as_ref(),
+        gain: raw.gain.as_ref(),
+    };
+    let signal = signal(&subject, &fields, folder, &at_field)?;
+    model.add_force(ForceSpec { mass: raw.mass.get_ref(), axis, signal }).map_err(at_field)
+}
+
+/// The signal fields of a `[[force]]` or of a score's `[[drive]]`.
+pub(crate) struct SignalFields<'a> {
+    pub(crate) constant: Option<&'a Spanned<f64>>,
+    pub(crate) sinusoids: Option<&'a Spanned<Vec<Spanned<RawSinusoid>>>>,
+    pub(crate) wav: Option<&'a Spanned<String>>,
+    pub(crate) channel: Option<&'a Spanned<usize>>,
+    pub(crate) gain: Option<&'a Spanned<f64>>,
+}
+
+/// Exactly one of `constant`, `sinusoids` or `wav` (with `channel` and `gain`) as a [`Signal`].
+/// Each sinusoid's errors point at its own fields; the WAV file is read here (relative to
+/// `folder`); other errors go through `at_field`.
+pub(crate) fn signal(
+    subject: &str,
+    fields: &SignalFields<'_>,
+    folder: Option<&Path>,
+    at_field: &dyn Fn(ModelError) -> Located,
+) -> Result<Signal, Located> {
     let given: Vec<&'static str> = [
-        ("constant", raw.constant.is_some()),
-        ("sinusoids", raw.sinusoids.is_some()),
-        ("wav", raw.wav.is_some()),
+        ("constant", fields.constant.is_some()),
+        ("sinusoids", fields.sinusoids.is_some()),
+        ("wav", fields.wav.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))
@@ -754,7 +783,7 @@ fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Pat
     match given[..] {
         [] => {
             return Err(at_field(ModelError::new(
-                &subject,
+                subject,
                 "signal",
                 "one of `constant`, `sinusoids` or `wav`",
                 "none of them",
@@ -763,24 +792,24 @@ fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Pat
         [_] => {}
         [first, second, ..] => {
             return Err(at_field(ModelError::new(
-                &subject,
+                subject,
                 second,
                 "only one of `constant`, `sinusoids` or `wav`",
                 format!("`{first}` and `{second}`"),
             )))
         }
     }
-    if raw.wav.is_none() {
-        for (name, given) in [("channel", raw.channel.is_some()), ("gain", raw.gain.is_some())] {
+    if fields.wav.is_none() {
+        for (name, given) in [("channel", fields.channel.is_some()), ("gain", fields.gain.is_some())] {
             if given {
-                let error = ModelError::new(&subject, name, format!("`{name}` only with `wav`"), "no `wav`");
+                let error = ModelError::new(subject, name, format!("`{name}` only with `wav`"), "no `wav`");
                 return Err(at_field(error));
             }
         }
     }
-    let signal = if let Some(value) = &raw.constant {
+    Ok(if let Some(value) = fields.constant {
         Signal::Constant(*value.get_ref())
-    } else if let Some(terms) = &raw.sinusoids {
+    } else if let Some(terms) = fields.sinusoids {
         let mut sinusoids = Vec::with_capacity(terms.get_ref().len());
         for (i, term) in terms.get_ref().iter().enumerate() {
             let t = term.get_ref();
@@ -794,15 +823,14 @@ fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Pat
         }
         Signal::Sinusoids(sinusoids)
     } else {
-        Signal::Samples(read_wav(&subject, raw, folder).map_err(&at_field)?)
-    };
-    model.add_force(ForceSpec { mass: raw.mass.get_ref(), axis, signal }).map_err(at_field)
+        Signal::Samples(read_wav(subject, fields, folder).map_err(at_field)?)
+    })
 }
 
 /// Reads the channel a `[[force]]` names from its WAV file, full scale = 1: integer samples
 /// are divided by `2^(bits - 1)`, float samples are taken as they are.
-fn read_wav(subject: &str, raw: &RawForce, folder: Option<&Path>) -> Result<Samples, ModelError> {
-    let name = raw.wav.as_ref().map_or("", |w| w.get_ref().as_str());
+fn read_wav(subject: &str, fields: &SignalFields<'_>, folder: Option<&Path>) -> Result<Samples, ModelError> {
+    let name = fields.wav.map_or("", |w| w.get_ref().as_str());
     let path = match folder {
         Some(folder) => folder.join(name),
         None => Path::new(name).to_path_buf(),
@@ -810,8 +838,8 @@ fn read_wav(subject: &str, raw: &RawForce, folder: Option<&Path>) -> Result<Samp
     let unreadable = |e: hound::Error| {
         ModelError::new(subject, "wav", "a readable WAV file", format!("\"{}\" ({e})", path.display()))
     };
-    let gain = required(subject, "gain", "N at full scale; required with `wav`", &raw.gain)?;
-    let channel = value_or(&raw.channel, 1);
+    let gain = required(subject, "gain", "N at full scale; required with `wav`", &fields.gain.cloned())?;
+    let channel = fields.channel.map_or(1, |c| *c.get_ref());
     let mut reader = hound::WavReader::open(&path).map_err(unreadable)?;
     let spec = reader.spec();
     let channels = usize::from(spec.channels);

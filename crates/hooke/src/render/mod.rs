@@ -1,9 +1,12 @@
 //! The run loop: a scheme steps a state, observers record what they need after every step.
 
+pub mod decimate;
 mod energy_monitor;
+pub mod performance;
 mod pickup;
 mod renderer;
 mod settings;
+pub mod stage;
 
 pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub use pickup::{PickupRecorder, PickupSpec, Pickups, Quantity};
@@ -140,7 +143,7 @@ impl Simulation {
             }
             self.state.step += 1;
             self.state.t = self.state.step as f64 * self.dt;
-            self.check_finite()?;
+            check_finite(&self.system, &self.state)?;
             self.notify(observers)?;
             if done % PROGRESS_INTERVAL == 0 {
                 progress(done);
@@ -158,19 +161,21 @@ impl Simulation {
         }
         Ok(())
     }
+}
 
-    fn check_finite(&self) -> Result<(), RunError> {
-        let n = self.system.mass_coordinates();
-        for (values, quantity) in [(&self.state.x, "position"), (&self.state.v, "velocity")] {
-            if let Some(coordinate) = values[..n].iter().position(|c| !c.is_finite()) {
-                return Err(RunError::NonFinite {
-                    step: self.state.step,
-                    time: self.state.t,
-                    mass: self.system.mass_of_coordinate(coordinate).to_string(),
-                    quantity,
-                });
-            }
+/// Checks that every moving coordinate of `state` is finite; the error names the step, the time
+/// and the first mass found with a non-finite position or velocity.
+pub(crate) fn check_finite(system: &System, state: &State) -> Result<(), RunError> {
+    let n = system.mass_coordinates();
+    for (values, quantity) in [(&state.x, "position"), (&state.v, "velocity")] {
+        if let Some(coordinate) = values[..n].iter().position(|c| !c.is_finite()) {
+            return Err(RunError::NonFinite {
+                step: state.step,
+                time: state.t,
+                mass: system.mass_of_coordinate(coordinate).to_string(),
+                quantity,
+            });
         }
-        Ok(())
     }
+    Ok(())
 }

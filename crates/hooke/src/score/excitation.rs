@@ -1,0 +1,164 @@
+//! Excitations that act over many steps. Each computes, once per step from the state at the
+//! step's start, the force it holds on one state coordinate through the step: the interaction
+//! is explicit in time, as seed 003 eq. 50 treats external forces, and the same on every stage
+//! and scheme.
+
+use crate::model::Signal;
+
+/// A force pulse `F(t) = peak (1 - cos(2 pi t / duration)) / 2` for `0 <= t < duration`: a
+/// pluck by a force rather than a shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pulse {
+    /// The state coordinate pushed.
+    pub coordinate: usize,
+    /// Peak force, N.
+    pub peak: f64,
+    /// Length, s.
+    pub duration: f64,
+}
+
+impl Pulse {
+    /// The force `elapsed` seconds after the start, N (0 once over).
+    pub fn force(&self, elapsed: f64) -> f64 {
+        if elapsed < self.duration {
+            0.5 * self.peak * (1.0 - (std::f64::consts::TAU * elapsed / self.duration).cos())
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A hammer of mass `mass` thrown at a mass with speed `velocity` (in the +x direction, from
+/// just touching it), pressing it through a felt with Hertz's law `F = stiffness delta^exponent`
+/// while the compression `delta = x_hammer - x_mass` is positive (seed 003 eq. 44); its own
+/// motion follows symplectic Euler under the felt's reaction. The felt's nonlinearity makes a
+/// harder blow shorter and brighter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hammer {
+    /// The state coordinate struck.
+    pub coordinate: usize,
+    /// Hammer mass, kg.
+    pub mass: f64,
+    /// Felt stiffness, N/m^exponent.
+    pub stiffness: f64,
+    /// Hertz exponent (>= 1; about 2.5 for piano felt).
+    pub exponent: f64,
+    /// Speed at impact, m/s.
+    pub velocity: f64,
+}
+
+/// A hammer in flight: its position (m) and velocity (m/s), and whether it has touched.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HammerFlight {
+    position: f64,
+    velocity: f64,
+    touched: bool,
+}
+
+/// How long a hammer may stay in play, s: a blow lasts milliseconds.
+pub const HAMMER_WINDOW: f64 = 0.1;
+
+impl Hammer {
+    /// The hammer leaving a struck mass at `x` (m).
+    pub fn launch(&self, x: f64) -> HammerFlight {
+        HammerFlight { position: x, velocity: self.velocity, touched: false }
+    }
+
+    /// The felt's force on the struck mass at position `x` and velocity `v` (N), advancing the
+    /// hammer by one step `dt` (s) under its reaction. `None` once the hammer has left (touched,
+    /// then out of contact and slower than the mass).
+    pub fn force(&self, flight: &mut HammerFlight, x: f64, v: f64, dt: f64) -> Option<f64> {
+        let compression = flight.position - x;
+        let force = if compression > 0.0 { self.stiffness * compression.powf(self.exponent) } else { 0.0 };
+        flight.touched |= force > 0.0;
+        if flight.touched && force == 0.0 && flight.velocity < v {
+            return None;
+        }
+        flight.velocity -= dt * force / self.mass;
+        flight.position += dt * flight.velocity;
+        Some(force)
+    }
+}
+
+/// A bow drawn at speed `velocity` across a mass, pressed with `force`: the friction force is
+/// `-force phi(u)` with `u` the mass's velocity relative to the bow and the standard soft
+/// friction curve `phi(u) = sqrt(2 a) u exp(-a u^2 + 1/2)` (Bilbao, *Numerical Sound
+/// Synthesis*, 2009, section 7.3; its peak is 1 at `u = 1 / sqrt(2 a)`). The friction force is
+/// implicit in the mass's new velocity: with `v*` the velocity symplectic Euler would give
+/// without the bow, `u` solves `u + (h force / m) phi(u) = v* - velocity`, which keeps the
+/// interaction stable at any bow force.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bow {
+    /// The state coordinate bowed.
+    pub coordinate: usize,
+    /// Bow speed, m/s.
+    pub velocity: f64,
+    /// Bow force, N.
+    pub force: f64,
+    /// The friction curve's sharpness `a`, s^2/m^2.
+    pub sharpness: f64,
+    /// How long the bow stays on, s.
+    pub duration: f64,
+}
+
+impl Bow {
+    /// `phi(u)` and `phi'(u)`.
+    fn friction(&self, u: f64) -> (f64, f64) {
+        let a = self.sharpness;
+        let shape = (2.0 * a).sqrt() * (-a * u * u + 0.5).exp();
+        (shape * u, shape * (1.0 - 2.0 * a * u * u))
+    }
+
+    /// The friction force (N) on a mass of `mass` kg whose velocity without the bow would be
+    /// `free_velocity` (m/s) after a step `dt` (s). `relative` carries the last relative
+    /// velocity from step to step (the root followed through stick and slip).
+    pub fn friction_force(&self, free_velocity: f64, mass: f64, dt: f64, relative: &mut f64) -> f64 {
+        let beta = dt * self.force / mass;
+        let target = free_velocity - self.velocity;
+        let residual = |u: f64| u + beta * self.friction(u).0 - target;
+        let mut u = *relative;
+        let mut converged = false;
+        for _ in 0..BOW_NEWTON_ITERATIONS {
+            let slope = 1.0 + beta * self.friction(u).1;
+            if slope <= 0.0 {
+                break;
+            }
+            let next = u - residual(u) / slope;
+            converged = (next - u).abs() <= 1e-14 * (1.0 + next.abs());
+            u = next;
+            if converged {
+                break;
+            }
+        }
+        if !converged {
+            // |phi| <= 1, so a root lies in [target - beta, target + beta]: bisect.
+            let (mut low, mut high) = (target - beta - 1e-12, target + beta + 1e-12);
+            for _ in 0..200 {
+                let middle = 0.5 * (low + high);
+                if residual(middle) > 0.0 {
+                    high = middle;
+                } else {
+                    low = middle;
+                }
+            }
+            u = 0.5 * (low + high);
+        }
+        *relative = u;
+        -self.force * self.friction(u).0
+    }
+}
+
+/// Iterations of the bow's Newton solve before it falls back to bisection.
+const BOW_NEWTON_ITERATIONS: usize = 30;
+
+/// A drive: `signal(t)` newtons on a coordinate, `t` counted from the drive's start, for
+/// `duration` seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drive {
+    /// The state coordinate driven.
+    pub coordinate: usize,
+    /// The force, N, against time from the start, s.
+    pub signal: Signal,
+    /// How long, s.
+    pub duration: f64,
+}

@@ -1,0 +1,62 @@
+//! Scores: timed events that play an [`Instrument`](crate::instrument::Instrument) (seed 000's
+//! guitar script of plucks, frets, releases and damping, plus strikes, bows, drives and
+//! parameter changes). [`file`] reads the TOML format (docs/score-format.md) and resolves each
+//! event against the instrument into a [`Cue`]: what to do to which masses at which time.
+//! [`excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
+//! pulse, a drive); [`crate::render::performance`] plays the cues.
+
+pub mod excitation;
+pub mod file;
+
+pub use excitation::{Bow, Drive, Hammer, Pulse};
+
+use crate::instrument::frets::FretStop;
+
+/// A resolved event: at `time` (s), `action` on part `part` (an index into the instrument's
+/// parts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cue {
+    /// When, s.
+    pub time: f64,
+    /// Which part.
+    pub part: usize,
+    /// What happens.
+    pub action: Action,
+}
+
+/// What a cue does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Set these state coordinates to these positions (m), at rest: a pluck's shape.
+    Shape(Vec<(usize, f64)>),
+    /// A force pulse.
+    Pulse(Pulse),
+    /// A hammer thrown at a mass.
+    Strike(Hammer),
+    /// A bow drawn across a mass.
+    Bow(Bow),
+    /// A drive on a mass.
+    Drive(Drive),
+    /// Press a fret (replacing any fret held on the string).
+    Fret(FretStop),
+    /// Lift the finger.
+    Release,
+    /// Add drag `gamma` (1/s: the force on each mass is `-gamma m v`) to every mass of the part.
+    Damp(f64),
+    /// Remove that drag.
+    Undamp,
+    /// Scale every link's stiffness of the part by this factor (relative to the instrument as
+    /// built).
+    Tension(f64),
+    /// Scale every link's damping of the part by this factor.
+    Damping(f64),
+}
+
+/// A score resolved against an instrument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// Length of the rendering, s.
+    pub duration: f64,
+    /// The cues, by time (ties in the order: fret/release, set, damp/undamp, excitations).
+    pub cues: Vec<Cue>,
+}
