@@ -5,6 +5,7 @@ mod bench;
 mod compare;
 mod design;
 mod diagnostics;
+mod plot;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +44,9 @@ enum Command {
     Schemes,
     /// Time the engine on a string of N masses (Faust mi.lib's benchmark string).
     Bench(bench::BenchArgs),
+    /// Draw a picture (PNG or SVG; GIF for a trajectory): trajectory, time, phase, energy,
+    /// poles, warping or spectrum.
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> miette::Result<()> {
@@ -59,6 +63,7 @@ fn main() -> miette::Result<()> {
             Ok(())
         }
         Command::Bench(args) => bench::bench(&args),
+        Command::Plot(args) => plot::plot(&args),
     }
 }
 
