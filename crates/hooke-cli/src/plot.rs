@@ -413,7 +413,7 @@ fn warping_chart(args: &PlotArgs) -> miette::Result<Chart> {
         ),
         MapArg::Isodamping => (
             MapKind::Isodamping,
-            vec![-0.01, -0.025, -0.05, -0.1, -0.2, -0.35, -0.5],
+            vec![-0.02, -0.05, -0.1, -0.2, -0.35, -0.5, -0.7],
             "isodamping lines (seed 000 fig. 17)",
         ),
     };

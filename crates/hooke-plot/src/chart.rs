@@ -165,8 +165,8 @@ pub struct Chart {
     /// Whether one unit spans as many pixels on both axes (trajectories, phase portraits, the
     /// z-plane).
     pub equal_aspect: bool,
-    /// Where the legend goes.
-    pub legend: LegendPosition,
+    /// Where the legend goes; `None` picks the corner that hides the fewest points.
+    pub legend: Option<LegendPosition>,
     /// Texts written in the plot.
     pub labels: Vec<Label>,
 }
@@ -180,7 +180,7 @@ impl Chart {
             y,
             series: Vec::new(),
             equal_aspect: false,
-            legend: LegendPosition::UpperRight,
+            legend: None,
             labels: Vec::new(),
         }
     }
@@ -203,6 +203,37 @@ impl Chart {
         } else {
             (x, widen(y, x_per_px * height))
         })
+    }
+
+    /// The corner (or, failing that, the edge middle) of the plot whose legend-sized box covers
+    /// the fewest points and labels.
+    fn emptiest_corner(&self, x: &Range<f64>, y: &Range<f64>) -> LegendPosition {
+        let to_unit = |v: f64, range: &Range<f64>, scale: Scale| match scale {
+            Scale::Linear => (v - range.start) / (range.end - range.start),
+            Scale::Log => (v.ln() - range.start.ln()) / (range.end.ln() - range.start.ln()),
+        };
+        let entries = self.series.iter().filter(|s| s.label.is_some()).count() as f64;
+        let (width, height) = (0.45, (0.065 * entries + 0.04).min(0.9));
+        let points =
+            self.series.iter().flat_map(|s| s.points.iter().copied()).chain(self.labels.iter().map(|l| l.at));
+        let unit: Vec<(f64, f64)> =
+            points.map(|(px, py)| (to_unit(px, x, self.x.scale), to_unit(py, y, self.y.scale))).collect();
+        let corners = [
+            (LegendPosition::UpperRight, 1.0 - width, 1.0 - height),
+            (LegendPosition::UpperLeft, 0.0, 1.0 - height),
+            (LegendPosition::LowerRight, 1.0 - width, 0.0),
+            (LegendPosition::LowerLeft, 0.0, 0.0),
+            (LegendPosition::MiddleRight, 1.0 - width, 0.5 - 0.5 * height),
+            (LegendPosition::MiddleLeft, 0.0, 0.5 - 0.5 * height),
+            (LegendPosition::UpperMiddle, 0.5 - 0.5 * width, 1.0 - height),
+            (LegendPosition::LowerMiddle, 0.5 - 0.5 * width, 0.0),
+        ];
+        let covered = |&(_, left, bottom): &(LegendPosition, f64, f64)| {
+            unit.iter()
+                .filter(|(u, v)| (left..=left + width).contains(u) && (bottom..=bottom + height).contains(v))
+                .count()
+        };
+        corners.iter().min_by_key(|c| covered(c)).map_or(LegendPosition::UpperRight, |c| c.0.clone())
     }
 
     fn nothing_to_plot(&self) -> PlotError {
@@ -263,16 +294,15 @@ impl Chart {
             TextStyle::from((FAMILY, style::LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
         chart
             .draw_series(
-                self.labels
-                    .iter()
-                    .filter(|l| in_view(l.at))
-                    .map(|l| Text::new(l.text.clone(), l.at, font.clone())),
+                self.labels.iter().filter(|l| in_view(l.at)).map(|l| {
+                    EmptyElement::at(l.at) + Text::new(l.text.clone(), (LABEL_OFFSET, 0), font.clone())
+                }),
             )
             .map_err(draw_error)?;
         if self.series.iter().filter(|s| s.label.is_some()).count() > 1 {
             chart
                 .configure_series_labels()
-                .position(self.legend.clone())
+                .position(self.legend.clone().unwrap_or_else(|| self.emptiest_corner(&x_range, &y_range)))
                 .label_font((FAMILY, style::LABEL_SIZE))
                 .background_style(WHITE.mix(0.85))
                 .border_style(RGBColor(180, 180, 180))
@@ -282,6 +312,9 @@ impl Chart {
         Ok(())
     }
 }
+
+/// How far right of its point a label starts, px.
+const LABEL_OFFSET: i32 = 10;
 
 /// Space around the chart, px.
 const MARGIN: u32 = 12;

@@ -3,7 +3,7 @@
 //! the conservation law), 5 (c, d: a string on a barrier) and 6 (a lossless string's energy
 //! error).
 
-use crate::chart::{Axis, Chart, Curve, LegendPosition, Series, Style};
+use crate::chart::{Axis, Chart, Curve, Series, Style};
 use crate::record::Recording;
 use crate::style::color;
 
@@ -42,9 +42,6 @@ pub fn chart(data: &EnergyData) -> Chart {
     for (i, (h, k)) in data.energy.iter().zip(&data.balance).enumerate() {
         chart.series.push(Series::line(&h.label, h.points.clone(), color(i)));
         chart.series.push(Series::line(&k.label, k.points.clone(), color(i)).styled(Style::Dashed));
-    }
-    if data.quantity != EnergyQuantity::Joules {
-        chart.legend = LegendPosition::LowerRight;
     }
     chart
 }

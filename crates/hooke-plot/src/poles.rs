@@ -30,12 +30,21 @@ pub fn z_plane_chart(data: &ZPlaneData) -> Chart {
         Chart::new(&data.title, Axis::linear("Re z (dimensionless)"), Axis::linear("Im z (dimensionless)"));
     chart.equal_aspect = true;
     let circle = (0..=360).map(|d| f64::from(d) * PI / 180.0).map(|a| (a.cos(), a.sin())).collect();
-    chart.series.push(Series::line("unit circle |z| = 1", circle, INK).width(1));
     for (i, locus) in data.loci.iter().enumerate() {
         chart
             .series
             .push(Series::markers(&locus.label, locus.points.clone(), Marker::Dot, color(i)).width(1));
     }
+    chart.series.push(Series::line("unit circle |z| = 1", circle, INK).width(1));
+    // Room around the circle for the legend.
+    let extent = data
+        .poles
+        .iter()
+        .chain(&data.loci)
+        .flat_map(|c| &c.points)
+        .fold(1.0f64, |m, p| m.max(p.0.abs()).max(p.1.abs()));
+    chart.x = chart.x.clone().with_range(-extent - 0.3, extent + 0.3);
+    chart.y = chart.y.clone().with_range(-extent - 0.3, extent + 0.3);
     for (i, poles) in data.poles.iter().enumerate() {
         chart
             .series
@@ -67,7 +76,11 @@ pub fn z_plane(
     Ok(data)
 }
 
-/// Both poles of an oscillator with damping `gamma h` under `scheme` as `w0 h` runs from 0 to pi.
+/// Loci leave out poles beyond this modulus (an unstable pole runs off far along the real axis).
+const LOCUS_LIMIT: f64 = 1.6;
+
+/// Both poles of an oscillator with damping `gamma h` under `scheme` as `w0 h` runs from 0 to pi
+/// (those within [`LOCUS_LIMIT`] of the origin).
 fn locus(scheme: SchemeKind, gamma_h: f64) -> Result<Curve, PlotError> {
     const SAMPLES: usize = 400;
     let oscillators: Vec<Oscillator> = (0..=SAMPLES)
@@ -76,9 +89,11 @@ fn locus(scheme: SchemeKind, gamma_h: f64) -> Result<Curve, PlotError> {
         .collect();
     let points = oscillator_poles(scheme, &oscillators, 1.0)?
         .into_iter()
-        .flat_map(|pair| pair.map(|z| (z.re, z.im)))
+        .flat_map(|pair| pair.into_iter().filter(|z| z.norm() <= LOCUS_LIMIT).map(|z| (z.re, z.im)))
         .collect();
-    Ok(Curve { label: format!("one oscillator, γh = {gamma_h:.3}, ω₀h from 0 to π, {scheme}"), points })
+    let gamma_h =
+        if gamma_h == 0.0 || gamma_h >= 0.01 { format!("{gamma_h:.3}") } else { format!("{gamma_h:.2e}") };
+    Ok(Curve { label: format!("one oscillator, γh = {gamma_h}, ω₀h from 0 to π, {scheme}"), points })
 }
 
 /// The data of an s-plane plot: symplectic Euler's regions (fig. 12) and a model's poles.
@@ -108,12 +123,11 @@ pub fn s_plane_chart(data: &SPlaneData) -> Chart {
     }
     let region = |text: &str, at| Label { text: text.to_string(), at };
     chart.labels = vec![
-        region("unstable", (-0.35, 2.1)),
+        region("unstable", (-0.3, 1.85)),
         region("complex z: vibrates", (-0.3, 1.05)),
-        region("z real > 0: no vibration", (-0.8, 0.15)),
-        region("z real < 0: Nyquist", (-0.85, 1.2)),
+        region("z > 0: no vibration", (-0.62, 0.12)),
+        region("Nyquist", (-0.72, 0.6)),
     ];
-    chart.legend = crate::chart::LegendPosition::UpperLeft;
     chart
 }
 

@@ -2,7 +2,7 @@
 //! marked: seed 001 fig. 13 (the 20-mass string, symplectic Euler against the analytical
 //! solution; its high modes are played sharp, as eq. 11 predicts).
 
-use crate::chart::{Axis, Chart, Curve, LegendPosition, Series, Style};
+use crate::chart::{Axis, Chart, Curve, LegendPosition, Marker, Series};
 use crate::error::PlotError;
 use crate::fft::hann_magnitudes;
 use crate::style::{color, INK};
@@ -24,27 +24,31 @@ pub struct SpectrumData {
     pub predicted: Vec<Vec<f64>>,
 }
 
-/// The spectrum plot of `data`: each spectrum with thin dashed lines at its predicted
-/// frequencies, in its colour (the first spectrum, the reference, in black).
+/// The spectrum plot of `data`: each spectrum in its colour (the first, the reference, in
+/// black), and above 0 dB one row of markers per spectrum at its predicted frequencies. The
+/// frequency axis ends a little above the highest predicted frequency.
 pub fn chart(data: &SpectrumData) -> Chart {
-    let top = 5.0;
+    const ROW: f64 = 6.0;
+    let top = ROW * (data.spectra.len() as f64 + 0.5);
+    let highest = data.predicted.iter().flatten().copied().fold(0.0, f64::max);
+    let nyquist = data.spectra.iter().filter_map(|s| s.points.last().map(|p| p.0)).fold(0.0, f64::max);
+    let end = if highest > 0.0 { (1.15 * highest).min(nyquist) } else { nyquist };
     let mut chart = Chart::new(
         &data.title,
-        Axis::linear("frequency f (Hz)"),
+        Axis::linear("frequency f (Hz)").with_range(0.0, end),
         Axis::linear("magnitude (dB re peak)").with_range(FLOOR_DB, top),
     );
     for (i, (spectrum, predicted)) in data.spectra.iter().zip(&data.predicted).enumerate() {
         let colour = if i == 0 { INK } else { color(i - 1) };
-        let marks = predicted.iter().flat_map(|&f| [(f, FLOOR_DB), (f, top)]).collect();
-        chart.series.push(
-            Series::line(format!("predicted modes, {}", spectrum.label), marks, colour)
-                .styled(Style::Segments)
-                .width(1),
-        );
-        let clipped = spectrum.points.iter().map(|&(f, db)| (f, db.max(FLOOR_DB))).collect();
-        chart.series.push(Series::line(&spectrum.label, clipped, colour).width(1));
+        let shown = spectrum.points.iter().filter(|p| p.0 <= end).map(|&(f, db)| (f, db.max(FLOOR_DB)));
+        chart.series.push(Series::line(&spectrum.label, shown.collect(), colour).width(1));
+        let row = ROW * (i as f64 + 0.5);
+        let marks = predicted.iter().map(|&f| (f, row)).collect();
+        let label = format!("predicted modes, {}", spectrum.label);
+        chart.series.push(Series::markers(label, marks, Marker::Triangle, colour).width(3));
     }
-    chart.legend = LegendPosition::UpperRight;
+    // The corners hold the marker rows and the spectra's floors; the peaks leave the middle free.
+    chart.legend = Some(LegendPosition::MiddleRight);
     chart
 }
 

@@ -2,7 +2,7 @@
 //! scheme and damping (seed 000 figs. 10-11, seed 001 fig. 3), and seed 000's maps of the
 //! s-plane with lines of equal digital frequency (fig. 16) and equal digital damping (fig. 17).
 
-use crate::chart::{Axis, Chart, Curve, Label, LegendPosition, Series, Style};
+use crate::chart::{Axis, Chart, Curve, Label, Series, Style};
 use crate::error::PlotError;
 use crate::style::{color, GREY, INK};
 use hooke::analysis::regions::{
@@ -37,7 +37,6 @@ pub fn chart(data: &WarpingData) -> Chart {
     for (i, curve) in data.curves.iter().enumerate() {
         chart.series.push(Series::line(&curve.label, curve.points.clone(), color(i)));
     }
-    chart.legend = LegendPosition::LowerRight;
     chart
 }
 
@@ -81,7 +80,9 @@ pub struct MapData {
     pub lines: Vec<Curve>,
 }
 
-/// The map of `data`: each line labelled with its level at its end.
+/// The map of `data`. Isofrequency lines are labelled with their level where they end at
+/// `sigma h = 0`; isodamping lines, which crowd near `sigma h = 0`, get a legend. A line is
+/// broken where it jumps (where its pole leaves the complex region).
 pub fn map_chart(data: &MapData) -> Chart {
     let mut chart = Chart::new(
         &data.title,
@@ -89,30 +90,41 @@ pub fn map_chart(data: &MapData) -> Chart {
         Axis::linear("μh, analog frequency (rad/sample)"),
     );
     for (i, line) in data.lines.iter().enumerate() {
-        chart.series.push(Series::line(&line.label, line.points.clone(), color(i % 2)).width(1).unlabelled());
-        // Isofrequency lines end at sigma h = 0 (right); isodamping lines are labelled at the top.
-        let end = match data.kind {
-            MapKind::Isofrequency => line.points.iter().copied().max_by(|a, b| a.0.total_cmp(&b.0)),
-            MapKind::Isodamping => line.points.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)),
-        };
-        if let Some((x, y)) = end {
-            let at = match data.kind {
-                MapKind::Isofrequency => (x + 0.005, y),
-                MapKind::Isodamping => (x - 0.02, y + 0.06),
-            };
-            chart.labels.push(Label { text: line.label.clone(), at });
+        let in_legend = data.kind == MapKind::Isodamping;
+        for (k, piece) in pieces(&line.points).into_iter().enumerate() {
+            let series = Series::line(&line.label, piece, color(i)).width(1);
+            chart.series.push(if in_legend && k == 0 { series } else { series.unlabelled() });
+        }
+        if data.kind == MapKind::Isofrequency {
+            if let Some(&end) = line.points.iter().max_by(|a, b| a.0.total_cmp(&b.0)) {
+                chart.labels.push(Label { text: line.label.clone(), at: end });
+            }
         }
     }
     if data.kind == MapKind::Isofrequency {
         // Room on the right for the labels.
-        let (low, high) = data
-            .lines
-            .iter()
-            .flat_map(|l| l.points.iter().map(|p| p.0))
-            .fold((0.0f64, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
-        chart.x = chart.x.clone().with_range(low - 0.02, high + 0.12);
+        chart.x = chart.x.clone().with_range(-0.52, 0.13);
     }
     chart
+}
+
+/// Where consecutive points lie further apart than this (in `sigma h` or `mu h`), a line breaks.
+const JUMP: f64 = 0.08;
+
+/// `points` split where they jump.
+fn pieces(points: &[(f64, f64)]) -> Vec<Vec<(f64, f64)>> {
+    let mut pieces: Vec<Vec<(f64, f64)>> = Vec::new();
+    for (i, &p) in points.iter().enumerate() {
+        let jumps = i > 0 && {
+            let q = points[i - 1];
+            (p.0 - q.0).abs() > JUMP || (p.1 - q.1).abs() > JUMP
+        };
+        match pieces.last_mut() {
+            Some(piece) if !jumps => piece.push(p),
+            _ => pieces.push(vec![p]),
+        }
+    }
+    pieces
 }
 
 /// The isofrequency (levels of `omega_d h`) or isodamping (levels of `sigma_d h`) lines of
