@@ -303,7 +303,7 @@ impl Context {
             balance: false,
         };
         let runs = self.runs(schemes, &request)?;
-        let smooth = runs.iter().all(|r| r.len() <= 200);
+        let smooth = runs.iter().all(|r| r.len() <= 1000);
         let reference = self.reference(reference, &request, smooth)?;
         let names: Vec<&str> = coordinates.iter().map(|c| c.name.as_str()).collect();
         let title = format!("{}: position of {}, {}", self.name, names.join(", "), self.rate());
@@ -328,7 +328,12 @@ impl Context {
         let gamma =
             if args.modified { Some(phase::lowest_mode_gamma(&self.system).map_err(report)?) } else { None };
         let title = match gamma {
-            Some(g) => format!("{}: modified phase space, γ = {g:.4} 1/s, {}", self.name, self.rate()),
+            Some(g) => format!(
+                "{}: modified phase space, γ = {} 1/s, {}",
+                self.name,
+                (g * 1e3).round() / 1e3,
+                self.rate()
+            ),
             None => format!("{}: phase portrait of {}, {}", self.name, coordinate.name, self.rate()),
         };
         let reference = reference.as_ref().map(|(n, r)| (n.as_str(), r));

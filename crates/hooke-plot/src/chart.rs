@@ -207,7 +207,8 @@ impl Chart {
 
     /// The corner (or, failing that, the edge middle) of the plot whose legend-sized box covers
     /// the fewest points and labels.
-    fn emptiest_corner(&self, x: &Range<f64>, y: &Range<f64>) -> LegendPosition {
+    /// Also gives how many it covers there, and the legend's height as a fraction of the plot's.
+    fn emptiest_corner(&self, x: &Range<f64>, y: &Range<f64>) -> (LegendPosition, usize, f64) {
         let to_unit = |v: f64, range: &Range<f64>, scale: Scale| match scale {
             Scale::Linear => (v - range.start) / (range.end - range.start),
             Scale::Log => (v.ln() - range.start.ln()) / (range.end.ln() - range.start.ln()),
@@ -233,7 +234,8 @@ impl Chart {
                 .filter(|(u, v)| (left..=left + width).contains(u) && (bottom..=bottom + height).contains(v))
                 .count()
         };
-        corners.iter().min_by_key(|c| covered(c)).map_or(LegendPosition::UpperRight, |c| c.0.clone())
+        let best = corners.iter().min_by_key(|c| covered(c)).unwrap_or(&corners[0]);
+        (best.0.clone(), covered(best), height + 0.02)
     }
 
     fn nothing_to_plot(&self) -> PlotError {
@@ -245,16 +247,38 @@ impl Chart {
         style::ensure_font()?;
         area.fill(&WHITE).map_err(draw_error)?;
         let (width, height) = area.dim_in_pixel();
-        let (x, y) = self.ranges((width, height))?;
+        let (x, mut y) = self.ranges((width, height))?;
+        let legend = match &self.legend {
+            Some(position) => position.clone(),
+            None => {
+                let (position, covered, band) = self.emptiest_corner(&x, &y);
+                if covered > 0 && !self.equal_aspect && self.y.range.is_none() {
+                    // Every place hides data: make a band above it for the legend.
+                    y = match self.y.scale {
+                        Scale::Linear => y.start..y.end + (y.end - y.start) * band / (1.0 - band),
+                        Scale::Log => y.start..y.end * (y.end / y.start).powf(band / (1.0 - band)),
+                    };
+                    LegendPosition::UpperRight
+                } else {
+                    position
+                }
+            }
+        };
         match (self.x.scale, self.y.scale) {
-            (Scale::Linear, Scale::Linear) => self.draw_in(area, x, y),
-            (Scale::Linear, Scale::Log) => self.draw_in(area, x, y.log_scale()),
-            (Scale::Log, Scale::Linear) => self.draw_in(area, x.log_scale(), y),
-            (Scale::Log, Scale::Log) => self.draw_in(area, x.log_scale(), y.log_scale()),
+            (Scale::Linear, Scale::Linear) => self.draw_in(area, x, y, legend),
+            (Scale::Linear, Scale::Log) => self.draw_in(area, x, y.log_scale(), legend),
+            (Scale::Log, Scale::Linear) => self.draw_in(area, x.log_scale(), y, legend),
+            (Scale::Log, Scale::Log) => self.draw_in(area, x.log_scale(), y.log_scale(), legend),
         }
     }
 
-    fn draw_in<DB, X, Y>(&self, area: &DrawingArea<DB, Shift>, x: X, y: Y) -> Result<(), PlotError>
+    fn draw_in<DB, X, Y>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        x: X,
+        y: Y,
+        legend: LegendPosition,
+    ) -> Result<(), PlotError>
     where
         DB: DrawingBackend,
         X: AsRangedCoord<Value = f64>,
@@ -302,7 +326,7 @@ impl Chart {
         if self.series.iter().filter(|s| s.label.is_some()).count() > 1 {
             chart
                 .configure_series_labels()
-                .position(self.legend.clone().unwrap_or_else(|| self.emptiest_corner(&x_range, &y_range)))
+                .position(legend)
                 .label_font((FAMILY, style::LABEL_SIZE))
                 .background_style(WHITE.mix(0.85))
                 .border_style(RGBColor(180, 180, 180))

@@ -11,7 +11,7 @@ use crate::style::{color, INK};
 pub struct TimeData {
     /// The title.
     pub title: String,
-    /// The reference solution's curves (`(t, x)`, s and m), drawn as thin black lines.
+    /// The reference solution's curves (`(t, x)`, s and m), drawn as thin black lines on top.
     pub reference: Vec<Curve>,
     /// The schemes' curves, drawn in colour: markers at each sample when there are few samples,
     /// lines otherwise.
@@ -27,9 +27,6 @@ const MARKERS: [Marker; 4] = [Marker::Circle, Marker::Cross, Marker::Square, Mar
 /// The time plot of `data`.
 pub fn chart(data: &TimeData) -> Chart {
     let mut chart = Chart::new(&data.title, Axis::linear("time t (s)"), Axis::linear("position x (m)"));
-    for curve in &data.reference {
-        chart.series.push(Series::line(&curve.label, curve.points.clone(), INK).width(1));
-    }
     for (i, curve) in data.schemes.iter().enumerate() {
         let series = if curve.points.len() <= MARKER_LIMIT {
             Series::markers(&curve.label, curve.points.clone(), MARKERS[i % MARKERS.len()], color(i))
@@ -41,6 +38,10 @@ pub fn chart(data: &TimeData) -> Chart {
             })
         };
         chart.series.push(series);
+    }
+    // On top, thin, so that the schemes show where they leave it.
+    for curve in &data.reference {
+        chart.series.push(Series::line(&curve.label, curve.points.clone(), INK).width(1));
     }
     chart
 }
