@@ -504,6 +504,9 @@ where
     Ok(())
 }
 
+/// A marker: a filled polygon under an outline, in pixel offsets from its point.
+type MarkerElement<C, DB> = ComposedElement<C, DB, Polygon<(i32, i32)>, PathElement<(i32, i32)>>;
+
 /// A marker at `at`: a polygon (filled with the colour, or white for an open marker) under an
 /// outline, in pixel offsets from the point; every shape has this one element type.
 fn marker_element<C, DB: DrawingBackend>(
@@ -511,7 +514,7 @@ fn marker_element<C, DB: DrawingBackend>(
     at: C,
     size: i32,
     color: RGBColor,
-) -> ComposedElement<C, DB, Polygon<(i32, i32)>, PathElement<(i32, i32)>> {
+) -> MarkerElement<C, DB> {
     let s = size;
     let round = |n: usize| -> Vec<(i32, i32)> {
         (0..=n)

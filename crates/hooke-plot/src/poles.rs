@@ -107,13 +107,19 @@ pub struct SPlaneData {
     pub poles: Option<Curve>,
 }
 
-/// The s-plane plot of `data`, with the regions named.
-pub fn s_plane_chart(data: &SPlaneData) -> Chart {
-    let mut chart = Chart::new(
-        &data.title,
+/// An empty chart of the s-plane in per-step units, `(sigma h, mu h)` (also the frame of
+/// [`crate::warping`]'s maps).
+pub fn s_plane_frame(title: &str) -> Chart {
+    Chart::new(
+        title,
         Axis::linear("σh, analog decay per step (dimensionless)"),
         Axis::linear("μh, analog frequency (rad/sample)"),
-    );
+    )
+}
+
+/// The s-plane plot of `data`, with the regions named.
+pub fn s_plane_chart(data: &SPlaneData) -> Chart {
+    let mut chart = s_plane_frame(&data.title);
     for (i, curve) in data.boundaries.iter().enumerate() {
         let style = if i == 0 { Style::Line } else { Style::Dashed };
         chart.series.push(Series::line(&curve.label, curve.points.clone(), color(i + 1)).styled(style));

@@ -84,11 +84,7 @@ pub struct MapData {
 /// `sigma h = 0`; isodamping lines, which crowd near `sigma h = 0`, get a legend. A line is
 /// broken where it jumps (where its pole leaves the complex region).
 pub fn map_chart(data: &MapData) -> Chart {
-    let mut chart = Chart::new(
-        &data.title,
-        Axis::linear("σh, analog decay per step (dimensionless)"),
-        Axis::linear("μh, analog frequency (rad/sample)"),
-    );
+    let mut chart = crate::poles::s_plane_frame(&data.title);
     for (i, line) in data.lines.iter().enumerate() {
         let in_legend = data.kind == MapKind::Isodamping;
         for (k, piece) in pieces(&line.points).into_iter().enumerate() {

@@ -62,7 +62,7 @@ fn charts() -> Vec<(&'static str, Chart)> {
             "trajectory",
             trajectory::chart(&trajectory::from_recording("trajectory", &chain, &motion).unwrap()),
         ),
-        ("time", time::chart(&time::from_recordings("time", &[m.clone()], &runs, reference))),
+        ("time", time::chart(&time::from_recordings("time", std::slice::from_ref(&m), &runs, reference))),
         ("phase", phase::chart(&phase::from_recordings("phase", &m, 0, &runs, reference, None))),
         (
             "modified phase",
