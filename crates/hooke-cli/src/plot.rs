@@ -413,7 +413,7 @@ fn warping_chart(args: &PlotArgs) -> miette::Result<Chart> {
     let (kind, levels, what): (MapKind, Vec<f64>, &str) = match map {
         MapArg::Isofrequency => (
             MapKind::Isofrequency,
-            (1..=12).map(|i| 0.25 * f64::from(i)).collect(),
+            [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0].to_vec(),
             "isofrequency lines (seed 000 fig. 16)",
         ),
         MapArg::Isodamping => (
