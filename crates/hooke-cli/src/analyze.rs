@@ -49,6 +49,9 @@ pub struct AnalyzeArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Also draw each mode's discrete pole on the z-plane to this file (.png or .svg).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
 }
 
 /// The state to linearise about, on the command line.
@@ -66,6 +69,9 @@ pub fn analyze(args: &AnalyzeArgs) -> miette::Result<()> {
     let file_name = args.model.display().to_string();
     let step = StepArgs { rate: args.rate, dt: args.dt, duration: None, steps: None };
     let loaded = load_run(&source, &file_name, args.scheme, &step)?;
+    if let Some(path) = &args.plot {
+        crate::plot::check_output(path, false)?;
+    }
     let system = System::new(&loaded.file.model);
     let dt = loaded.settings.step.seconds();
     let options = AnalysisOptions {
@@ -80,6 +86,9 @@ pub fn analyze(args: &AnalyzeArgs) -> miette::Result<()> {
         AboutArg::Initial => "initial",
         AboutArg::Rest => "rest",
     };
+    if let Some(path) = &args.plot {
+        crate::plot::analyze_plot(&loaded, &args.model, path)?;
+    }
     if args.json {
         let json = AnalysisJson::new(&report, about);
         println!("{}", serde_json::to_string_pretty(&json).map_err(|e| miette!("{e}"))?);

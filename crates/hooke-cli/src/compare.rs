@@ -27,6 +27,9 @@ pub struct CompareArgs {
     /// Step and length of the runs.
     #[command(flatten)]
     pub step: StepArgs,
+    /// Also draw the first mass against time under each scheme over the reference (.png or .svg).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
 }
 
 /// Positions of every mass at every `every`-th step, and the energies there.
@@ -67,7 +70,7 @@ fn simulate(file: &ModelFile, scheme: SchemeKind, dt: f64, steps: u64, every: u6
 }
 
 /// The reference scheme and its rate multiple.
-fn parse_reference(text: &str, rate: f64) -> miette::Result<(SchemeKind, u64)> {
+pub fn parse_reference(text: &str, rate: f64) -> miette::Result<(SchemeKind, u64)> {
     let Some((name, reference_rate)) = text.split_once('@') else {
         let scheme = text.parse::<SchemeKind>().map_err(|e| miette!("--reference: {e}"))?;
         return Ok((scheme, 1));
@@ -101,6 +104,9 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
     let (dt, steps, rate) = (loaded.settings.step.seconds(), loaded.steps, loaded.settings.step.hertz());
     let schemes = parse_schemes(&args.schemes)?;
     let (reference_scheme, multiple) = parse_reference(&args.reference, rate)?;
+    if let Some(path) = &args.plot {
+        crate::plot::check_output(path, false)?;
+    }
     let masses = loaded.file.model.masses().len() as f64;
 
     let reference =
@@ -126,7 +132,7 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
         "mass-steps/s"
     );
     let drift = |energies: &[f64]| (energies[energies.len() - 1] - energies[0]) / energies[0].abs();
-    for scheme in schemes {
+    for &scheme in &schemes {
         let row = match simulate(&loaded.file, scheme, dt, steps, 1) {
             Ok(run) => {
                 let n = loaded.file.model.masses().len() * loaded.file.model.dimension();
@@ -159,5 +165,8 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
          (E_end - E_0)/|E_0|; vs reference: minus the reference's drift; H_dev: seed 003 eq. 22, \
          100 ||H - H_ref||_2 / mean(H_ref)"
     );
+    if let Some(path) = &args.plot {
+        crate::plot::compare_plot(&loaded, &args.model, &schemes, &args.reference, path)?;
+    }
     Ok(())
 }

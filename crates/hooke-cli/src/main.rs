@@ -5,6 +5,7 @@ mod bench;
 mod compare;
 mod design;
 mod diagnostics;
+mod plot;
 mod render;
 mod run;
 
@@ -46,6 +47,9 @@ enum Command {
     Schemes,
     /// Time the engine on a string of N masses (Faust mi.lib's benchmark string).
     Bench(bench::BenchArgs),
+    /// Draw a picture (PNG or SVG; GIF for a trajectory): trajectory, time, phase, energy,
+    /// poles, warping or spectrum.
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> miette::Result<()> {
@@ -63,6 +67,7 @@ fn main() -> miette::Result<()> {
             Ok(())
         }
         Command::Bench(args) => bench::bench(&args),
+        Command::Plot(args) => plot::plot(&args),
     }
 }
 

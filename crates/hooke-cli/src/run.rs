@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Run even when the analysis predicts that the scheme makes the run blow up (see `hooke analyze`).
     #[arg(long)]
     pub force: bool,
+    /// Also draw the run (.png or .svg): the trajectories of a 2D or 3D model, else the first
+    /// mass against time.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
 }
 
 /// The step and the length of a run, from the command line; they override the file's `[run]`.
@@ -118,8 +122,16 @@ pub fn parse_format(name: &str) -> Result<SampleFormat, String> {
 
 /// `hooke run MODEL.toml ...`.
 pub fn run_command(args: &RunArgs) -> miette::Result<()> {
+    if let Some(path) = &args.plot {
+        crate::plot::check_output(path, false)?;
+    }
     let source = read_model(&args.model)?;
-    run_source(&source, &args.model.display().to_string(), args)
+    run_source(&source, &args.model.display().to_string(), args)?;
+    if let Some(path) = &args.plot {
+        let loaded = load_run(&source, &args.model.display().to_string(), args.scheme, &args.step)?;
+        crate::plot::run_plot(&loaded, &args.model, path)?;
+    }
+    Ok(())
 }
 
 /// Settings from the command line, validated as the file's are.
