@@ -21,7 +21,8 @@
 //! vectors rather than shifted loads. A stopped (pinned) mass has `h / m_i = 0` and stays where
 //! it was put; unused lanes are strings of zero coefficients that stay at rest. A step does not
 //! depend on how many steps a call advances, so rendering one step at a time and in blocks give
-//! identical results; groups run on several threads with results identical to one thread's.
+//! identical results; groups run on several threads with results identical to one thread's
+//! (for the same grouping: the channels sum the strings group by group).
 
 use crate::render::Quantity;
 
