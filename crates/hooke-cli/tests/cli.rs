@@ -192,17 +192,64 @@ fn wav_formats_and_normalisation() {
 }
 
 #[test]
-fn the_demo_writes_a_stereo_wav_and_a_csv_and_says_so() {
+fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let out = hooke(&["demo"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("wrote ./hooke-demo.wav"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("wrote ./hooke-demo.csv"), "{}", stderr(&out));
-    let reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
-    assert_eq!((reader.spec().channels, reader.spec().sample_rate), (2, 44_100));
-    assert_eq!(reader.duration(), 3 * 44_100 + 1);
-    let csv = std::fs::read_to_string(dir.path().join("hooke-demo.csv")).unwrap();
-    assert!(csv.starts_with("step,t,s.1.x,s.1.vx,s.2.x"));
+    let text = stderr(&out);
+    assert!(text.contains("guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz), string-kernel path"), "{text}");
+    assert!(text.contains("wrote ./hooke-demo.wav"), "{text}");
+    assert!(text.contains("x real time"), "{text}");
+    let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
+    assert_eq!((reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample), (2, 44_100, 24));
+    // 5 s at 44.1 kHz: ceil(441000 simulation steps / 2).
+    assert_eq!(reader.duration(), 5 * 44_100);
+    let peak = reader.samples::<i32>().map(|s| s.unwrap().abs()).max().unwrap();
+    // Normalised to -1 dBFS: 0.8913 of 2^23 - 1.
+    assert!((peak as f64 / 8_388_607.0 - 0.891_25).abs() < 1e-3, "{peak}");
+}
+
+const GUITAR: &str = "[guitar]\nmasses = 80\n";
+const SCORE: &str = "[score]\nduration = 0.5\n[[pluck]]\ntime = 0.0\npart = \"E4\"\nposition = 0.3\namplitude = 0.001\n";
+
+#[test]
+fn render_oversamples_as_the_analysis_says_and_decimates_to_the_output_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("g.toml"), GUITAR).unwrap();
+    std::fs::write(dir.path().join("s.toml"), SCORE).unwrap();
+    let out = hooke(&["render", "g.toml", "s.toml", "-o", "out.wav", "--rate", "48000", "--format", "f32"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(text.contains("at 96000 Hz (2 x 48000 Hz)"), "{text}");
+    assert!(text.contains("stop band from 24000 Hz down 9"), "{text}");
+    let reader = hound::WavReader::open(dir.path().join("out.wav")).unwrap();
+    assert_eq!((reader.spec().channels, reader.spec().sample_rate), (2, 48_000));
+    assert_eq!(reader.duration(), 24_000);
+}
+
+#[test]
+fn render_refuses_an_unstable_rate_with_the_explanation_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("g.toml"), GUITAR).unwrap();
+    std::fs::write(dir.path().join("s.toml"), SCORE).unwrap();
+    let out = hooke(&["render", "g.toml", "s.toml", "-o", "out.wav", "--oversample", "1"], dir.path());
+    assert!(!out.status.success());
+    let text = stderr(&out);
+    for phrase in ["g.toml:1:1", "string E4", "44100 Hz is unstable", "rate / pi", "--oversample 2"] {
+        assert!(text.contains(phrase), "{phrase:?} not in {text}");
+    }
+    assert!(other_files(dir.path(), "g.toml").iter().all(|p| p.file_name().unwrap() == "s.toml"));
+}
+
+#[test]
+fn render_names_the_score_line_of_a_bad_event_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("g.toml"), GUITAR).unwrap();
+    std::fs::write(dir.path().join("s.toml"), SCORE.replace("\"E4\"", "\"E9\"")).unwrap();
+    let out = hooke(&["render", "g.toml", "s.toml", "-o", "out.wav"], dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("s.toml:5:8"), "{}", stderr(&out));
+    assert!(!dir.path().join("out.wav").exists());
 }
 
 #[test]
