@@ -46,8 +46,8 @@ pub struct RenderArgs {
     pub general: bool,
 }
 
-const DEMO_INSTRUMENT: &str = include_str!("../../../examples/guitar.toml");
-const DEMO_SCORE: &str = include_str!("../../../examples/guitar-phrase.toml");
+const DEMO_INSTRUMENT: &str = include_str!("../../../examples/instruments/guitar.toml");
+const DEMO_SCORE: &str = include_str!("../../../examples/instruments/guitar-phrase.toml");
 
 /// `hooke render ...`.
 pub fn render(args: &RenderArgs) -> miette::Result<()> {
@@ -61,11 +61,11 @@ pub fn render(args: &RenderArgs) -> miette::Result<()> {
     perform(sources, args)
 }
 
-/// `hooke demo`: the guitar phrase of examples/guitar-phrase.toml to `hooke-demo.wav`.
+/// `hooke demo`: the guitar phrase of examples/instruments/guitar-phrase.toml to `hooke-demo.wav`.
 pub fn demo(out_dir: &Path) -> miette::Result<()> {
     let args = RenderArgs {
-        instrument: PathBuf::from("examples/guitar.toml"),
-        score: PathBuf::from("examples/guitar-phrase.toml"),
+        instrument: PathBuf::from("examples/instruments/guitar.toml"),
+        score: PathBuf::from("examples/instruments/guitar-phrase.toml"),
         output: out_dir.join("hooke-demo.wav"),
         rate: None,
         oversample: None,
@@ -76,8 +76,8 @@ pub fn demo(out_dir: &Path) -> miette::Result<()> {
         general: false,
     };
     let sources = Sources {
-        instrument: (DEMO_INSTRUMENT, "<demo: examples/guitar.toml>"),
-        score: (DEMO_SCORE, "<demo: examples/guitar-phrase.toml>"),
+        instrument: (DEMO_INSTRUMENT, "<demo: examples/instruments/guitar.toml>"),
+        score: (DEMO_SCORE, "<demo: examples/instruments/guitar-phrase.toml>"),
         score_folder: None,
     };
     perform(sources, &args)

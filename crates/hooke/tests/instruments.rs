@@ -228,7 +228,7 @@ fn oversampled_rendering_keeps_less_than_minus_80_db_above_the_output_nyquist() 
     assert!(after < -80.0, "{after} dB");
 }
 
-const PHRASE: &str = include_str!("../../../examples/guitar-phrase.toml");
+const PHRASE: &str = include_str!("../../../examples/instruments/guitar-phrase.toml");
 
 fn default_guitar(oversample: usize) -> Instrument {
     guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / (OUTPUT_RATE * oversample as f64))
