@@ -197,11 +197,17 @@ fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
     let out = hooke(&["demo"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stderr(&out);
-    assert!(text.contains("guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz), string-kernel path"), "{text}");
+    assert!(
+        text.contains("guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz), string-kernel path"),
+        "{text}"
+    );
     assert!(text.contains("wrote ./hooke-demo.wav"), "{text}");
     assert!(text.contains("x real time"), "{text}");
     let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
-    assert_eq!((reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample), (2, 44_100, 24));
+    assert_eq!(
+        (reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample),
+        (2, 44_100, 24)
+    );
     // 5 s at 44.1 kHz: ceil(441000 simulation steps / 2).
     assert_eq!(reader.duration(), 5 * 44_100);
     let peak = reader.samples::<i32>().map(|s| s.unwrap().abs()).max().unwrap();
@@ -210,14 +216,18 @@ fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
 }
 
 const GUITAR: &str = "[guitar]\nmasses = 80\n";
-const SCORE: &str = "[score]\nduration = 0.5\n[[pluck]]\ntime = 0.0\npart = \"E4\"\nposition = 0.3\namplitude = 0.001\n";
+const SCORE: &str =
+    "[score]\nduration = 0.5\n[[pluck]]\ntime = 0.0\npart = \"E4\"\nposition = 0.3\namplitude = 0.001\n";
 
 #[test]
 fn render_oversamples_as_the_analysis_says_and_decimates_to_the_output_rate() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("g.toml"), GUITAR).unwrap();
     std::fs::write(dir.path().join("s.toml"), SCORE).unwrap();
-    let out = hooke(&["render", "g.toml", "s.toml", "-o", "out.wav", "--rate", "48000", "--format", "f32"], dir.path());
+    let out = hooke(
+        &["render", "g.toml", "s.toml", "-o", "out.wav", "--rate", "48000", "--format", "f32"],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(text.contains("at 96000 Hz (2 x 48000 Hz)"), "{text}");

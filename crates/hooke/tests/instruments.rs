@@ -380,3 +380,56 @@ fn the_bow_solves_its_friction_law_implicitly() {
         assert!(force.abs() <= bow.force * (1.0 + 1e-12), "|phi| <= 1");
     }
 }
+
+#[test]
+fn a_timed_damp_lifts_by_itself() {
+    // Damping a string at rest changes nothing; once lifted, a pluck rings exactly as without it.
+    let instrument = one_string("E2", 2, FretMethod::Between);
+    let options = PerformanceOptions { oversample: 2, ..Default::default() };
+    let pluck = "[[pluck]]\ntime = 0.2\npart = \"E2\"\nposition = 0.3\namplitude = 0.002\n";
+    let plain = render(&instrument, &format!("[score]\nduration = 0.6\n{pluck}"), options);
+    let damp = "[[damp]]\ntime = 0.0\npart = \"E2\"\ndecay = 0.01\n";
+    let timed =
+        render(&instrument, &format!("[score]\nduration = 0.6\n{damp}duration = 0.1\n{pluck}"), options);
+    let held = render(&instrument, &format!("[score]\nduration = 0.6\n{damp}{pluck}"), options);
+    assert_eq!(plain, timed);
+    let energy = |signal: &[f64]| signal[(0.5 * OUTPUT_RATE) as usize..].iter().map(|x| x * x).sum::<f64>();
+    // Held, the damp (tau = 10 ms) leaves nothing 0.3 s after the pluck.
+    assert!(
+        energy(&held[0]) < 1e-20 * energy(&plain[0]),
+        "{} against {}",
+        energy(&held[0]),
+        energy(&plain[0])
+    );
+}
+
+#[test]
+fn every_example_instrument_plays_its_scores() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let mut played = 0;
+    for instrument_name in ["guitar", "drum", "reed", "sitar", "pendulum"] {
+        let file = hooke::instrument::file::load(&folder.join(format!("{instrument_name}.toml"))).unwrap();
+        let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
+        let mut scores: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{instrument_name}-")))
+            .collect();
+        scores.sort();
+        assert!(!scores.is_empty(), "no score for {instrument_name}");
+        for path in scores {
+            let score = hooke::score::file::load(&path, &instrument).unwrap_or_else(|e| panic!("{e}"));
+            // The first 0.2 s (or the whole score if shorter) of each.
+            let mut performance =
+                Performance::new(&instrument, score, PerformanceOptions { oversample, ..Default::default() })
+                    .unwrap();
+            let mut output = vec![Vec::new(); performance.channels()];
+            let steps = performance.total_steps().min((0.2 / instrument.dt) as u64);
+            performance.render(steps, &mut output).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            performance.finish(&mut output);
+            assert!(output.iter().flatten().all(|x| x.is_finite()), "{}", path.display());
+            played += 1;
+        }
+    }
+    assert!(played >= 7, "{played} scores");
+}

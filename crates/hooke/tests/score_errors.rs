@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 
 fn instrument() -> &'static Instrument {
     static GUITAR: OnceLock<Instrument> = OnceLock::new();
-    GUITAR.get_or_init(|| guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap())
+    GUITAR
+        .get_or_init(|| guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap())
 }
 
 /// Parses `score`, which must fail at `line`:`column` on the text `found`, with a message
@@ -31,7 +32,13 @@ const HEADER: &str = "[score]\nduration = 2.0\n";
 #[test]
 fn an_unknown_part_lists_the_parts() {
     let score = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E7\"\nposition = 0.5\namplitude = 0.001\n");
-    fails(&score, 5, 8, "\"E7\"", &["part", "\"E2\", \"A2\", \"D3\", \"G3\", \"B3\", \"E4\"", "found \"E7\""]);
+    fails(
+        &score,
+        5,
+        8,
+        "\"E7\"",
+        &["part", "\"E2\", \"A2\", \"D3\", \"G3\", \"B3\", \"E4\"", "found \"E7\""],
+    );
 }
 
 #[test]
@@ -47,7 +54,7 @@ fn a_time_past_the_end_is_refused() {
 #[test]
 fn a_fret_beyond_the_string_is_refused() {
     let score = format!("{HEADER}[[fret]]\ntime = 0.5\npart = \"E2\"\nfret = 21\n");
-    fails(&score, 6, 8, "21", &["fret", "from 1 to 20", "found 21"]);
+    fails(&score, 6, 8, "21", &["fret on \"E2\" at 0.5 s", "from 1 to 20", "found 21"]);
     let score = format!("{HEADER}[[fret]]\ntime = 0.5\npart = \"E2\"\nfret = 0\n");
     fails(&score, 6, 8, "0", &["fret", "found 0"]);
 }
@@ -57,12 +64,21 @@ fn overlapping_incompatible_events_are_refused() {
     let bow = |time: f64| format!("[[bow]]\ntime = {time}\npart = \"G3\"\nposition = 0.9\nduration = 1.0\n");
     let score = format!("{HEADER}{}{}", bow(0.0), bow(0.5));
     fails(&score, 9, 8, "0.5", &["no bow while a bow on the same part lasts (until 1 s)"]);
-    let score = format!("{HEADER}{}[[pluck]]\ntime = 0.5\npart = \"G3\"\nposition = 0.5\namplitude = 0.001\n", bow(0.0));
+    let score = format!(
+        "{HEADER}{}[[pluck]]\ntime = 0.5\npart = \"G3\"\nposition = 0.5\namplitude = 0.001\n",
+        bow(0.0)
+    );
     fails(&score, 9, 8, "0.5", &["no pluck while a bow"]);
     let score = format!("{HEADER}[[release]]\ntime = 0.5\npart = \"E2\"\n");
     fails(&score, 4, 8, "0.5", &["a fret held on the string to release", "no fret held"]);
     let score = format!("{HEADER}[[undamp]]\ntime = 0.5\npart = \"E2\"\n");
     fails(&score, 4, 8, "0.5", &["not damped"]);
+    // A timed damp lifts by itself: an undamp after its end finds nothing to lift.
+    let damp = "[[damp]]\ntime = 0.0\npart = \"E2\"\nduration = 0.2\n";
+    let score = format!("{HEADER}{damp}[[undamp]]\ntime = 0.5\npart = \"E2\"\n");
+    fails(&score, 8, 8, "0.5", &["not damped"]);
+    let score = format!("{HEADER}[[damp]]\ntime = 0.0\npart = \"E2\"\n[[damp]]\ntime = 0.5\npart = \"E2\"\n");
+    fails(&score, 7, 8, "0.5", &["no damp while a damp on the same part lasts (until lifted)"]);
 }
 
 #[test]
@@ -72,7 +88,9 @@ fn fields_that_do_not_belong_to_the_event_are_refused() {
     let score = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E2\"\nposition = 0.5\namplitude = 0.001\nshape = \"square\"\n");
     fails(&score, 8, 9, "\"square\"", &["\"triangle\", \"raised\" or \"pulse\""]);
     let score = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E2\"\nposition = 1.5\namplitude = 0.001\n");
-    fails(&score, 6, 12, "1.5", &["strictly between 0 and 1"]);
+    fails(&score, 6, 12, "1.5", &["strictly between 0 and 1", "found 1.5"]);
+    let score = format!("{HEADER}[[strike]]\ntime = 0.5\npart = \"E2\"\nposition = 0.5\naxis = \"y\"\n");
+    fails(&score, 7, 8, "\"y\"", &["no axis on a string"]);
     let score = format!("{HEADER}[[set]]\ntime = 0.5\npart = \"E2\"\nparameter = \"colour\"\nvalue = 1.0\n");
     fails(&score, 6, 13, "\"colour\"", &["\"tension\" or \"damping\""]);
     let score = format!("{HEADER}[[pluk]]\ntime = 0.5\n");
@@ -107,5 +125,8 @@ fn the_analysis_chooses_the_oversampling() {
     // Asked for 1 at 44.1 kHz: refused, at the instrument's table, with the rate it needs.
     let error = file.build_stable(SchemeKind::SymplecticEuler, 44_100.0, Some(1)).unwrap_err();
     assert_eq!((error.line, error.column), (1, 1), "{error}");
-    assert!(error.message.contains("string E4") && error.message.contains("needs a rate above 5392"), "{error}");
+    assert!(
+        error.message.contains("string E4") && error.message.contains("needs a rate above 5392"),
+        "{error}"
+    );
 }

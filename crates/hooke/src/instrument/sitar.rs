@@ -39,7 +39,8 @@ pub struct SitarSpec {
 impl Default for SitarSpec {
     /// 60 masses at C#3 (138.59 Hz) with a 3 s decay, 1 g each; the last 3 masses lie over a
     /// barrier 0.1 mm below the rest line with seed 003 fig. 5's stiffness per mass
-    /// (7e4 N/m, alpha = 1); 20 frets; one pickup at 0.3 of the length.
+    /// (7e4 N/m, alpha = 1); 20 frets; one pickup at 0.85 of the length (on the sounding side of
+    /// every fret).
     fn default() -> Self {
         Self {
             masses: 60,
@@ -51,7 +52,7 @@ impl Default for SitarSpec {
             barrier_stiffness: 7e4,
             barrier_exponent: 1.0,
             frets: 20,
-            pickups: vec![0.3],
+            pickups: vec![0.85],
         }
     }
 }

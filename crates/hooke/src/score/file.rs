@@ -285,8 +285,16 @@ impl RawScore {
             };
             let state = states.entry(part).or_default();
             let context = Context { instrument, part, occurrence, duration, folder, frets: &mut frets };
-            cues.push(Cue { time: occurrence.time, part, action: context.resolve(state)? });
+            let action = context.resolve(state)?;
+            if let (Action::Damp(_), Some(end)) = (&action, state.damped_until.filter(|end| end.is_finite()))
+            {
+                // A damp for a while lifts by itself.
+                cues.push(Cue { time: end, part, action: Action::Undamp });
+            }
+            cues.push(Cue { time: occurrence.time, part, action });
         }
+        // The lifts of timed damps into time order (a stable sort: ties keep their order).
+        cues.sort_by(|a, b| a.time.total_cmp(&b.time));
         Ok(Score { duration, cues })
     }
 }
@@ -453,16 +461,20 @@ impl Context<'_, '_> {
     /// Fails if a sustained event on this part (`until`) is still going.
     fn not_during(&self, until: Option<f64>, what: &str) -> Result<(), Located> {
         match until {
-            Some(end) if self.occurrence.time < end - 1e-12 => Err(error(
-                self.raw().time.span(),
-                &self.subject(),
-                "time",
-                format!(
-                    "no {} while a {what} on the same part lasts (until {end} s)",
-                    self.occurrence.kind.name()
-                ),
-                self.occurrence.time,
-            )),
+            Some(end) if self.occurrence.time < end - 1e-12 => {
+                let until =
+                    if end.is_finite() { format!("until {end} s") } else { "until lifted".to_string() };
+                Err(error(
+                    self.raw().time.span(),
+                    &self.subject(),
+                    "time",
+                    format!(
+                        "no {} while a {what} on the same part lasts ({until})",
+                        self.occurrence.kind.name()
+                    ),
+                    self.occurrence.time,
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -490,26 +502,36 @@ impl Context<'_, '_> {
         let raw = self.raw();
         let subject = self.subject();
         let dim = self.instrument.model.dimension();
-        let bad =
-            |span: Range<usize>, expected: &str| error(span, &subject, "position", expected, "this position");
-        match (&self.instrument.parts[self.part].kind, &raw.position) {
+        let bad = |position: &Spanned<Where>, expected: &str| {
+            let found = match *position.get_ref() {
+                Where::Along(p) => p.to_string(),
+                Where::At([x, y]) => format!("[{x}, {y}]"),
+            };
+            error(position.span(), &subject, "position", expected, found)
+        };
+        let part = &self.instrument.parts[self.part].kind;
+        if let (Some(axis), PartKind::String(_) | PartKind::Membrane(_)) = (&raw.axis, part) {
+            let expected = "no axis on a string or a membrane (they move along x)";
+            return Err(error(axis.span(), &subject, "axis", expected, format!("\"{}\"", axis.get_ref())));
+        }
+        match (part, &raw.position) {
             (PartKind::String(string), Some(position)) => match *position.get_ref() {
                 Where::Along(p) if p > 0.0 && p < 1.0 => {
                     let (first, last) = sounding(string, state);
                     let node = first as f64 + p * (last - first) as f64;
                     Ok(string.masses[(node.round() as usize).clamp(first + 1, last - 1) - 1] * dim)
                 }
-                _ => Err(bad(position.span(), "a fraction of the sounding length strictly between 0 and 1")),
+                _ => Err(bad(position, "a fraction of the sounding length strictly between 0 and 1")),
             },
             (PartKind::Membrane(membrane), Some(position)) => match *position.get_ref() {
                 Where::At([x, y]) if x > 0.0 && x < 1.0 && y > 0.0 && y < 1.0 => {
                     Ok(membrane.mass_at(x, y) * dim)
                 }
-                _ => Err(bad(position.span(), "a point [x, y] with fractions strictly between 0 and 1")),
+                _ => Err(bad(position, "a point [x, y] with fractions strictly between 0 and 1")),
             },
             (PartKind::Body(body), None) => Ok(body.mass * dim + self.axis()?),
             (PartKind::Body(_), Some(position)) => {
-                Err(bad(position.span(), "no position on a single mass (use `axis`)"))
+                Err(bad(position, "no position on a single mass (use `axis`)"))
             }
             (_, None) => Err(error(self.whole(), &subject, "position", "`position` on the part", "nothing")),
         }
@@ -599,7 +621,9 @@ impl Context<'_, '_> {
                             self.instrument.dt,
                         )
                         .map_err(|e| match e {
-                            InstrumentError::Model(model) => (fret.span(), model),
+                            InstrumentError::Model(model) => {
+                                error(fret.span(), &self.subject(), model.field, model.expected, model.found)
+                            }
                             other => error(
                                 fret.span(),
                                 &self.subject(),
@@ -644,7 +668,8 @@ impl Context<'_, '_> {
                 Action::Damp(2.0 / decay)
             }
             Kind::Undamp => {
-                if state.damped_until.take().is_none() {
+                let time = self.occurrence.time;
+                if state.damped_until.take().is_none_or(|end| time >= end - 1e-12) {
                     return Err(error(
                         self.raw().time.span(),
                         &self.subject(),
