@@ -1,5 +1,7 @@
 //! Measuring a simulated signal's frequency and decay, independently of the analysis code: an
 //! FFT peak with interpolation, the zero-crossing rate, and an exponential fit of the envelope.
+//! Each test file uses the ones it needs.
+#![allow(dead_code)]
 
 use std::f64::consts::PI;
 
