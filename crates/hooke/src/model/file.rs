@@ -743,16 +743,24 @@ fn add_force(model: &mut Model, element: &Spanned<RawForce>, folder: Option<&Pat
             return Err(at_field(error));
         }
     };
-    let fields = SignalFields {
-        constant: raw.constant.as_ref(),
-        sinusoids: raw.sinusoids.as_ref(),
-        wav: raw.wav.as_ref(),
-        channel: raw.channel.as_ref(),
-        gain: raw.gain.as_ref(),
-    };
-    let signal = signal(&subject, &fields, folder, &at_field)?;
+    let signal = signal(&subject, &signal_fields!(raw), folder, &at_field)?;
     model.add_force(ForceSpec { mass: raw.mass.get_ref(), axis, signal }).map_err(at_field)
 }
+
+/// The [`SignalFields`] of a raw element that has the fields `constant`, `sinusoids`, `wav`,
+/// `channel` and `gain` (a `[[force]]`, a score's `[[drive]]`).
+macro_rules! signal_fields {
+    ($raw:expr) => {
+        $crate::model::file::SignalFields {
+            constant: $raw.constant.as_ref(),
+            sinusoids: $raw.sinusoids.as_ref(),
+            wav: $raw.wav.as_ref(),
+            channel: $raw.channel.as_ref(),
+            gain: $raw.gain.as_ref(),
+        }
+    };
+}
+pub(crate) use signal_fields;
 
 /// The signal fields of a `[[force]]` or of a score's `[[drive]]`.
 pub(crate) struct SignalFields<'a> {

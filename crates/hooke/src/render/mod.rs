@@ -129,12 +129,7 @@ impl Simulation {
             self.notify(observers)?;
         }
         for done in 1..=steps {
-            let (step, time) = (self.state.step, self.state.t);
-            self.scheme.step(&self.system, &mut self.state).map_err(|source| RunError::Scheme {
-                step: step + 1,
-                time,
-                source,
-            })?;
+            take_step(self.scheme.as_mut(), &self.system, &mut self.state)?;
             if let Some(last) = self.scheme.last_exchange() {
                 let total =
                     self.exchanged.get_or_insert(EnergyExchange { dissipated: 0.0, external_work: 0.0 });
@@ -161,6 +156,13 @@ impl Simulation {
         }
         Ok(())
     }
+}
+
+/// One step of `scheme` from `state` (not counted in `state.step` and `state.t`: the caller
+/// does that); a failure names the step and its start time.
+pub(crate) fn take_step(scheme: &mut dyn Scheme, system: &System, state: &mut State) -> Result<(), RunError> {
+    let (step, time) = (state.step, state.t);
+    scheme.step(system, state).map_err(|source| RunError::Scheme { step: step + 1, time, source })
 }
 
 /// Checks that every moving coordinate of `state` is finite; the error names the step, the time

@@ -143,12 +143,7 @@ impl Stage for GeneralStage {
         }
         let dim = self.system.dimension();
         for s in 0..steps {
-            let (step, time) = (self.state.step, self.state.t);
-            self.scheme.step(&self.system, &mut self.state).map_err(|source| RunError::Scheme {
-                step: step + 1,
-                time,
-                source,
-            })?;
+            super::take_step(self.scheme.as_mut(), &self.system, &mut self.state)?;
             for (mass, position) in &self.stopped {
                 self.state.x[mass * dim..(mass + 1) * dim].copy_from_slice(position);
                 self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);

@@ -6,7 +6,7 @@
 use super::{Action, Bow, Cue, Drive, Hammer, Pulse, Score};
 use crate::instrument::frets::{fret_stop, FretStop};
 use crate::instrument::{Instrument, InstrumentError, PartKind, StringPart};
-use crate::model::file::{signal, Located, RawSinusoid, SignalFields};
+use crate::model::file::{signal, signal_fields, Located, RawSinusoid};
 use crate::model::{ModelError, SourceError};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -685,18 +685,11 @@ impl Context<'_, '_> {
                 let raw = self.raw();
                 let length = self.number(&raw.duration, "duration", None, "a length > 0 s", positive)?;
                 state.driven_until = Some(self.end(length, &raw.duration)?);
-                let fields = SignalFields {
-                    constant: raw.constant.as_ref(),
-                    sinusoids: raw.sinusoids.as_ref(),
-                    wav: raw.wav.as_ref(),
-                    channel: raw.channel.as_ref(),
-                    gain: raw.gain.as_ref(),
-                };
                 let whole = self.whole();
                 let spans: HashMap<&str, Range<usize>> = raw.given().into_iter().collect();
                 let at_field =
                     |e: ModelError| (spans.get(e.field).cloned().unwrap_or_else(|| whole.clone()), e);
-                let signal = signal(&self.subject(), &fields, self.folder, &at_field)?;
+                let signal = signal(&self.subject(), &signal_fields!(raw), self.folder, &at_field)?;
                 Action::Drive(Drive { coordinate: self.coordinate(state)?, signal, duration: length })
             }
             Kind::Set => {
