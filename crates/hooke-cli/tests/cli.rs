@@ -263,6 +263,24 @@ fn render_names_the_score_line_of_a_bad_event_and_writes_nothing() {
 }
 
 #[test]
+fn an_instrument_that_becomes_unstable_keeps_the_sound_before_the_failing_step() {
+    // Seed 003's reed beating on its lay: symplectic Euler cannot follow the stiff contact.
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let (reed, score) = (examples.join("reed.toml"), examples.join("reed-score.toml"));
+    let args = ["render", reed.to_str().unwrap(), score.to_str().unwrap(), "-o", "reed.wav"];
+    let out = hooke(&[&args[..], &["--scheme", "symplectic-euler", "--format", "f32"]].concat(), dir.path());
+    assert!(!out.status.success());
+    let text = stderr(&out);
+    let step = unstable_step(&text);
+    assert!(text.contains("mass \"reed\""), "{text}");
+    assert!(text.contains("wrote reed.wav"), "{text}");
+    // Every output sample before the failing step, at 44.1 kHz without oversampling.
+    let reader = hound::WavReader::open(dir.path().join("reed.wav")).unwrap();
+    assert_eq!(u64::from(reader.duration()), step - 1);
+}
+
+#[test]
 fn bench_ends_with_mass_steps_per_second() {
     let dir = tempfile::tempdir().unwrap();
     let out = hooke(&["bench", "--string", "5", "--seconds", "0.05"], dir.path());

@@ -433,3 +433,20 @@ fn every_example_instrument_plays_its_scores() {
     }
     assert!(played >= 7, "{played} scores");
 }
+
+#[test]
+fn the_pair_in_the_score_format_documentation_plays() {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/score-format.md"),
+    )
+    .unwrap();
+    let blocks: Vec<&str> =
+        page.split("```toml\n").skip(1).map(|block| block.split("```").next().unwrap()).collect();
+    assert_eq!(blocks.len(), 2, "the page shows one instrument and one score");
+    let file = hooke::instrument::file::parse(blocks[0], "docs/score-format.md (instrument)").unwrap();
+    let (oversample, instrument) = file.build_stable(file.scheme, file.rate, None).unwrap();
+    let output = render(&instrument, blocks[1], PerformanceOptions { oversample, ..Default::default() });
+    assert_eq!(output.len(), 1, "mono");
+    assert_eq!(output[0].len(), (2.0 * OUTPUT_RATE) as usize);
+    assert!(output[0].iter().any(|&x| x != 0.0));
+}

@@ -39,7 +39,7 @@ pub trait Stage: Send {
     /// The force (N) on a state coordinate now from everything but the held forces.
     fn free_force(&mut self, coordinate: usize) -> f64;
     /// Advances `steps` steps, adding each channel's value after step `s` to
-    /// `record[channel * steps + s]`.
+    /// `record[channel * steps + s]`. On an error, [`Stage::step`] counts the steps recorded.
     fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<(), RunError>;
 }
 
@@ -150,7 +150,12 @@ impl Stage for GeneralStage {
             }
             self.state.step += 1;
             self.state.t = self.state.step as f64 * self.dt;
-            super::check_finite(&self.system, &self.state)?;
+            if let Err(error) = super::check_finite(&self.system, &self.state) {
+                // `step()` counts the steps whose output was recorded.
+                self.state.step -= 1;
+                self.state.t = self.state.step as f64 * self.dt;
+                return Err(error);
+            }
             self.sample.iter_mut().for_each(Vec::clear);
             self.pickups.sample(&self.state, &mut self.sample);
             for (channel, values) in self.sample.iter().enumerate() {
