@@ -102,6 +102,9 @@ fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
     let score = parse_score(score_text, score_name, &instrument, sources.score_folder)
         .map_err(|e| FileDiagnostic::new(e, score_text))?;
     let duration = score.duration;
+    if let Some(name) = &score.name {
+        eprintln!("score: {name}");
+    }
     let options = PerformanceOptions { oversample, threads: args.threads.max(1), kernels: !args.general };
     let mut performance = Performance::new(&instrument, score, options).map_err(|e| miette!("{e}"))?;
     eprintln!(

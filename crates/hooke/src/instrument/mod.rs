@@ -181,12 +181,6 @@ impl Instrument {
             Node::Anchor(i) => Some(model.masses().len() + i),
         }
     }
-
-    /// Checks with the analysis that every mode of the whole instrument is stable with its
-    /// scheme at its step; the error names the part, the rate and the rate needed.
-    pub fn check_stable(&self, part: &str) -> Result<(), InstrumentError> {
-        check_stable(&System::new(&self.model), self.scheme, self.dt, part)
-    }
 }
 
 /// Checks that `system` is stable with `scheme` at step `dt` (the analysis: every discrete

@@ -65,9 +65,7 @@ struct RawScore {
 #[serde(deny_unknown_fields)]
 struct RawHeader {
     duration: Spanned<f64>,
-    #[allow(dead_code)] // Read for the user's benefit; the renderer does not need it.
     name: Option<String>,
-    #[allow(dead_code)]
     description: Option<String>,
 }
 
@@ -295,7 +293,7 @@ impl RawScore {
         }
         // The lifts of timed damps into time order (a stable sort: ties keep their order).
         cues.sort_by(|a, b| a.time.total_cmp(&b.time));
-        Ok(Score { duration, cues })
+        Ok(Score { name: header.name.clone(), description: header.description.clone(), duration, cues })
     }
 }
 

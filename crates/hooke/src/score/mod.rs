@@ -55,6 +55,10 @@ pub enum Action {
 /// A score resolved against an instrument.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Score {
+    /// `[score] name`, if given.
+    pub name: Option<String>,
+    /// `[score] description`, if given.
+    pub description: Option<String>,
     /// Length of the rendering, s.
     pub duration: f64,
     /// The cues, by time (ties in the order: fret/release, set, damp/undamp, excitations).
