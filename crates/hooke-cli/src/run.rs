@@ -1,4 +1,4 @@
-//! `hooke run` and `hooke demo`.
+//! `hooke run`.
 
 use crate::diagnostics::FileDiagnostic;
 use clap::Args;
