@@ -24,9 +24,10 @@ fn noise(len: usize, seed: u64) -> Vec<f64> {
 
 /// Decimates `channels` in one `process` call followed by `finish`.
 fn decimate(decimator: &mut Decimator, channels: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let input: Vec<&[f64]> = channels.iter().map(Vec::as_slice).collect();
+    let len = channels[0].len();
+    let samples: Vec<f64> = channels.concat();
     let mut output = vec![Vec::new(); channels.len()];
-    decimator.process(&input, &mut output);
+    decimator.process(&samples, len, len, &mut output);
     decimator.finish(&mut output);
     output
 }
@@ -41,8 +42,8 @@ fn decimate_in_chunks(decimator: &mut Decimator, channels: &[Vec<f64>], sizes: &
             break;
         }
         let end = (start + size).min(len);
-        let input: Vec<&[f64]> = channels.iter().map(|c| &c[start..end]).collect();
-        decimator.process(&input, &mut output);
+        let samples: Vec<f64> = channels.iter().flat_map(|c| c[start..end].iter().copied()).collect();
+        decimator.process(&samples, end - start, end - start, &mut output);
         start = end;
     }
     decimator.finish(&mut output);

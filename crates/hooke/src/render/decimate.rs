@@ -117,23 +117,23 @@ impl Decimator {
         grid(0.0, pass_edge).map(|f| (20.0 * self.amplitude(f).abs().log10()).abs()).fold(0.0, f64::max)
     }
 
-    /// Takes one slice of simulation-rate samples per channel (all of the same length, possibly
-    /// 0) and appends the output-rate samples that are now complete to `output[channel]`.
+    /// Takes `len` simulation-rate samples of every channel, channel `c`'s at
+    /// `samples[c * stride..c * stride + len]` (possibly `len = 0`), and appends the output-rate
+    /// samples that are now complete to `output[channel]`.
     ///
     /// Allocates nothing beyond the growth of the `output` vectors.
     ///
     /// # Panics
     ///
-    /// If `input` or `output` does not have one entry per channel, or the input slices differ
-    /// in length.
-    pub fn process(&mut self, input: &[&[f64]], output: &mut [Vec<f64>]) {
-        assert_eq!(input.len(), self.channels, "one input slice per channel");
+    /// If `output` does not have one entry per channel, `len > stride`, or `samples` is shorter
+    /// than the channels need.
+    pub fn process(&mut self, samples: &[f64], stride: usize, len: usize, output: &mut [Vec<f64>]) {
         assert_eq!(output.len(), self.channels, "one output vector per channel");
-        let len = input.first().map_or(0, |channel| channel.len());
-        assert!(input.iter().all(|channel| channel.len() == len), "input channels differ in length");
+        assert!(len <= stride, "at most `stride` samples per channel");
+        let channel = |c: usize| &samples[c * stride..c * stride + len];
         if self.factor == 1 {
-            for (samples, out) in input.iter().zip(output.iter_mut()) {
-                out.extend_from_slice(samples);
+            for (c, out) in output.iter_mut().enumerate() {
+                out.extend_from_slice(channel(c));
             }
             return;
         }
@@ -141,7 +141,7 @@ impl Decimator {
             if self.clock % self.factor == 0 {
                 self.owed += 1;
             }
-            self.push(|channel| input[channel][i], output);
+            self.push(|c| samples[c * stride + i], output);
         }
     }
 

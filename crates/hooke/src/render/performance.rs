@@ -82,6 +82,8 @@ pub struct Performance {
     settings: Vec<Setting>,
     playing: Vec<Playing>,
     held: Vec<usize>,
+    /// The excitations' forces of the current step, by coordinate (scratch).
+    forces: Vec<(usize, f64)>,
     total_steps: u64,
     decimator: Decimator,
     record: Vec<f64>,
@@ -137,6 +139,7 @@ impl Performance {
             next_cue: 0,
             playing: Vec::new(),
             held: Vec::new(),
+            forces: Vec::new(),
             decimator: Decimator::new(options.oversample.max(1), channels),
             record: Vec::new(),
         })
@@ -184,9 +187,7 @@ impl Performance {
             self.record.resize(channels * run as usize, 0.0);
             let result = self.stage.advance(run as usize, &mut self.record);
             let done = (self.stage.step() - step) as usize;
-            let inputs: Vec<&[f64]> =
-                self.record.chunks(run as usize).map(|channel| &channel[..done]).collect();
-            self.decimator.process(&inputs, output);
+            self.decimator.process(&self.record, run as usize, done, output);
             result?;
         }
         Ok(self.stage.step() - start)
@@ -204,8 +205,8 @@ impl Performance {
         for coordinate in self.held.drain(..) {
             self.stage.set_force(coordinate, 0.0);
         }
-        let stage = &mut self.stage;
-        let mut forces: Vec<(usize, f64)> = Vec::with_capacity(self.playing.len());
+        let (stage, forces) = (&mut self.stage, &mut self.forces);
+        forces.clear();
         self.playing.retain_mut(|playing| {
             let elapsed = (step - playing.start) as f64 * dt;
             let force = match &mut playing.excitation {
@@ -234,7 +235,7 @@ impl Performance {
             force.is_some()
         });
         forces.sort_by_key(|(coordinate, _)| *coordinate);
-        for group in forces.chunk_by(|a, b| a.0 == b.0) {
+        for group in self.forces.chunk_by(|a, b| a.0 == b.0) {
             let total = group.iter().map(|(_, f)| f).sum();
             self.stage.set_force(group[0].0, total);
             self.held.push(group[0].0);
