@@ -17,7 +17,7 @@ pub mod sitar;
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
-use crate::model::{Model, ModelError, Node};
+use crate::model::{Model, ModelError};
 use crate::render::PickupSpec;
 use crate::scheme::SchemeKind;
 use crate::system::System;
@@ -115,9 +115,15 @@ impl StringPart {
     /// The mass nearest a fraction `position` of the string's length from the nut (0-based
     /// along the string).
     pub fn mass_at(&self, position: f64) -> usize {
-        let n = self.masses.len();
-        ((position * (n + 1) as f64).round() as usize).clamp(1, n) - 1
+        nearest_inner_node(0, self.masses.len() + 1, position) - 1
     }
+}
+
+/// On a line of equally spaced nodes `first..=last` whose ends are fixed, the moving node
+/// (strictly between them) nearest the fraction `fraction` of the way from `first` to `last`.
+pub fn nearest_inner_node(first: usize, last: usize, fraction: f64) -> usize {
+    let place = first as f64 + fraction * (last - first) as f64;
+    (place.round() as usize).clamp(first + 1, last - 1)
 }
 
 /// A membrane: `columns x rows` masses, row by row.
@@ -137,9 +143,7 @@ pub struct MembranePart {
 impl MembranePart {
     /// The mass nearest the point at fractions `(x, y)` of the width and height (model index).
     pub fn mass_at(&self, x: f64, y: f64) -> usize {
-        let pick = |fraction: f64, count: usize| {
-            ((fraction * (count + 1) as f64).round() as usize).clamp(1, count) - 1
-        };
+        let pick = |fraction: f64, count: usize| nearest_inner_node(0, count + 1, fraction) - 1;
         self.masses[pick(y, self.rows) * self.columns + pick(x, self.columns)]
     }
 }
@@ -174,12 +178,9 @@ impl Instrument {
         self.parts.iter().find(|p| p.name == name)
     }
 
-    /// The system node index of the node with id `id` (masses first, then anchors).
+    /// The system node index of the node with id `id` ([`Model::node_index`]).
     pub fn node_index(model: &Model, id: &str) -> Option<usize> {
-        match model.node(id)? {
-            Node::Mass(i) => Some(i),
-            Node::Anchor(i) => Some(model.masses().len() + i),
-        }
+        model.node(id).map(|node| model.node_index(node))
     }
 }
 

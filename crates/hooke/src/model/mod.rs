@@ -369,6 +369,15 @@ impl Model {
         }
     }
 
+    /// A node's index in the compiled [`crate::system::System`]: masses first (in model order),
+    /// then anchors.
+    pub fn node_index(&self, node: Node) -> usize {
+        match node {
+            Node::Mass(i) => i,
+            Node::Anchor(i) => self.masses.len() + i,
+        }
+    }
+
     /// The initial position of a node, m.
     pub fn node_position(&self, node: Node) -> &[f64] {
         match node {

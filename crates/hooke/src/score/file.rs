@@ -5,7 +5,7 @@
 
 use super::{Action, Bow, Cue, Drive, Hammer, Pulse, Score};
 use crate::instrument::frets::{fret_stop, FretStop};
-use crate::instrument::{Instrument, InstrumentError, PartKind, StringPart};
+use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, StringPart};
 use crate::model::file::{signal, signal_fields, Located, RawSinusoid};
 use crate::model::{ModelError, SourceError};
 use serde::Deserialize;
@@ -516,8 +516,7 @@ impl Context<'_, '_> {
             (PartKind::String(string), Some(position)) => match *position.get_ref() {
                 Where::Along(p) if p > 0.0 && p < 1.0 => {
                     let (first, last) = sounding(string, state);
-                    let node = first as f64 + p * (last - first) as f64;
-                    Ok(string.masses[(node.round() as usize).clamp(first + 1, last - 1) - 1] * dim)
+                    Ok(string.masses[nearest_inner_node(first, last, p) - 1] * dim)
                 }
                 _ => Err(bad(position, "a fraction of the sounding length strictly between 0 and 1")),
             },

@@ -205,13 +205,8 @@ impl System {
     pub fn new(model: &Model) -> Self {
         let dim = model.dimension();
         let mass_count = model.masses().len();
-        let node_index = |node: Node| -> u32 {
-            let index = match node {
-                Node::Mass(i) => i,
-                Node::Anchor(i) => mass_count + i,
-            };
-            u32::try_from(index).expect("more than 2^32 nodes")
-        };
+        let node_index =
+            |node: Node| -> u32 { u32::try_from(model.node_index(node)).expect("more than 2^32 nodes") };
         let per_coordinate = |value: &dyn Fn(&crate::model::Mass) -> f64| -> Vec<f64> {
             model.masses().iter().flat_map(|m| std::iter::repeat_n(value(m), dim)).collect()
         };
