@@ -173,11 +173,6 @@ pub struct Instrument {
 }
 
 impl Instrument {
-    /// The part named `name`.
-    pub fn part(&self, name: &str) -> Option<&Part> {
-        self.parts.iter().find(|p| p.name == name)
-    }
-
     /// The system node index of the node with id `id` ([`Model::node_index`]).
     pub fn node_index(model: &Model, id: &str) -> Option<usize> {
         model.node(id).map(|node| model.node_index(node))

@@ -149,11 +149,6 @@ impl<const L: usize> StringGroup<L> {
         group
     }
 
-    /// Masses per string.
-    pub fn masses(&self) -> usize {
-        self.masses
-    }
-
     /// Mass `i` of the string in `lane`, kg.
     pub fn mass(&self, lane: usize, i: usize) -> f64 {
         self.mass[i + 1][lane]

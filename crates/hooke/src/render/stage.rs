@@ -72,11 +72,6 @@ impl GeneralStage {
         let sample = vec![Vec::with_capacity(1); pickups.channel_count()];
         Self { system, kind, scheme, state, dt, pickups, stopped: Vec::new(), rebuild: false, force, sample }
     }
-
-    /// The current state.
-    pub fn state(&self) -> &State {
-        &self.state
-    }
 }
 
 impl Stage for GeneralStage {
