@@ -3,13 +3,13 @@
 
 use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
+use hooke::engine::{Pickups, Precision, Quantity, RenderOptions, Renderer};
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::Model;
-use hooke::render::{Pickups, Precision, Quantity, RenderOptions, Renderer};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;

@@ -7,7 +7,7 @@ use crate::run::parse_scheme;
 use clap::{Args, Subcommand};
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::analysis::report::{analyse, AnalysisOptions};
-use hooke::render::StepSize;
+use hooke::engine::StepSize;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;

@@ -5,9 +5,9 @@ use crate::diagnostics::FileDiagnostic;
 use crate::run::{parse_format, parse_scheme, read_model, write_wav_file};
 use hooke::instrument::file::{parse as parse_instrument, InstrumentFile};
 use hooke::io::{SampleFormat, WavOptions};
-use hooke::render::performance::{Performance, PerformanceOptions};
 use hooke::scheme::SchemeKind;
 use hooke::score::file::parse as parse_score;
+use hooke::score::performance::{Performance, PerformanceOptions};
 use miette::{miette, IntoDiagnostic};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -136,7 +136,7 @@ fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
         eprintln!(
             "decimation: windowed-sinc low-pass (Kaiser window), stop band from {} Hz down {:.1} dB",
             rate / 2.0,
-            hooke::render::decimate::Decimator::new(oversample, 1).stop_band_attenuation_db()
+            hooke::engine::decimate::Decimator::new(oversample, 1).stop_band_attenuation_db()
         );
     }
     eprintln!("rendered {duration} s of sound in {seconds:.3} s: {:.1}x real time", duration / seconds);

@@ -3,12 +3,12 @@
 use crate::diagnostics::FileDiagnostic;
 use clap::Args;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
-use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
-use hooke::model::file::{parse, ModelFile};
-use hooke::render::{
+use hooke::engine::{
     EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions,
     Renderer, RunLength, RunSettings, Simulation, StepSize,
 };
+use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
+use hooke::model::file::{parse, ModelFile};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -246,7 +246,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
 }
 
 /// Rendered channels (one vector per pickup channel) and how the run ended.
-type Rendered = (Vec<Vec<f64>>, Result<(), hooke::render::RunError>);
+type Rendered = (Vec<Vec<f64>>, Result<(), hooke::engine::RunError>);
 
 /// Renders the pickups alone with a [`Renderer`] and reports the speed; returns the channels
 /// and how the run ended.

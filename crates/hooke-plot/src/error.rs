@@ -36,7 +36,7 @@ pub enum PlotError {
         /// The scheme that was running.
         scheme: hooke::scheme::SchemeKind,
         /// Why it stopped.
-        source: hooke::render::RunError,
+        source: hooke::engine::RunError,
     },
     /// There is nothing to draw (every series is empty or not finite).
     #[error("nothing to plot: {0}")]

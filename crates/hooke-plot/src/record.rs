@@ -4,7 +4,7 @@
 use crate::error::PlotError;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::BalanceMonitor;
-use hooke::render::{Observer, Simulation};
+use hooke::engine::{Observer, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 

@@ -6,13 +6,13 @@
 //! `cargo bench -p hooke --bench kernels` (add `-- chain/` etc. to pick a group).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use hooke::engine::{Quantity, Simulation};
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::Model;
-use hooke::render::{Quantity, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use std::hint::black_box;

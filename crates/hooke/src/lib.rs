@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use hooke::model::file::parse;
-//! use hooke::render::{PickupRecorder, Simulation};
+//! use hooke::engine::{PickupRecorder, Simulation};
 //! use hooke::system::System;
 //!
 //! let file = parse(r#"
@@ -32,13 +32,14 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod analysis;
+pub mod engine;
 pub mod forces;
 pub mod instrument;
 pub mod io;
 pub mod kernel;
 pub mod linalg;
 pub mod model;
-pub mod render;
+pub mod quantity;
 pub mod scheme;
 pub mod score;
 pub mod system;

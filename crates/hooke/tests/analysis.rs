@@ -21,9 +21,9 @@ use hooke::analysis::regions::{
 };
 use hooke::analysis::report::{analyse, AnalysisOptions, ModelModes, SchemeAnalysis};
 use hooke::analysis::stability::{symplectic_euler_largest_step, StableStep};
+use hooke::engine::{Observer, Simulation};
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::{LinkSpec, Mass, Model};
-use hooke::render::{Observer, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::f64::consts::PI;

@@ -6,9 +6,9 @@ mod common;
 use common::oscillator;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
+use hooke::engine::{EnergyMonitor, Simulation};
 use hooke::model::file::parse;
 use hooke::model::Model;
-use hooke::render::{EnergyMonitor, Simulation};
 use hooke::scheme::{SchemeKind, EXACT_ORDER};
 use hooke::system::System;
 
@@ -320,7 +320,7 @@ fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() 
     let mut simulation = Simulation::new(System::new(&model), SchemeKind::EnergyConserving, 1.0 / 44_100.0);
     let start = energy(simulation.system(), simulation.state()).total();
     struct PeakEnergy(f64);
-    impl hooke::render::Observer for PeakEnergy {
+    impl hooke::engine::Observer for PeakEnergy {
         fn observe(&mut self, system: &System, state: &hooke::system::State) -> std::io::Result<()> {
             self.0 = self.0.max(energy(system, state).total());
             Ok(())
@@ -329,7 +329,7 @@ fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() 
     let mut largest = PeakEnergy(0.0);
     let mut contact_energy = 0.0f64;
     struct Contact<'a>(&'a mut f64);
-    impl hooke::render::Observer for Contact<'_> {
+    impl hooke::engine::Observer for Contact<'_> {
         fn observe(&mut self, system: &System, state: &hooke::system::State) -> std::io::Result<()> {
             *self.0 = self.0.max(energy(system, state).contact);
             Ok(())

@@ -4,10 +4,10 @@
 //! against closed forms and a bouncing ball's energy.
 
 use hooke::analysis::energy::energy;
+use hooke::engine::{Observer, Simulation};
 use hooke::forces::{self, contact};
 use hooke::linalg::sparse::SparseMatrix;
 use hooke::model::file::{load, parse, parse_relative_to};
-use hooke::render::{Observer, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::path::PathBuf;

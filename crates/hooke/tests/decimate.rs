@@ -3,7 +3,7 @@
 //! come out with unit gain and no delay, sinusoids and noise above the output Nyquist are removed
 //! to below -80 dB. Spectra are taken with rustfft, convolutions are computed here.
 
-use hooke::render::decimate::Decimator;
+use hooke::engine::decimate::Decimator;
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
 use std::f64::consts::PI;

@@ -5,9 +5,9 @@ mod common;
 
 use common::{oscillator, StateLog};
 use hooke::analysis::energy::energy;
+use hooke::engine::{EnergyMonitor, Simulation};
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::Model;
-use hooke::render::{EnergyMonitor, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::f64::consts::PI;
@@ -21,7 +21,7 @@ fn for_each_state(
     check: impl FnMut(&System, &State),
 ) {
     struct Check<F>(F);
-    impl<F: FnMut(&System, &State)> hooke::render::Observer for Check<F> {
+    impl<F: FnMut(&System, &State)> hooke::engine::Observer for Check<F> {
         fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
             (self.0)(system, state);
             Ok(())

@@ -3,9 +3,9 @@
 //! carry the constants their papers (with ERRATA) give.
 
 use hooke::analysis::energy::energy;
+use hooke::engine::{EnergyMonitor, Observer, PickupRecorder, Simulation, StepSize};
 use hooke::model::file::{parse, ModelFile};
 use hooke::model::Node;
-use hooke::render::{EnergyMonitor, Observer, PickupRecorder, Simulation, StepSize};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use serde::Deserialize;

@@ -5,10 +5,10 @@
 mod common;
 
 use common::{closed_form, quadratic_roots};
+use hooke::engine::Simulation;
 use hooke::forces;
 use hooke::model::file::parse;
 use hooke::model::{Mass, Model};
-use hooke::render::Simulation;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use std::f64::consts::PI;

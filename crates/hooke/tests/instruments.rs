@@ -6,13 +6,13 @@
 mod measure;
 
 use hooke::analysis::design::{design_string, TuneTarget};
+use hooke::engine::decimate::Decimator;
 use hooke::instrument::frets::{fret_pitch, fret_stop, FretMethod};
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::{Instrument, InstrumentError, PartKind, StringPart};
-use hooke::render::decimate::Decimator;
-use hooke::render::performance::{Performance, PerformanceOptions};
 use hooke::scheme::SchemeKind;
 use hooke::score::file::parse;
+use hooke::score::performance::{Performance, PerformanceOptions};
 use measure::{spectral_peak, spectrum};
 
 const OUTPUT_RATE: f64 = 44_100.0;

@@ -1,11 +1,11 @@
 //! Parity of the chain kernel with the general path: same samples and states to rounding;
 //! threads, block splits and tiles change nothing; f32 agrees to its precision.
 
-use hooke::kernel::chain::UniformChain;
-use hooke::model::file::parse;
-use hooke::render::{
+use hooke::engine::{
     PickupSpec, Pickups, Precision, Quantity, RenderOptions, Renderer, RunError, Simulation,
 };
+use hooke::kernel::chain::UniformChain;
+use hooke::model::file::parse;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
@@ -48,7 +48,7 @@ fn render(
 }
 
 fn general(system: &System, pickups: &Pickups, steps: u64) -> (Vec<Vec<f64>>, Simulation) {
-    let mut recorder = hooke::render::PickupRecorder::new(pickups.clone(), steps as usize + 1);
+    let mut recorder = hooke::engine::PickupRecorder::new(pickups.clone(), steps as usize + 1);
     let mut simulation = Simulation::new(system.clone(), SchemeKind::SymplecticEuler, 1.0 / 48_000.0);
     simulation.run(steps, &mut [&mut recorder], &mut |_| {}).unwrap();
     (recorder.into_channels(), simulation)

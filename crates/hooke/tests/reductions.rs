@@ -5,7 +5,7 @@
 mod common;
 
 use common::StateLog;
-use hooke::render::Simulation;
+use hooke::engine::Simulation;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 

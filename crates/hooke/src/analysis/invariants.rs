@@ -4,9 +4,8 @@
 
 use crate::analysis::energy::energy;
 use crate::forces;
-use crate::render::Observer;
 use crate::scheme::{SchemeError, SchemeKind};
-use crate::system::{State, System};
+use crate::system::{Observer, State, System};
 use faer::Mat;
 
 /// Follows `K^n = H^{n+1} + sum_{k<=n} h (mu v^T D mu v - mu v . mu F_e)` through a run, with

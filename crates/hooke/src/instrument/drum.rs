@@ -4,9 +4,9 @@
 use super::{check_stable, Instrument, InstrumentError, MembranePart, Part, PartKind};
 use crate::analysis::design::{tune, TuneTarget};
 use crate::analysis::report::AnalysisOptions;
+use crate::engine::{PickupSpec, Quantity};
 use crate::model::generate::{add_membrane, Elements, MembraneSpec};
 use crate::model::{Model, ModelError};
-use crate::render::{PickupSpec, Quantity};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 

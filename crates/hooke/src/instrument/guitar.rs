@@ -5,9 +5,9 @@
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
+use crate::engine::{PickupSpec, Quantity};
 use crate::model::generate::{add_string, Elements, StringSpec};
 use crate::model::{Model, ModelError};
-use crate::render::{PickupSpec, Quantity};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 

@@ -17,8 +17,8 @@ pub mod sitar;
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
+use crate::engine::PickupSpec;
 use crate::model::{Model, ModelError};
-use crate::render::PickupSpec;
 use crate::scheme::SchemeKind;
 use crate::system::System;
 

@@ -5,8 +5,8 @@
 //! y on the right.
 
 use super::{check_stable, BodyPart, Instrument, InstrumentError, Part, PartKind};
+use crate::engine::{PickupSpec, Quantity};
 use crate::model::{LinkSpec, Mass, Model, ModelError};
-use crate::render::{PickupSpec, Quantity};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 

@@ -3,8 +3,8 @@
 //! pressure a score's `drive` events apply.
 
 use super::{check_stable, BodyPart, Instrument, InstrumentError, Part, PartKind};
+use crate::engine::{PickupSpec, Quantity};
 use crate::model::{BarrierSpec, LinkSpec, Mass, MassSelection, Model};
-use crate::render::{PickupSpec, Quantity};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 

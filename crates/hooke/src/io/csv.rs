@@ -1,8 +1,7 @@
 //! Trajectories as CSV: one row every K steps, full f64 precision.
 
 use crate::analysis::energy::energy;
-use crate::render::Observer;
-use crate::system::{State, System};
+use crate::system::{Observer, State, System};
 use std::io::{self, Write};
 
 const AXES: [&str; 3] = ["x", "y", "z"];

@@ -19,7 +19,7 @@
 //! (`forces::total`), so the two agree to rounding, not bit for bit.
 
 use super::Real;
-use crate::render::Quantity;
+use crate::quantity::Quantity;
 use crate::system::{State, System};
 
 /// Masses per tile when the chain is longer than one tile; with the halos and two time levels a

@@ -16,7 +16,7 @@
 
 use super::chain::Tap;
 use super::Real;
-use crate::render::Quantity;
+use crate::quantity::Quantity;
 use crate::system::{State, System};
 use std::collections::HashMap;
 

@@ -24,7 +24,7 @@
 //! identical results; groups run on several threads with results identical to one thread's
 //! (for the same grouping: the channels sum the strings group by group).
 
-use crate::render::Quantity;
+use crate::quantity::Quantity;
 
 /// A weighted reading of one mass of one string, added to an output channel after every step.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,8 +14,8 @@ use super::{
     check_sinusoid, BarrierSpec, CollisionSpec, ForceSpec, LinkSpec, Mass, MassSelection, Model, ModelError,
     Node, Samples, Signal, Sinusoid, SourceError,
 };
+use crate::engine::{PartialRunSettings, PickupSpec, Pickups, Quantity, RunLength, StepSize};
 use crate::io::{SampleFormat, WavOptions};
-use crate::render::{PartialRunSettings, PickupSpec, Pickups, Quantity, RunLength, StepSize};
 use crate::scheme::SchemeKind;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;

@@ -2,13 +2,13 @@
 //! guitar script of plucks, frets, releases and damping, plus strikes, bows, drives and
 //! parameter changes). [`file`] reads the TOML format (docs/score-format.md) and resolves each
 //! event against the instrument into a [`Cue`]: what to do to which masses at which time.
-//! [`excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
-//! pulse, a drive); [`crate::render::performance`] plays the cues.
+//! [`crate::engine::excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
+//! pulse, a drive); [`performance`] plays the cues.
 
-pub mod excitation;
 pub mod file;
+pub mod performance;
 
-pub use excitation::{Bow, Drive, Hammer, Pulse};
+pub use crate::engine::excitation::{Bow, Drive, Hammer, Pulse};
 
 use crate::instrument::frets::FretStop;
 

@@ -423,3 +423,10 @@ impl System {
         self.external.held[coordinate] = force;
     }
 }
+
+/// Something that looks at the state after every step (and at the initial state): a trajectory,
+/// energy or invariant output of a run.
+pub trait Observer {
+    /// Called with step 0 and after every completed step (`state.step`, `state.t` tell which).
+    fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()>;
+}

@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use hooke::engine::{Observer, Simulation};
 use hooke::model::{LinkSpec, Mass, Model};
-use hooke::render::{Observer, Simulation};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 

@@ -1,8 +1,7 @@
 //! An observer that follows the total mechanical energy through a run.
 
 use crate::analysis::energy::{energy, Energy};
-use crate::render::Observer;
-use crate::system::{State, System};
+use crate::system::{Observer, State, System};
 
 /// First, last and extreme energies of a run.
 #[derive(Debug, Clone, Copy, PartialEq)]

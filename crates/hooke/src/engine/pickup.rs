@@ -1,17 +1,8 @@
 //! Pickups: weighted sums of masses' positions or velocities, one sum per output channel.
 
 use crate::model::{check_finite, Model, ModelError, Node};
-use crate::render::Observer;
-use crate::system::{State, System};
-
-/// What a pickup reads from a mass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quantity {
-    /// Position (1D: displacement), m.
-    Position,
-    /// Velocity, m/s.
-    Velocity,
-}
+use crate::quantity::Quantity;
+use crate::system::{Observer, State, System};
 
 /// One term of an output channel, as a user names it.
 #[derive(Debug, Clone, PartialEq)]

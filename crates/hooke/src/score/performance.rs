@@ -7,14 +7,14 @@
 //! the next cue in one call. Neither changes the arithmetic, so rendering one step per call or
 //! many gives identical output (`tests/instruments.rs`).
 
-use super::decimate::Decimator;
-use super::stage::{GeneralStage, Stage, StringStage};
-use super::{Pickups, RunError};
+use crate::engine::decimate::Decimator;
+use crate::engine::excitation::HammerFlight;
+use crate::engine::stage::{GeneralStage, Stage, StringStage};
+use crate::engine::{Pickups, RunError};
 use crate::instrument::frets::FretStop;
-use crate::instrument::{Instrument, Part, PartKind, StringPart};
+use crate::instrument::{Instrument, Part, PartKind};
 use crate::model::ModelError;
 use crate::scheme::SchemeKind;
-use crate::score::excitation::HammerFlight;
 use crate::score::{Action, Bow, Drive, Hammer, Pulse, Score};
 use crate::system::System;
 
@@ -99,11 +99,11 @@ impl Performance {
         let pickups = Pickups::new(&instrument.pickups, &instrument.model).map_err(|(_, e)| e)?;
         let system = System::new(&instrument.model);
         let dt = instrument.dt;
-        let strings: Vec<&StringPart> = instrument
+        let strings: Vec<Vec<usize>> = instrument
             .parts
             .iter()
             .filter_map(|p| match &p.kind {
-                PartKind::String(s) => Some(s),
+                PartKind::String(s) => Some((0..s.masses.len() + 2).map(|p| s.node(p)).collect()),
                 _ => None,
             })
             .collect();
@@ -218,7 +218,7 @@ impl Performance {
                 }
                 Excitation::Hammer(hammer, flight) => {
                     let (x, v) = stage.motion(hammer.coordinate);
-                    (elapsed < crate::score::excitation::HAMMER_WINDOW)
+                    (elapsed < crate::engine::excitation::HAMMER_WINDOW)
                         .then(|| hammer.force(flight, x, v, dt).map(|f| (hammer.coordinate, f)))
                         .flatten()
                 }

@@ -9,7 +9,6 @@
 //! strings, on the [`StringBank`] kernel, many times faster.
 
 use super::{Pickups, RunError};
-use crate::instrument::StringPart;
 use crate::kernel::strings::{StringBank, StringGroup, StringTap, StringValues};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::system::{State, System};
@@ -176,12 +175,13 @@ pub struct StringStage<const L: usize> {
 }
 
 impl<const L: usize> StringStage<L> {
-    /// The strings `strings` of `system`, with step `dt` (s) and `pickups`, if the system is
-    /// exactly those strings: 1D, every mass on one of them, every spring and damper one of
-    /// their links, no contact, external force or gravity.
+    /// The strings `strings` of `system` (each the node path from its first anchor through its
+    /// masses to its last anchor), with step `dt` (s) and `pickups`, if the system is exactly
+    /// those strings: 1D, every mass on one of them, every spring and damper one of their
+    /// links, no contact, external force or gravity.
     pub fn new(
         system: &System,
-        strings: &[&StringPart],
+        strings: &[Vec<usize>],
         dt: f64,
         pickups: &Pickups,
         threads: usize,
@@ -190,7 +190,7 @@ impl<const L: usize> StringStage<L> {
             && !system.has_contacts()
             && system.external_forces().is_empty()
             && system.gravity_force().is_empty();
-        let covered: usize = strings.iter().map(|s| s.masses.len()).sum();
+        let covered: usize = strings.iter().map(|s| s.len() - 2).sum();
         if !plain || covered != system.mass_count() || system.springs().len() != covered + strings.len() {
             return None;
         }
@@ -199,17 +199,17 @@ impl<const L: usize> StringStage<L> {
         let mut dampers = 0;
         let mut groups = Vec::new();
         let mut nodes = Vec::new();
-        let mut lengths: Vec<usize> = strings.iter().map(|s| s.masses.len()).collect();
+        let mut lengths: Vec<usize> = strings.iter().map(|s| s.len() - 2).collect();
         lengths.sort_unstable();
         lengths.dedup();
         for length in lengths {
-            let same: Vec<&&StringPart> = strings.iter().filter(|s| s.masses.len() == length).collect();
+            let same: Vec<&Vec<usize>> = strings.iter().filter(|s| s.len() - 2 == length).collect();
             for members in same.chunks(L) {
                 let g = groups.len();
                 let mut values = Vec::with_capacity(members.len());
                 let mut paths = Vec::with_capacity(members.len());
                 for (lane, string) in members.iter().enumerate() {
-                    let path: Vec<usize> = (0..length + 2).map(|p| string.node(p)).collect();
+                    let path: Vec<usize> = string.to_vec();
                     let mut stiffness = Vec::with_capacity(length + 1);
                     let mut damping = Vec::with_capacity(length + 1);
                     for pair in path.windows(2) {
@@ -219,20 +219,20 @@ impl<const L: usize> StringStage<L> {
                         dampers += usize::from(damper.is_some());
                         damping.push(damper.map_or(0.0, |d| system.dampers().coefficient[d]));
                     }
-                    for (i, &m) in string.masses.iter().enumerate() {
+                    for (i, &m) in string[1..=length].iter().enumerate() {
                         if place[m].0 != usize::MAX {
                             return None;
                         }
                         place[m] = (g, lane, i);
                     }
-                    let mass = string.masses.iter().map(|&m| system.masses()[m]).collect();
+                    let mass = string[1..=length].iter().map(|&m| system.masses()[m]).collect();
                     let ends = [initial.x[path[0]], initial.x[path[length + 1]]];
                     values.push(StringValues { mass, stiffness, damping, ends });
                     paths.push(path);
                 }
                 let mut group = StringGroup::<L>::new(dt, length, &values);
                 for (lane, string) in members.iter().enumerate() {
-                    for (i, &m) in string.masses.iter().enumerate() {
+                    for (i, &m) in string[1..=length].iter().enumerate() {
                         group.set_motion(lane, i, initial.x[m], initial.v[m]);
                         if let Some(&drag) = system.drag().get(m) {
                             group.set_drag(lane, i, drag);

@@ -2,25 +2,21 @@
 
 pub mod decimate;
 mod energy_monitor;
-pub mod performance;
 mod pickup;
 mod renderer;
 mod settings;
 pub mod stage;
 
 pub use energy_monitor::{EnergyMonitor, EnergySummary};
-pub use pickup::{PickupRecorder, PickupSpec, Pickups, Quantity};
+pub mod excitation;
+pub use crate::quantity::Quantity;
+pub use crate::system::Observer;
+pub use pickup::{PickupRecorder, PickupSpec, Pickups};
 pub use renderer::{Precision, RenderOptions, Renderer};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
-
-/// Something that looks at the state after every step (and at the initial state).
-pub trait Observer {
-    /// Called with step 0 and after every completed step (`state.step`, `state.t` tell which).
-    fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()>;
-}
 
 /// Why a run stopped early. The observers keep everything up to the last good step.
 #[derive(Debug, thiserror::Error)]
