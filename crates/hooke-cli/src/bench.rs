@@ -1,14 +1,14 @@
 //! `hooke bench`: mass-steps per second on Faust mi.lib's benchmark string, a membrane or any
-//! model file.
+//! model file, through the engine (which picks the kernel where one applies); `--voices` times
+//! the voice bank kernel itself, which the engine does not drive.
 
 use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
-use hooke::engine::{Pickups, Precision, Quantity, RenderOptions, Renderer};
-use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
-use hooke::kernel::grid::{GridKernel, UniformGrid};
+use hooke::engine::{Engine, EngineConfig, Pickups, Precision};
+use hooke::kernel::chain::UniformChain;
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
-use hooke::model::generate::{add_string, Elements, StringSpec};
+use hooke::model::generate::{add_membrane, add_string, Elements, MembraneSpec, StringSpec};
 use hooke::model::Model;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -72,35 +72,32 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
             let loaded =
                 load_run(&source, &path.display().to_string(), Some(args.scheme), &StepArgs::default())?;
             let system = System::new(&loaded.file.model);
-            time_renderer(system, loaded.file.pickups, args, loaded.settings.step.seconds())?
+            time_engine(system, loaded.file.pickups, args, loaded.settings.step.seconds())?
         }
         (None, Some(size), _) => {
             let (columns, rows) = parse_size(size)?;
-            if args.scheme != SchemeKind::SymplecticEuler {
-                return Err(miette!(
-                    "--membrane: the membrane kernel runs symplectic-euler; time other schemes with --model"
-                ));
-            }
-            let grid = UniformGrid {
+            let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
+            let spec = MembraneSpec {
+                id: "m".into(),
                 columns,
                 rows,
-                mass: MASS,
-                stiffness_x: STIFFNESS,
-                stiffness_y: STIFFNESS,
-                damping_x: DAMPING,
-                damping_y: DAMPING,
+                elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
+                height: None,
+                spacing: None,
+                origin: None,
                 drag: 0.0,
-                force: 0.0,
             };
-            let rate = if args.f32 { time_grid::<f32>(grid, args) } else { time_grid::<f64>(grid, args) };
-            (columns * rows, rate, "membrane kernel")
+            add_membrane(&mut model, &spec).map_err(|e| miette!("{e}"))?;
+            let centre = (rows / 2) * columns + columns / 2;
+            model.set_initial_position(centre, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
+            time_engine(System::new(&model), centre_pickup(&model, centre)?, args, 1.0 / RATE)?
         }
         (None, None, string) => {
             let n = string.unwrap_or(80);
             if n == 0 {
                 return Err(miette!("--string: expected at least 1 mass, found 0"));
             }
-            if args.scheme == SchemeKind::SymplecticEuler && !args.general {
+            if args.voices > 1 && args.scheme == SchemeKind::SymplecticEuler && !args.general {
                 let chain = UniformChain {
                     masses: n,
                     mass: MASS,
@@ -111,22 +108,13 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                     left: 0.0,
                     right: 0.0,
                 };
-                if args.voices > 1 {
-                    let voices = args.voices as usize;
-                    let rate = if args.f32 {
-                        time_voices::<f32>(chain, voices, args)
-                    } else {
-                        time_voices::<f64>(chain, voices, args)
-                    };
-                    (n * voices, rate, "voice bank")
+                let voices = args.voices as usize;
+                let rate = if args.f32 {
+                    time_voices::<f32>(chain, voices, args)
                 } else {
-                    let rate = if args.f32 {
-                        time_chain::<f32>(chain, args)
-                    } else {
-                        time_chain::<f64>(chain, args)
-                    };
-                    (n, rate, "stencil kernel")
-                }
+                    time_voices::<f64>(chain, voices, args)
+                };
+                (n * voices, rate, "voice bank")
             } else {
                 let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
                 add_string(
@@ -141,12 +129,11 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 )
                 .map_err(|e| miette!("{e}"))?;
                 model.set_initial_position(n / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
-                let pickups = Pickups::sum_of_all_masses(&model);
-                time_renderer(System::new(&model), pickups, args, 1.0 / RATE)?
+                time_engine(System::new(&model), centre_pickup(&model, n / 2)?, args, 1.0 / RATE)?
             }
         }
     };
-    let precision = if args.f32 && path != "general path" { "f32" } else { "f64" };
+    let precision = if args.f32 && path != "general" { "f32" } else { "f64" };
     println!("{masses} masses, {}, {path}, {} thread(s), {precision}", args.scheme, args.threads);
     println!("real-time factor at 44.1 kHz: {:.2}", steps_per_second / 44_100.0);
     println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
@@ -192,53 +179,16 @@ fn measure(
     Ok(steps as f64 / wall)
 }
 
-/// Steps per second of the chain kernel alone (a string of a million masses fits in 32 bytes
-/// per mass in f64).
-fn time_chain<T: Real>(chain: UniformChain, args: &BenchArgs) -> f64 {
-    let n = chain.masses;
-    let mut x = vec![0.0; n];
-    x[n / 2] = DISPLACEMENT;
-    let mut kernel = ChainKernel::<T>::new(chain, 1.0 / RATE, &x, &vec![0.0; n]);
-    let taps = [Tap { mass: n / 2, quantity: Quantity::Position, weight: 1.0 }];
-    let chunk = (10_000_000 / n).clamp(256, 1 << 20);
-    let mut record = vec![0.0; chunk];
-    let pool = (args.threads > 1)
-        .then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(args.threads as usize)
-                .start_handler(|_| hooke::kernel::flush_subnormals_to_zero())
-                .build()
-                .ok()
-        })
-        .flatten();
-    measure(args.seconds, args.steps, chunk, |steps| {
-        kernel
-            .advance(steps, &taps, &mut record, pool.as_ref())
-            .map_err(|_| miette!("the string became unstable"))
-    })
-    .unwrap_or(0.0)
-}
-
-/// Steps per second of the membrane kernel (32 bytes per mass in f64).
-fn time_grid<T: Real>(grid: UniformGrid, args: &BenchArgs) -> f64 {
-    let n = grid.columns * grid.rows;
-    let mut x = vec![0.0; n];
-    x[(grid.rows / 2) * grid.columns + grid.columns / 2] = DISPLACEMENT;
-    let mut kernel = GridKernel::<T>::new(grid, 1.0 / RATE, &x, &vec![0.0; n]);
-    let chunk = (10_000_000 / n).clamp(16, 1 << 20);
-    let taps = [Tap {
-        mass: (grid.rows / 2) * grid.columns + grid.columns / 2,
-        quantity: Quantity::Position,
+/// One channel listening to the position of mass `mass`.
+fn centre_pickup(model: &Model, mass: usize) -> miette::Result<Pickups> {
+    let spec = hooke::engine::PickupSpec {
+        channel: 1,
+        mass: model.masses()[mass].id.clone(),
+        quantity: hooke::engine::Quantity::Position,
+        axis: 0,
         weight: 1.0,
-    }];
-    let mut record = vec![0.0; chunk];
-    measure(args.seconds, args.steps, chunk, |steps| {
-        record[..steps].fill(0.0);
-        kernel
-            .advance(steps, &taps, &mut record[..steps])
-            .map_err(|_| miette!("the membrane became unstable"))
-    })
-    .unwrap_or(0.0)
+    };
+    Pickups::new(&[spec], model).map_err(|(_, e)| miette!("{e}"))
 }
 
 /// Steps per second of a bank of `voices` strings.
@@ -258,8 +208,8 @@ fn time_voices<T: Real>(chain: UniformChain, voices: usize, args: &BenchArgs) ->
     .unwrap_or(0.0)
 }
 
-/// Steps per second of a [`Renderer`] (the kernel where it applies, else the general loop).
-fn time_renderer(
+/// Steps per second of the engine (the kernel where one applies, else the general path).
+fn time_engine(
     system: System,
     pickups: Pickups,
     args: &BenchArgs,
@@ -267,17 +217,20 @@ fn time_renderer(
 ) -> miette::Result<(usize, f64, &'static str)> {
     let masses = system.mass_count();
     let mut channels = vec![Vec::new(); pickups.channel_count()];
-    let options = RenderOptions {
+    let config = EngineConfig {
+        scheme: args.scheme,
         precision: if args.f32 { Precision::F32 } else { Precision::F64 },
         threads: args.threads as usize,
         kernels: !args.general,
-    };
-    let mut renderer = Renderer::new(system, args.scheme, dt, pickups, options);
-    let path = if renderer.uses_kernel() { "stencil kernel" } else { "general path" };
+        ..EngineConfig::default()
+    }
+    .dt(dt);
+    let mut engine = Engine::from_system(system, pickups, config).map_err(|e| miette!("{e}"))?;
+    let path = engine.path().name();
     let chunk = (10_000_000 / masses.max(1)).clamp(16, 1 << 20);
     let rate = measure(args.seconds, args.steps, chunk, |steps| {
         channels.iter_mut().for_each(Vec::clear);
-        renderer.render(steps as u64, &mut channels).map_err(|e| miette!("{e}"))
+        engine.advance(steps as u64, &mut channels).map(|_| ()).map_err(|e| miette!("{e}"))
     })?;
     Ok((masses, rate, path))
 }

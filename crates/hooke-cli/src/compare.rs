@@ -4,7 +4,7 @@ use crate::run::{load_run, read_model, StepArgs};
 use clap::Args;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::energy_deviation;
-use hooke::engine::{Observer, Simulation};
+use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::model::file::ModelFile;
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
@@ -63,9 +63,10 @@ fn simulate(file: &ModelFile, scheme: SchemeKind, dt: f64, steps: u64, every: u6
         positions: Vec::with_capacity(samples * system.mass_coordinates()),
         energies: Vec::with_capacity(samples),
     };
-    let mut simulation = Simulation::new(system, scheme, dt);
+    let config = EngineConfig::default().scheme(scheme).dt(dt);
+    let mut engine = Engine::from_system(system, Pickups::default(), config).map_err(|e| miette!("{e}"))?;
     let started = Instant::now();
-    simulation.run(steps, &mut [&mut trajectory], &mut |_| {}).map_err(|e| miette!("{scheme}: {e}"))?;
+    engine.run(steps, &mut [], &mut [&mut trajectory]).map_err(|e| miette!("{scheme}: {e}"))?;
     Ok(Run { trajectory, seconds: started.elapsed().as_secs_f64() })
 }
 

@@ -4,8 +4,8 @@ use crate::diagnostics::FileDiagnostic;
 use clap::Args;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::engine::{
-    EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions,
-    Renderer, RunLength, RunSettings, Simulation, StepSize,
+    EnergyMonitor, EnergySummary, Engine, EngineConfig, Observer, PartialRunSettings, RunLength, RunSettings,
+    StepSize,
 };
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
@@ -175,15 +175,8 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     if !args.force {
         crate::analyze::check_before_run(&system, settings.scheme, dt, steps)?;
     }
-    if args.csv.is_none() && !args.energy {
-        // Only sound is asked for: render it block by block (the stencil kernels where they apply).
-        let channels = render_only(system, file.pickups.clone(), settings.scheme, dt, steps, mass_count)?;
-        return finish_render(channels, args, wav_rate, wav_options);
-    }
 
     // Outputs: every file is written under a temporary name and renamed when complete.
-    let mut pickups =
-        args.wav.as_ref().map(|_| PickupRecorder::new(file.pickups.clone(), steps as usize + 1));
     let mut csv = match &args.csv {
         Some(path) => {
             let out = AtomicFile::create(path)
@@ -196,9 +189,6 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     let mut energy = args.energy.then(EnergyMonitor::new);
     let mut balance = args.energy.then(BalanceMonitor::new);
     let mut observers: Vec<&mut dyn Observer> = Vec::new();
-    if let Some(p) = pickups.as_mut() {
-        observers.push(p);
-    }
     if let Some(c) = csv.as_mut() {
         observers.push(c);
     }
@@ -209,28 +199,41 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         observers.push(b);
     }
 
+    const CHUNK: u64 = 1 << 16;
+    let config = EngineConfig::default().scheme(settings.scheme).dt(dt);
+    let mut engine = Engine::from_system(system, file.pickups.clone(), config).map_err(|e| miette!("{e}"))?;
+    let capacity = if args.wav.is_some() { steps as usize + 1 } else { 0 };
+    let mut channels = vec![Vec::with_capacity(capacity); engine.channels()];
+    engine.sample(&mut channels);
     let bar = progress_bar(steps);
     let started = Instant::now();
-    let mut simulation = Simulation::new(system, settings.scheme, dt);
-    let outcome = simulation.run(steps, &mut observers, &mut |done| bar.set_position(done));
+    let mut outcome = Ok(0);
+    while engine.step() < steps && outcome.is_ok() {
+        outcome = engine.run(CHUNK.min(steps - engine.step()), &mut channels, &mut observers);
+        bar.set_position(engine.step());
+        if args.wav.is_none() {
+            channels.iter_mut().for_each(Vec::clear);
+        }
+    }
     let wall = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     drop(observers);
 
-    let done = simulation.state().step;
+    let done = engine.step();
     eprintln!(
-        "simulated {done} steps in {wall:.3} s: {:.3e} mass-steps/s, {:.2}x real time",
+        "simulated {done} steps in {wall:.3} s ({}): {:.3e} mass-steps/s, {:.2}x real time",
+        engine.path().name(),
         (done as f64 * mass_count as f64) / wall.max(1e-9),
         done as f64 * dt / wall.max(1e-9)
     );
     // Keep what was computed, even when the run stopped early.
-    if let (Some(path), Some(recorder)) = (&args.wav, pickups) {
-        let report = write_wav_file(path, &recorder.into_channels(), wav_rate, wav_options)?;
+    if let Some(path) = &args.wav {
+        let report = write_wav_file(path, &channels, wav_rate, wav_options)?;
         report_wav(path, &report, wav_options);
     }
     if let (Some(path), Some(writer)) = (&args.csv, csv) {
         writer
-            .finish(simulation.system())
+            .finish(engine.system())
             .and_then(AtomicFile::commit)
             .into_diagnostic()
             .wrap_err_with(|| format!("cannot write {}", path.display()))?;
@@ -239,59 +242,10 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
     if let Some(summary) = energy.as_ref().and_then(EnergyMonitor::summary) {
         report_energy(&summary);
         if let Some(balance) = &balance {
-            report_balance(balance, &simulation, &summary);
+            report_balance(balance, &engine, &summary);
         }
     }
-    outcome.map_err(|e| miette!("{e}"))
-}
-
-/// Rendered channels (one vector per pickup channel) and how the run ended.
-type Rendered = (Vec<Vec<f64>>, Result<(), hooke::engine::RunError>);
-
-/// Renders the pickups alone with a [`Renderer`] and reports the speed; returns the channels
-/// and how the run ended.
-fn render_only(
-    system: System,
-    pickups: Pickups,
-    scheme: SchemeKind,
-    dt: f64,
-    steps: u64,
-    mass_count: usize,
-) -> miette::Result<Rendered> {
-    const CHUNK: u64 = 1 << 16;
-    let mut channels = vec![Vec::with_capacity(steps as usize + 1); pickups.channel_count()];
-    let mut renderer = Renderer::new(system, scheme, dt, pickups, RenderOptions::default());
-    let bar = progress_bar(steps);
-    let started = Instant::now();
-    let mut outcome = Ok(());
-    while renderer.step() < steps && outcome.is_ok() {
-        outcome = renderer.render(CHUNK.min(steps - renderer.step()), &mut channels);
-        bar.set_position(renderer.step());
-    }
-    let wall = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    let done = renderer.step();
-    eprintln!(
-        "simulated {done} steps in {wall:.3} s{}: {:.3e} mass-steps/s, {:.2}x real time",
-        if renderer.uses_kernel() { " (stencil kernel)" } else { "" },
-        (done as f64 * mass_count as f64) / wall.max(1e-9),
-        done as f64 * dt / wall.max(1e-9)
-    );
-    Ok((channels, outcome))
-}
-
-/// Writes the rendered channels (kept even when the run stopped early) and returns the outcome.
-fn finish_render(
-    (channels, outcome): Rendered,
-    args: &RunArgs,
-    wav_rate: u32,
-    wav_options: WavOptions,
-) -> miette::Result<()> {
-    if let Some(path) = &args.wav {
-        let report = write_wav_file(path, &channels, wav_rate, wav_options)?;
-        report_wav(path, &report, wav_options);
-    }
-    outcome.map_err(|e| miette!("{e}"))
+    outcome.map(|_| ()).map_err(|e| miette!("{e}"))
 }
 
 /// The WAV header's sample rate: the step rate, which must be a whole number of Hz.
@@ -351,14 +305,14 @@ fn report_energy(summary: &EnergySummary) {
 
 /// The conserved quantities of seed 003: K from the states (eqs. 18, 54) with its eq. 19 metric,
 /// and, for a scheme with an exact balance, `H + dissipated - work` as the scheme keeps it.
-fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &EnergySummary) {
+fn report_balance(balance: &BalanceMonitor, engine: &Engine, summary: &EnergySummary) {
     if let (Some(first), Some(last), Some(metric)) =
         (balance.first(), balance.last(), balance.preservation_metric())
     {
         println!("K (seed 003 eqs. 18/54): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}");
     }
     // D of eq. 20 at the initial state, where the model is small enough for a 2n x 2n Jacobian.
-    let system = simulation.system();
+    let system = engine.system();
     if system.mass_coordinates() <= CONTRACTION_LIMIT {
         let initial = system.initial_state();
         // A linear network's step is affine: unit perturbations give its Jacobian exactly.
@@ -367,19 +321,17 @@ fn report_balance(balance: &BalanceMonitor, simulation: &Simulation, summary: &E
         } else {
             1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()))
         };
-        if let Ok(d) =
-            contraction_factor(system, simulation.scheme_kind(), simulation.dt(), &initial, perturbation)
-        {
+        if let Ok(d) = contraction_factor(system, engine.scheme(), engine.dt(), &initial, perturbation) {
             println!("symplectic contraction D (seed 003 eq. 20, one step from the start): {d:.15}");
         }
     }
-    if let Some(exchanged) = simulation.exchanged() {
+    if let Some(exchanged) = engine.exchanged() {
         let start = summary.initial.total();
         let k = summary.last.total() + exchanged.dissipated - exchanged.external_work;
         let change = if start == 0.0 { k - start } else { (k - start) / start.abs() };
         println!(
             "{} balance: dissipated {:.6e} J, external work {:.6e} J, H + dissipated - work drifted by {change:+.3e}",
-            simulation.scheme_kind(),
+            engine.scheme(),
             exchanged.dissipated,
             exchanged.external_work
         );

@@ -4,7 +4,7 @@
 use crate::error::PlotError;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::BalanceMonitor;
-use hooke::engine::{Observer, Simulation};
+use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 
@@ -164,8 +164,10 @@ pub fn simulate(
             width,
         },
     };
-    let mut simulation = Simulation::new(system.clone(), scheme, dt);
-    let outcome = simulation.run(steps, &mut [&mut recorder], &mut |_| {});
+    let config = EngineConfig::default().scheme(scheme).dt(dt);
+    let mut engine = Engine::from_system(system.clone(), Pickups::default(), config)
+        .map_err(|e| PlotError::Unsuitable(e.to_string()))?;
+    let outcome = engine.run(steps, &mut [], &mut [&mut recorder]);
     let mut recording = recorder.recording;
     if let Err(source) = outcome {
         if recording.len() < 2 {

@@ -6,7 +6,7 @@
 //! `cargo bench -p hooke --bench kernels` (add `-- chain/` etc. to pick a group).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use hooke::engine::{Quantity, Simulation};
+use hooke::engine::{Engine, EngineConfig, Pickups, Quantity};
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
@@ -116,9 +116,14 @@ fn schemes(c: &mut Criterion) {
     for scheme in SchemeKind::ALL.into_iter().filter(|s| *s != SchemeKind::ForwardEuler) {
         let steps = 2000;
         group.throughput(Throughput::Elements((n * steps) as u64));
-        let mut simulation = Simulation::new(system.clone(), scheme, DT);
+        let mut simulation = Engine::from_system(
+            system.clone(),
+            Pickups::default(),
+            EngineConfig::default().scheme(scheme).dt(DT),
+        )
+        .unwrap();
         group.bench_function(scheme.name(), |b| {
-            b.iter(|| simulation.run(black_box(steps as u64), &mut [], &mut |_| {}).unwrap());
+            b.iter(|| simulation.run(black_box(steps as u64), &mut [], &mut []).unwrap());
         });
     }
     group.finish();

@@ -21,7 +21,7 @@ use hooke::analysis::regions::{
 };
 use hooke::analysis::report::{analyse, AnalysisOptions, ModelModes, SchemeAnalysis};
 use hooke::analysis::stability::{symplectic_euler_largest_step, StableStep};
-use hooke::engine::{Observer, Simulation};
+use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::{LinkSpec, Mass, Model};
 use hooke::scheme::SchemeKind;
@@ -58,8 +58,13 @@ impl Observer for Probe {
 /// Runs `model` with `scheme` at step `dt` for `steps` steps and returns coordinate `coordinate`.
 fn simulate(model: &Model, scheme: SchemeKind, dt: f64, steps: u64, coordinate: usize) -> Vec<f64> {
     let mut probe = Probe { coordinate, samples: Vec::with_capacity(steps as usize + 1) };
-    let mut simulation = Simulation::new(System::new(model), scheme, dt);
-    simulation.run(steps, &mut [&mut probe], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(model),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(dt),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut probe]).unwrap();
     probe.samples
 }
 
@@ -341,8 +346,13 @@ fn isofrequency_and_isodamping_lines_match_figures_16_and_17() {
 /// last tenth of the run (infinite if it overflowed) and over the whole run.
 fn run_amplitude(model: &Model, scheme: SchemeKind, dt: f64, steps: u64) -> (f64, f64) {
     let mut probe = Probe { coordinate: 0, samples: Vec::with_capacity(steps as usize + 1) };
-    let mut simulation = Simulation::new(System::new(model), scheme, dt);
-    let outcome = simulation.run(steps, &mut [&mut probe], &mut |_| {});
+    let mut simulation = Engine::from_system(
+        System::new(model),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(dt),
+    )
+    .unwrap();
+    let outcome = simulation.run(steps, &mut [], &mut [&mut probe]);
     let x = probe.samples;
     let whole = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if outcome.is_err() || x.len() as u64 != steps + 1 {

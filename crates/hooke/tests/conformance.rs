@@ -6,7 +6,7 @@ mod common;
 use common::oscillator;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
-use hooke::engine::{EnergyMonitor, Simulation};
+use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Pickups};
 use hooke::model::file::parse;
 use hooke::model::Model;
 use hooke::scheme::{SchemeKind, EXACT_ORDER};
@@ -66,8 +66,10 @@ fn damped_chain() -> Model {
 fn final_positions(model: &Model, scheme: SchemeKind, dt: f64, steps: u64) -> Vec<f64> {
     let system = System::new(model);
     let n = system.mass_coordinates();
-    let mut simulation = Simulation::new(system, scheme, dt);
-    simulation.run(steps, &mut [], &mut |_| {}).unwrap();
+    let mut simulation =
+        Engine::from_system(system, Pickups::default(), EngineConfig::default().scheme(scheme).dt(dt))
+            .unwrap();
+    simulation.run(steps, &mut [], &mut []).unwrap();
     simulation.state().x[..n].to_vec()
 }
 
@@ -114,9 +116,14 @@ fn undamped_energy_is_bounded_for_symplectic_schemes_decays_for_rk4_and_grows_fo
     let model = oscillator(omega, 0.0, 1.0, 0.0);
     for scheme in SchemeKind::ALL {
         let mut monitor = EnergyMonitor::new();
-        let mut simulation = Simulation::new(System::new(&model), scheme, h);
+        let mut simulation = Engine::from_system(
+            System::new(&model),
+            Pickups::default(),
+            EngineConfig::default().scheme(scheme).dt(h),
+        )
+        .unwrap();
         let run_steps = if scheme == SchemeKind::ForwardEuler { 100 } else { steps };
-        simulation.run(run_steps, &mut [&mut monitor], &mut |_| {}).unwrap();
+        simulation.run(run_steps, &mut [], &mut [&mut monitor]).unwrap();
         let summary = monitor.summary().unwrap();
         let drift = summary.relative_drift();
         match scheme {
@@ -147,14 +154,19 @@ fn undamped_energy_is_bounded_for_symplectic_schemes_decays_for_rk4_and_grows_fo
 fn energy_conserving_balances_energy_to_round_off_with_damping() {
     let model = damped_chain();
     let mut balance = BalanceMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::EnergyConserving, 1e-3);
-    let start = energy(simulation.system(), simulation.state()).total();
-    simulation.run(100_000, &mut [&mut balance], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::EnergyConserving).dt(1e-3),
+    )
+    .unwrap();
+    let start = energy(simulation.system(), &simulation.state()).total();
+    simulation.run(100_000, &mut [], &mut [&mut balance]).unwrap();
     let (first, last) = (balance.first().unwrap(), balance.last().unwrap());
     assert!(((last - first) / first).abs() < 1e-10, "K drifted by {:e}", (last - first) / first);
     // The scheme's own account agrees: H_now + dissipated - work = H_0.
     let exchanged = simulation.exchanged().unwrap();
-    let now = energy(simulation.system(), simulation.state()).total();
+    let now = energy(simulation.system(), &simulation.state()).total();
     let k = now + exchanged.dissipated - exchanged.external_work;
     assert!(((k - start) / start).abs() < 1e-10, "scheme balance off by {:e}", (k - start) / start);
     assert!(now < 1e-6 * start, "the chain has lost its energy to damping");
@@ -164,11 +176,16 @@ fn energy_conserving_balances_energy_to_round_off_with_damping() {
 fn caldirola_kanai_and_the_cs_splittings_balance_their_own_form_of_energy() {
     let model = damped_chain();
     for scheme in [SchemeKind::CaldirolaKanai, SchemeKind::EnergyConservingCs] {
-        let mut simulation = Simulation::new(System::new(&model), scheme, 1e-3);
-        let start = energy(simulation.system(), simulation.state()).total();
-        simulation.run(20_000, &mut [], &mut |_| {}).unwrap();
+        let mut simulation = Engine::from_system(
+            System::new(&model),
+            Pickups::default(),
+            EngineConfig::default().scheme(scheme).dt(1e-3),
+        )
+        .unwrap();
+        let start = energy(simulation.system(), &simulation.state()).total();
+        simulation.run(20_000, &mut [], &mut []).unwrap();
         let exchanged = simulation.exchanged().unwrap();
-        let k = energy(simulation.system(), simulation.state()).total() + exchanged.dissipated;
+        let k = energy(simulation.system(), &simulation.state()).total() + exchanged.dissipated;
         assert!(((k - start) / start).abs() < 1e-12, "{scheme}: balance off by {:e}", (k - start) / start);
     }
 }
@@ -216,14 +233,24 @@ fn reed_preservation_metric_matches_table_1() {
     ];
     for (scheme, paper) in table {
         let mut balance = BalanceMonitor::new();
-        let mut simulation = Simulation::new(System::new(&model), scheme, 1.0 / 44_100.0);
-        simulation.run(661, &mut [&mut balance], &mut |_| {}).unwrap();
+        let mut simulation = Engine::from_system(
+            System::new(&model),
+            Pickups::default(),
+            EngineConfig::default().scheme(scheme).dt(1.0 / 44_100.0),
+        )
+        .unwrap();
+        simulation.run(661, &mut [], &mut [&mut balance]).unwrap();
         let metric = balance.preservation_metric().unwrap();
         assert!(((metric - paper) / paper).abs() < 0.05, "{scheme}: metric {metric:e}, Table 1 {paper:e}");
     }
     let mut balance = BalanceMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::EnergyConserving, 1.0 / 44_100.0);
-    simulation.run(661, &mut [&mut balance], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::EnergyConserving).dt(1.0 / 44_100.0),
+    )
+    .unwrap();
+    simulation.run(661, &mut [], &mut [&mut balance]).unwrap();
     let metric = balance.preservation_metric().unwrap();
     assert!(metric.abs() < 1e-16, "EC metric {metric:e} is not at round-off");
 }
@@ -239,15 +266,25 @@ fn energy_conserving_keeps_a_nonlinear_2d_network_s_energy_to_round_off() {
     let model = parse(&source, "double-pendulum.toml").unwrap().model;
     for (scheme, tolerance) in [(SchemeKind::EnergyConserving, 1e-12), (SchemeKind::CaldirolaKanai, 1e-12)] {
         let mut monitor = EnergyMonitor::new();
-        let mut simulation = Simulation::new(System::new(&model), scheme, 1e-3);
-        simulation.run(20_000, &mut [&mut monitor], &mut |_| {}).unwrap();
+        let mut simulation = Engine::from_system(
+            System::new(&model),
+            Pickups::default(),
+            EngineConfig::default().scheme(scheme).dt(1e-3),
+        )
+        .unwrap();
+        simulation.run(20_000, &mut [], &mut [&mut monitor]).unwrap();
         let deviation = monitor.summary().unwrap().relative_max_deviation();
         assert!(deviation < tolerance, "{scheme}: energy deviation {deviation:e}");
     }
     // The midpoint rule is symplectic but not energy-conserving with these nonlinear springs.
     let mut monitor = EnergyMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::Midpoint, 1e-3);
-    simulation.run(20_000, &mut [&mut monitor], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::Midpoint).dt(1e-3),
+    )
+    .unwrap();
+    simulation.run(20_000, &mut [], &mut [&mut monitor]).unwrap();
     let deviation = monitor.summary().unwrap().relative_max_deviation();
     assert!(deviation > 1e-9 && deviation < 1e-2, "midpoint: energy deviation {deviation:e}");
 }
@@ -257,8 +294,13 @@ fn energy_conserving_keeps_a_nonlinear_2d_network_s_energy_to_round_off() {
 fn shape_period(source: &str, dt: f64, steps: u64) -> f64 {
     let model = parse(source, "string.toml").unwrap().model;
     let mut log = common::StateLog::default();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::CaldirolaKanai, dt);
-    simulation.run(steps, &mut [&mut log], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::CaldirolaKanai).dt(dt),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut log]).unwrap();
     let n = simulation.system().mass_coordinates();
     let start = &log.0[0].x[..n];
     let size = start.iter().map(|y| y * y).sum::<f64>().sqrt();
@@ -285,8 +327,13 @@ fn string_against_a_barrier_conserves_energy_and_has_one_and_a_half_times_the_pe
     let dt = 1.0 / 44_100.0;
     let model = parse(&source, "string-barrier.toml").unwrap().model;
     let mut monitor = EnergyMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::CaldirolaKanai, dt);
-    simulation.run(8820, &mut [&mut monitor], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::CaldirolaKanai).dt(dt),
+    )
+    .unwrap();
+    simulation.run(8820, &mut [], &mut [&mut monitor]).unwrap();
     let deviation = monitor.summary().unwrap().relative_max_deviation();
     assert!(deviation < 1e-12, "lossless energy error {deviation:e} over 0.2 s");
 
@@ -317,8 +364,13 @@ fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() 
     model.set_initial_position(0, &[1e-4]).unwrap();
     assert_eq!(model.barriers().len(), 1, "the reed has its lay");
     let mut balance = BalanceMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::EnergyConserving, 1.0 / 44_100.0);
-    let start = energy(simulation.system(), simulation.state()).total();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::EnergyConserving).dt(1.0 / 44_100.0),
+    )
+    .unwrap();
+    let start = energy(simulation.system(), &simulation.state()).total();
     struct PeakEnergy(f64);
     impl hooke::engine::Observer for PeakEnergy {
         fn observe(&mut self, system: &System, state: &hooke::system::State) -> std::io::Result<()> {
@@ -336,13 +388,13 @@ fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() 
         }
     }
     simulation
-        .run(100_000, &mut [&mut balance, &mut largest, &mut Contact(&mut contact_energy)], &mut |_| {})
+        .run(100_000, &mut [], &mut [&mut balance, &mut largest, &mut Contact(&mut contact_energy)])
         .unwrap();
     assert!(contact_energy > 0.0, "the reed reached the lay");
     let scale = largest.0;
     let exchanged = simulation.exchanged().unwrap();
     assert!(exchanged.external_work.abs() > 10.0 * start, "the drive did work");
-    let k = energy(simulation.system(), simulation.state()).total() + exchanged.dissipated
+    let k = energy(simulation.system(), &simulation.state()).total() + exchanged.dissipated
         - exchanged.external_work;
     assert!(
         (k - start).abs() < 1e-10 * scale,

@@ -4,7 +4,7 @@
 //! against closed forms and a bouncing ball's energy.
 
 use hooke::analysis::energy::energy;
-use hooke::engine::{Observer, Simulation};
+use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::forces::{self, contact};
 use hooke::linalg::sparse::SparseMatrix;
 use hooke::model::file::{load, parse, parse_relative_to};
@@ -547,9 +547,14 @@ impl Observer for Log {
 }
 
 fn run(source: &str, scheme: SchemeKind, dt: f64, steps: u64) -> Log {
-    let mut simulation = Simulation::new(system(source), scheme, dt);
+    let mut simulation = Engine::from_system(
+        system(source),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(dt),
+    )
+    .unwrap();
     let mut log = Log::default();
-    simulation.run(steps, &mut [&mut log], &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    simulation.run(steps, &mut [], &mut [&mut log]).unwrap_or_else(|e| panic!("{e}"));
     log
 }
 
@@ -626,12 +631,17 @@ fn colliding_balls_in_2d_keep_their_momentum() {
     let source = "[model]\ndimension = 2\n[[mass]]\nid = \"a\"\nmass = 1.0\nposition = [0.0, 0.0]\nvelocity = [1.0, 0.0]\n\
                   [[mass]]\nid = \"b\"\nmass = 3.0\nposition = [0.5, 0.05]\n\
                   [[collision]]\na = \"a\"\nb = \"b\"\ndistance = 0.2\nstiffness = 1e7\nexponent = 1.5\n";
-    let mut simulation = Simulation::new(system(source), SchemeKind::SymplecticEuler, 1e-5);
-    simulation.run(60_000, &mut [], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        system(source),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(1e-5),
+    )
+    .unwrap();
+    simulation.run(60_000, &mut [], &mut []).unwrap();
     let v = &simulation.state().v;
     assert!((v[0] + 3.0 * v[2] - 1.0).abs() < 1e-12 && (v[1] + 3.0 * v[3]).abs() < 1e-12, "{v:?}");
     // They did collide: b moves, a was deflected.
     assert!(v[2] > 0.1 && v[1] < -0.01, "{v:?}");
-    let e = energy(simulation.system(), simulation.state());
+    let e = energy(simulation.system(), &simulation.state());
     assert!((e.total() - 0.5).abs() < 1e-3 && e.contact == 0.0, "{e:?}");
 }

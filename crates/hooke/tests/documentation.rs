@@ -1,6 +1,6 @@
 //! Every TOML model shown in README.md and docs/model-format.md parses and runs a few steps.
 
-use hooke::engine::Simulation;
+use hooke::engine::{Engine, EngineConfig, Pickups};
 use hooke::model::file::parse;
 use hooke::system::System;
 use std::path::Path;
@@ -33,8 +33,13 @@ fn every_model_in_the_documentation_parses_and_runs() {
             let label = format!("{document}:{line}");
             let file = parse(&source, &label).unwrap_or_else(|e| panic!("{e}"));
             let run = file.run.or_defaults();
-            let mut simulation = Simulation::new(System::new(&file.model), run.scheme, run.step.seconds());
-            simulation.run(10, &mut [], &mut |_| {}).unwrap_or_else(|e| panic!("{label}: {e}"));
+            let mut simulation = Engine::from_system(
+                System::new(&file.model),
+                Pickups::default(),
+                EngineConfig::default().scheme(run.scheme).dt(run.step.seconds()),
+            )
+            .unwrap();
+            simulation.run(10, &mut [], &mut []).unwrap_or_else(|e| panic!("{label}: {e}"));
             count += 1;
         }
     }

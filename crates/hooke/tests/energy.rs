@@ -5,7 +5,7 @@ mod common;
 
 use common::{oscillator, StateLog};
 use hooke::analysis::energy::energy;
-use hooke::engine::{EnergyMonitor, Simulation};
+use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Pickups};
 use hooke::model::generate::{add_string, Elements, StringSpec};
 use hooke::model::Model;
 use hooke::scheme::SchemeKind;
@@ -27,8 +27,13 @@ fn for_each_state(
             Ok(())
         }
     }
-    let mut simulation = Simulation::new(System::new(model), scheme, dt);
-    simulation.run(steps, &mut [&mut Check(check)], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(model),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(dt),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut Check(check)]).unwrap();
 }
 
 /// The 20-mass string of seed 001: 1 kg masses, w0 = sqrt(k/m) = 18497.2439 rad/s, no damping,
@@ -114,8 +119,13 @@ fn forward_euler_energy_grows_by_one_plus_w_h_squared_per_step() {
     let (omega, h, steps) = (1.0, 1e-3, 1_000_000u64);
     let model = oscillator(omega, 0.0, 1.0, 0.0);
     let mut monitor = EnergyMonitor::new();
-    let mut simulation = Simulation::new(System::new(&model), SchemeKind::ForwardEuler, h);
-    simulation.run(steps, &mut [&mut monitor], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::ForwardEuler).dt(h),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut monitor]).unwrap();
     let summary = monitor.summary().unwrap();
     // |(x + h v, v - h w^2 x)|^2_w = (1 + w^2 h^2) |(x, v)|^2_w.
     let expected = 0.5 * (1.0 + (omega * h).powi(2)).powf(steps as f64);
@@ -129,8 +139,13 @@ fn forward_euler_energy_grows_at_every_step_on_a_string() {
     // Every mode's energy grows by 1 + (w_n h)^2 per step, so the total never decreases.
     let mut log = StateLog::default();
     let system = System::new(&seed001_string());
-    let mut simulation = Simulation::new(system.clone(), SchemeKind::ForwardEuler, 1.0 / 44_100.0);
-    simulation.run(200, &mut [&mut log], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        system.clone(),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::ForwardEuler).dt(1.0 / 44_100.0),
+    )
+    .unwrap();
+    simulation.run(200, &mut [], &mut [&mut log]).unwrap();
     let energies: Vec<f64> = log.0.iter().map(|s| energy(&system, s).total()).collect();
     assert!(energies.windows(2).all(|w| w[1] >= w[0] * (1.0 - 1e-12)));
     assert!(energies[200] > 10.0 * energies[0]);

@@ -3,7 +3,7 @@
 //! carry the constants their papers (with ERRATA) give.
 
 use hooke::analysis::energy::energy;
-use hooke::engine::{EnergyMonitor, Observer, PickupRecorder, Simulation, StepSize};
+use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Observer, PickupRecorder, Pickups, StepSize};
 use hooke::model::file::{parse, ModelFile};
 use hooke::model::Node;
 use hooke::scheme::SchemeKind;
@@ -53,12 +53,17 @@ fn every_example_file_parses_and_runs() {
         let dt = run.step.seconds();
         let steps = run.length.steps(dt).min(MAX_STEPS);
         assert!(steps > 0, "{name}: no steps to run");
-        let mut simulation = Simulation::new(System::new(&file.model), run.scheme, dt);
+        let mut simulation = Engine::from_system(
+            System::new(&file.model),
+            Pickups::default(),
+            EngineConfig::default().scheme(run.scheme).dt(dt),
+        )
+        .unwrap();
         let mut pickups = PickupRecorder::new(file.pickups.clone(), steps as usize + 1);
         let mut monitor = EnergyMonitor::new();
         let mut finite = FiniteEnergy;
         simulation
-            .run(steps, &mut [&mut pickups, &mut monitor, &mut finite], &mut |_| {})
+            .run(steps, &mut [], &mut [&mut pickups, &mut monitor, &mut finite])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(simulation.state().step, steps, "{name}");
         assert!(!pickups.channels().is_empty(), "{name}: no output channel");
@@ -255,11 +260,14 @@ fn forward_euler_on_blog_examples_matches_straightforward_recurrence() {
         assert_same_elements(&name, &file, &example);
 
         let run = file.run.or_defaults();
-        let mut simulation = Simulation::new(System::new(&file.model), run.scheme, run.step.seconds());
+        let mut simulation = Engine::from_system(
+            System::new(&file.model),
+            Pickups::default(),
+            EngineConfig::default().scheme(run.scheme).dt(run.step.seconds()),
+        )
+        .unwrap();
         let mut recorder = Recorder::default();
-        simulation
-            .run(STEPS as u64, &mut [&mut recorder], &mut |_| {})
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        simulation.run(STEPS as u64, &mut [], &mut [&mut recorder]).unwrap_or_else(|e| panic!("{name}: {e}"));
         let hooke = recorder.0;
         let reference = reference_run(&example, STEPS);
         assert_eq!(hooke.len(), STEPS + 1, "{name}");

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{closed_form, quadratic_roots};
-use hooke::engine::Simulation;
+use hooke::engine::{Engine, EngineConfig, Pickups};
 use hooke::forces;
 use hooke::model::file::parse;
 use hooke::model::{Mass, Model};
@@ -28,10 +28,15 @@ fn assert_single_mode(source: &str, watch: &str, omega: f64, gamma: f64, h: f64,
     let x0 = system.initial_state().x[coordinate];
     let x1 = x0 + h * h * (-omega * omega * x0);
     let roots = quadratic_roots((omega * h).powi(2) + gamma * h - 2.0, 1.0 - gamma * h);
-    let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, h);
+    let mut simulation = Engine::from_system(
+        system,
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(h),
+    )
+    .unwrap();
     let mut worst = 0.0f64;
     for n in 1..=steps {
-        simulation.run(1, &mut [], &mut |_| {}).unwrap();
+        simulation.run(1, &mut [], &mut []).unwrap();
         let expected = closed_form(roots, x0, x1, n as usize);
         worst = worst.max((simulation.state().x[coordinate] - expected).abs() / x0.abs());
     }
@@ -175,8 +180,13 @@ fn drag_and_gravity_follow_their_closed_forms() {
         "fall.toml",
     )
     .unwrap();
-    let mut simulation = Simulation::new(System::new(&file.model), SchemeKind::SymplecticEuler, h);
-    simulation.run(steps, &mut [], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&file.model),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(h),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut []).unwrap();
     // v_n = v_inf + (v_0 - v_inf) r^n with r = 1 - gamma h, v_inf = g / gamma;
     // x_n = x_0 + h sum_{k=1..n} v_k = x_0 + h (n v_inf + (v_0 - v_inf) r (1 - r^n) / (1 - r)).
     let (r, v_inf) = (1.0 - gamma * h, g / gamma);

@@ -1,9 +1,7 @@
 //! Parity of the chain kernel with the general path: same samples and states to rounding;
 //! threads, block splits and tiles change nothing; f32 agrees to its precision.
 
-use hooke::engine::{
-    PickupSpec, Pickups, Precision, Quantity, RenderOptions, Renderer, RunError, Simulation,
-};
+use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups, Precision, Quantity, RunError};
 use hooke::kernel::chain::UniformChain;
 use hooke::model::file::parse;
 use hooke::scheme::SchemeKind;
@@ -31,26 +29,38 @@ fn string(n: usize, taps: &[usize]) -> (System, Pickups) {
     (System::new(&file.model), pickups)
 }
 
+/// Symplectic Euler at 48 kHz as `config` says otherwise.
+fn config(config: EngineConfig) -> EngineConfig {
+    config.scheme(SchemeKind::SymplecticEuler).rate(48_000.0)
+}
+
+/// The pickups at step 0 and after each of `steps` steps, rendered by the engine in calls of
+/// `steps[i]` steps on the kernel.
 fn render(
     system: &System,
     pickups: &Pickups,
     steps: &[u64],
-    options: RenderOptions,
-) -> (Vec<Vec<f64>>, Renderer) {
-    let mut renderer =
-        Renderer::new(system.clone(), SchemeKind::SymplecticEuler, 1.0 / 48_000.0, pickups.clone(), options);
-    assert!(renderer.uses_kernel());
+    options: EngineConfig,
+) -> (Vec<Vec<f64>>, Engine) {
+    let mut engine = Engine::from_system(system.clone(), pickups.clone(), config(options)).unwrap();
+    assert_eq!(engine.path(), PathKind::Chain);
     let mut channels = vec![Vec::new(); pickups.channel_count()];
+    engine.sample(&mut channels);
     for &chunk in steps {
-        renderer.render(chunk, &mut channels).unwrap();
+        engine.advance(chunk, &mut channels).unwrap();
     }
-    (channels, renderer)
+    (channels, engine)
 }
 
-fn general(system: &System, pickups: &Pickups, steps: u64) -> (Vec<Vec<f64>>, Simulation) {
+fn general(system: &System, pickups: &Pickups, steps: u64) -> (Vec<Vec<f64>>, Engine) {
     let mut recorder = hooke::engine::PickupRecorder::new(pickups.clone(), steps as usize + 1);
-    let mut simulation = Simulation::new(system.clone(), SchemeKind::SymplecticEuler, 1.0 / 48_000.0);
-    simulation.run(steps, &mut [&mut recorder], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        system.clone(),
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(1.0 / 48_000.0),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut recorder]).unwrap();
     (recorder.into_channels(), simulation)
 }
 
@@ -89,12 +99,12 @@ fn the_kernel_matches_the_general_path_on_one_tile_and_on_many() {
     {
         let (system, pickups) = string(n, &taps);
         let steps = 2000;
-        let (fast, renderer) = render(&system, &pickups, &[steps], RenderOptions::default());
+        let (fast, renderer) = render(&system, &pickups, &[steps], EngineConfig::default());
         let (slow, simulation) = general(&system, &pickups, steps);
         assert_eq!(fast[0].len(), slow[0].len());
         let error = max_relative(&fast, &slow);
         assert!(error < 1e-12, "{n} masses: samples differ by {error:e} of the peak");
-        let (a, b) = (renderer.state(), simulation.state().clone());
+        let (a, b) = (renderer.state(), simulation.state());
         let peak = b.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let state_error = a.x.iter().zip(&b.x).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max) / peak;
         assert!(state_error < 1e-12, "{n} masses: states differ by {state_error:e}");
@@ -105,10 +115,9 @@ fn the_kernel_matches_the_general_path_on_one_tile_and_on_many() {
 #[test]
 fn threads_and_block_splits_give_identical_results() {
     let (system, pickups) = string(5000, &[10, 2500, 4999]);
-    let serial = render(&system, &pickups, &[1000], RenderOptions::default());
-    let parallel =
-        render(&system, &pickups, &[1000], RenderOptions { threads: 2, ..RenderOptions::default() });
-    let split = render(&system, &pickups, &[1, 299, 700], RenderOptions::default());
+    let serial = render(&system, &pickups, &[1000], EngineConfig::default());
+    let parallel = render(&system, &pickups, &[1000], EngineConfig::default().threads(2));
+    let split = render(&system, &pickups, &[1, 299, 700], EngineConfig::default());
     assert_eq!(serial.0, parallel.0, "two threads change the samples");
     assert_eq!(serial.0, split.0, "splitting the render changes the samples");
     assert_eq!(serial.1.state(), parallel.1.state());
@@ -118,13 +127,9 @@ fn threads_and_block_splits_give_identical_results() {
 #[test]
 fn f32_agrees_with_f64_to_single_precision() {
     let (system, pickups) = string(200, &[60]);
-    let (f64_samples, _) = render(&system, &pickups, &[4000], RenderOptions::default());
-    let (f32_samples, _) = render(
-        &system,
-        &pickups,
-        &[4000],
-        RenderOptions { precision: Precision::F32, ..RenderOptions::default() },
-    );
+    let (f64_samples, _) = render(&system, &pickups, &[4000], EngineConfig::default());
+    let (f32_samples, _) =
+        render(&system, &pickups, &[4000], EngineConfig::default().precision(Precision::F32));
     let error = max_relative(&f32_samples, &f64_samples);
     // f32 rounds each step at about 6e-8; over 4000 steps the phases drift apart by about
     // steps * 6e-8 * (a few operations per step), some 1e-4 of the amplitude.
@@ -140,17 +145,19 @@ fn an_instability_in_the_kernel_names_the_step_and_mass_as_the_general_path_does
     let file = parse(source, "unstable.toml").unwrap();
     let system = System::new(&file.model);
     let pickups = Pickups::sum_of_all_masses(&file.model);
-    let mut renderer = Renderer::new(
-        system.clone(),
-        SchemeKind::SymplecticEuler,
-        1.0 / 48_000.0,
-        pickups.clone(),
-        RenderOptions::default(),
-    );
+    let mut renderer =
+        Engine::from_system(system.clone(), pickups.clone(), config(EngineConfig::default())).unwrap();
+    assert_eq!(renderer.path(), PathKind::Chain);
     let mut channels = vec![Vec::new()];
-    let fast = renderer.render(100_000, &mut channels).unwrap_err();
-    let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, 1.0 / 48_000.0);
-    let slow = simulation.run(100_000, &mut [], &mut |_| {}).unwrap_err();
+    renderer.sample(&mut channels);
+    let fast = renderer.advance(100_000, &mut channels).unwrap_err();
+    let mut simulation = Engine::from_system(
+        system,
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(1.0 / 48_000.0),
+    )
+    .unwrap();
+    let slow = simulation.run(100_000, &mut [], &mut []).unwrap_err();
     match (fast, slow) {
         (RunError::NonFinite { step: a, mass: ma, .. }, RunError::NonFinite { step: b, mass: mb, .. }) => {
             assert!(a.abs_diff(b) <= 2, "kernel path stops at {a}, general at {b}");
@@ -227,8 +234,13 @@ fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
     let mut record = vec![0.0; steps];
     let tap = Tap { mass: w + 2, quantity: Quantity::Position, weight: 1.0 };
     kernel.advance(steps, &[tap], &mut record).unwrap();
-    let mut simulation = Simulation::new(system, SchemeKind::SymplecticEuler, dt);
-    simulation.run(steps as u64, &mut [], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        system,
+        Pickups::default(),
+        EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt),
+    )
+    .unwrap();
+    simulation.run(steps as u64, &mut [], &mut []).unwrap();
     let peak = simulation.state().x[..w * h].iter().fold(0.0f64, |m, x| m.max(x.abs()));
     for j in 0..h {
         for i in 0..w {
@@ -244,18 +256,14 @@ fn the_grid_kernel_matches_the_general_path_on_a_membrane() {
         Some(expected),
         "the generated drum is recognised"
     );
-    // And the Renderer uses it: its samples agree with the general path to rounding.
+    // And the engine runs it: its samples agree with the general path to rounding.
     let pickups = Pickups::sum_of_all_masses(&file.model);
-    let mut renderer = Renderer::new(
-        System::new(&file.model),
-        SchemeKind::SymplecticEuler,
-        dt,
-        pickups.clone(),
-        RenderOptions::default(),
-    );
-    assert!(renderer.uses_kernel());
+    let config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt);
+    let mut renderer = Engine::from_system(System::new(&file.model), pickups.clone(), config).unwrap();
+    assert_eq!(renderer.path(), PathKind::Membrane);
     let mut fast = vec![Vec::new()];
-    renderer.render(steps as u64, &mut fast).unwrap();
+    renderer.sample(&mut fast);
+    renderer.advance(steps as u64, &mut fast).unwrap();
     let (slow, _) = general(&System::new(&file.model), &pickups, steps as u64);
     assert!(max_relative(&fast, &slow) < 1e-12);
 }

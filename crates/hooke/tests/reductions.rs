@@ -5,7 +5,7 @@
 mod common;
 
 use common::StateLog;
-use hooke::engine::Simulation;
+use hooke::engine::{Engine, EngineConfig, Pickups};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
@@ -30,8 +30,13 @@ fn hooke_run(scheme: SchemeKind) -> Vec<(f64, f64)> {
     );
     let file = hooke::model::file::parse(&source, "reed.toml").unwrap();
     let mut log = StateLog::default();
-    let mut simulation = Simulation::new(System::new(&file.model), scheme, H);
-    simulation.run(STEPS as u64, &mut [&mut log], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(&file.model),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(H),
+    )
+    .unwrap();
+    simulation.run(STEPS as u64, &mut [], &mut [&mut log]).unwrap();
     log.0.iter().map(|s| (s.x[0], MASS * s.v[0])).collect()
 }
 

@@ -88,6 +88,12 @@ impl Decimator {
         self.factor
     }
 
+    /// `D`, the filter's half-length: output `n` is centred on input `n K` and complete once
+    /// input `n K + D` has arrived.
+    pub fn delay(&self) -> usize {
+        self.taps.len() / 2
+    }
+
     /// The filter taps, applied at the simulation rate: symmetric, of odd length, summing to 1.
     /// For factor 1, the single tap 1.
     pub fn taps(&self) -> &[f64] {

@@ -1,7 +1,7 @@
 //! Excitations that act over many steps. Each computes, once per step from the state at the
 //! step's start, the force it holds on one state coordinate through the step: the interaction
-//! is explicit in time, as seed 003 eq. 50 treats external forces, and the same on every stage
-//! and scheme.
+//! is explicit in time, as seed 003 eq. 50 treats external forces, and the same on every path
+//! and scheme. [`Excitation`] is one in play, as the engine keeps it.
 
 use crate::model::Signal;
 
@@ -161,4 +161,89 @@ pub struct Drive {
     pub signal: Signal,
     /// How long, s.
     pub duration: f64,
+}
+
+/// An excitation started on the engine ([`super::Event::Excite`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Excitation {
+    /// A force pulse.
+    Pulse(Pulse),
+    /// A hammer thrown at a mass.
+    Strike(Hammer),
+    /// A bow drawn across a mass.
+    Bow(Bow),
+    /// A drive on a mass.
+    Drive(Drive),
+}
+
+/// An excitation in play and what it carries from step to step.
+#[derive(Debug, Clone)]
+pub(crate) enum Playing {
+    Pulse(Pulse),
+    Hammer(Hammer, HammerFlight),
+    /// The bow and the last relative velocity (m/s).
+    Bow(Bow, f64),
+    Drive(Drive),
+}
+
+impl Playing {
+    /// The excitation starting now, on a coordinate at position `x` (m).
+    pub(crate) fn start(excitation: Excitation, x: f64) -> Self {
+        match excitation {
+            Excitation::Pulse(pulse) => Self::Pulse(pulse),
+            Excitation::Strike(hammer) => {
+                let flight = hammer.launch(x);
+                Self::Hammer(hammer, flight)
+            }
+            Excitation::Bow(bow) => {
+                let relative = -bow.velocity;
+                Self::Bow(bow, relative)
+            }
+            Excitation::Drive(drive) => Self::Drive(drive),
+        }
+    }
+
+    /// The coordinate it acts on.
+    pub(crate) fn coordinate(excitation: &Excitation) -> usize {
+        match excitation {
+            Excitation::Pulse(pulse) => pulse.coordinate,
+            Excitation::Strike(hammer) => hammer.coordinate,
+            Excitation::Bow(bow) => bow.coordinate,
+            Excitation::Drive(drive) => drive.coordinate,
+        }
+    }
+
+    /// The coordinate it acts on now.
+    pub(crate) fn target(&self) -> usize {
+        match self {
+            Self::Pulse(pulse) => pulse.coordinate,
+            Self::Hammer(hammer, _) => hammer.coordinate,
+            Self::Bow(bow, _) => bow.coordinate,
+            Self::Drive(drive) => drive.coordinate,
+        }
+    }
+
+    /// The force (N) it holds on [`Playing::target`] through the step of length `dt` (s)
+    /// starting `elapsed` seconds after it began; `None` once it is over. `motion` is the
+    /// target's position (m) and velocity (m/s), `free_velocity` gives its velocity after the
+    /// step without this force (m/s), `mass` is its mass (kg).
+    pub(crate) fn force(
+        &mut self,
+        elapsed: f64,
+        dt: f64,
+        (x, v): (f64, f64),
+        free_velocity: impl FnOnce() -> f64,
+        mass: f64,
+    ) -> Option<f64> {
+        match self {
+            Self::Pulse(pulse) => (elapsed < pulse.duration).then(|| pulse.force(elapsed)),
+            Self::Drive(drive) => (elapsed < drive.duration).then(|| drive.signal.value(elapsed)),
+            Self::Hammer(hammer, flight) => {
+                (elapsed < HAMMER_WINDOW).then(|| hammer.force(flight, x, v, dt)).flatten()
+            }
+            Self::Bow(bow, relative) => {
+                (elapsed < bow.duration).then(|| bow.friction_force(free_velocity(), mass, dt, relative))
+            }
+        }
+    }
 }

@@ -1,22 +1,55 @@
-//! The run loop: a scheme steps a state, observers record what they need after every step.
+//! The engine: the one run loop under every front end.
+//!
+//! An [`Engine`] owns a compiled [`System`], the scheme and the path that steps it, chosen in
+//! one place ([`Engine::select`]): a stencil kernel for a uniform chain or membrane, the string
+//! bank for independent strings (symplectic Euler), the general path for any scheme on any
+//! system. It renders blocks of output frames into the caller's buffers ([`Engine::render`],
+//! [`Engine::advance`]), decimating when it oversamples; takes [`Event`]s now or at a given
+//! step ([`Engine::apply`], [`Engine::schedule`]); and feeds observers (trajectories, energy,
+//! invariants) on the same loop ([`Engine::run`]). Every change lands in the system first and
+//! the path takes it in place or is rebuilt from the current state, so no scheme or kernel ever
+//! steps a system it was not built for.
+//!
+//! ```
+//! use hooke::engine::{Engine, EngineConfig, PickupSpec};
+//! use hooke::model::{generate::StringSpec, Model};
+//! let mut model = Model::new(1).unwrap();
+//! hooke::model::generate::add_string(&mut model, &StringSpec::default()).unwrap();
+//! let pickups = [PickupSpec::position("s.m3")];
+//! let mut engine = Engine::new(&model, &pickups, EngineConfig::default().rate(48_000.0)).unwrap();
+//! let mut block = vec![0.0f32; 64];
+//! engine.render(&mut [&mut block[..]]).unwrap();
+//! assert_eq!(engine.step(), 64);
+//! ```
 
+mod config;
 pub mod decimate;
 mod energy_monitor;
-mod pickup;
-mod renderer;
-mod settings;
-pub mod stage;
-
-pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub mod excitation;
+mod pickup;
+mod settings;
+mod stage;
+
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
+pub use config::{EngineConfig, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
+pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub use pickup::{PickupRecorder, PickupSpec, Pickups};
-pub use renderer::{Precision, RenderOptions, Renderer};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
-use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
+use crate::analysis::error::AnalysisError;
+use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
+use crate::model::{Model, ModelError};
+use crate::scheme::{EnergyExchange, SchemeError, SchemeKind};
 use crate::system::{State, System};
+use decimate::Decimator;
+use excitation::Playing;
+use stage::{GeneralStage, KernelStage, Stage, StringStage};
+use std::sync::Arc;
+
+/// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
+/// length asked for. Every path gives the same results for any split of the steps.
+const MAX_BLOCK: u64 = 4096;
 
 /// Why a run stopped early. The observers keep everything up to the last good step.
 #[derive(Debug, thiserror::Error)]
@@ -63,102 +96,448 @@ fn seconds(t: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// A system, a scheme built for it, and the current state.
-pub struct Simulation {
-    system: System,
-    scheme: Box<dyn Scheme>,
-    state: State,
-    dt: f64,
-    exchanged: Option<EnergyExchange>,
+/// A sample type the engine renders into.
+pub trait Sample: Copy {
+    /// The sample nearest `value`.
+    fn from_f64(value: f64) -> Self;
 }
 
-impl Simulation {
-    /// A simulation of `system` from its initial state, with `scheme` and step `dt` (s).
-    pub fn new(system: System, scheme: SchemeKind, dt: f64) -> Self {
-        let scheme = scheme.build(&system, dt);
-        let state = system.initial_state();
-        Self { system, scheme, state, dt, exchanged: None }
+impl Sample for f64 {
+    fn from_f64(value: f64) -> Self {
+        value
+    }
+}
+
+impl Sample for f32 {
+    fn from_f64(value: f64) -> Self {
+        value as f32
+    }
+}
+
+/// What the choice of a path depends on besides the system: the config, the kernels'
+/// permission, the pickups, the thread pool and the stopped masses.
+struct Paths {
+    config: EngineConfig,
+    /// The simulation step, s.
+    dt: f64,
+    /// Whether the kernels may run: false when the config says so, when observers need the
+    /// state of every step, or after a kernel met a non-finite value.
+    kernels: bool,
+    pickups: Pickups,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// The stopped masses.
+    stopped: Vec<usize>,
+    /// Whether an event has been applied.
+    played: bool,
+}
+
+impl Paths {
+    /// The path for `system` from `state`: THE place where the fast path is chosen. The
+    /// kernels run symplectic Euler only; a uniform chain or membrane with no stopped mass and
+    /// no held force gets its stencil, a system of independent strings the string bank (first,
+    /// once the engine has been played), and anything else, or any other scheme, the general
+    /// path.
+    fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
+        let dt = self.dt;
+        if self.kernels && self.config.scheme == SchemeKind::SymplecticEuler {
+            let stencil = || {
+                let pool = self.pool.clone();
+                let precision = self.config.precision;
+                let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
+                self.stopped.is_empty().then(|| Box::new(kernel) as Box<dyn Stage>)
+            };
+            let bank = || {
+                let strings = stage::string_paths(system)?;
+                // One thread: eight strings to a group (an AVX-512 register); several: four
+                // (AVX2), so a guitar's six strings make one group per thread.
+                let pool = self.pool.clone();
+                let mut bank: Box<dyn Stage> = if pool.is_some() {
+                    Box::new(StringStage::<4>::new(system, &strings, dt, &state, &self.pickups, pool)?)
+                } else {
+                    Box::new(StringStage::<8>::new(system, &strings, dt, &state, &self.pickups, None)?)
+                };
+                for &mass in &self.stopped {
+                    bank.set_stopped(mass, true);
+                }
+                Some(bank)
+            };
+            // Once played, the bank, which takes every change in place, before a stencil that
+            // would be rebuilt after each.
+            let chosen = if self.played { bank().or_else(stencil) } else { stencil().or_else(bank) };
+            if let Some(stage) = chosen {
+                return stage;
+            }
+        }
+        let mut general = GeneralStage::new(system, self.config.scheme, dt, state, self.pickups.clone());
+        for &mass in &self.stopped {
+            general.set_stopped(mass, true);
+        }
+        Box::new(general)
+    }
+}
+
+/// A model compiled and running: the system, the scheme, the chosen path, the pickups, the
+/// excitations in play and the events to come.
+pub struct Engine {
+    system: System,
+    paths: Paths,
+    stage: Box<dyn Stage>,
+    /// The excitations in play and the step each started at.
+    playing: Vec<(Playing, u64)>,
+    /// Coordinates holding a force now.
+    held: Vec<usize>,
+    /// The excitations' forces of the current step, by coordinate (scratch).
+    forces: Vec<(usize, f64)>,
+    /// Events to apply, by step.
+    queue: Vec<(u64, Event)>,
+    decimator: Decimator,
+    /// One block's samples at the simulation rate, channel by channel (scratch).
+    record: Vec<f64>,
+    /// Output frames made by [`Engine::render`] not yet copied out (scratch).
+    pending: Vec<Vec<f64>>,
+}
+
+impl Engine {
+    /// `model` with the pickups `pickups` (one output channel per channel number), run as
+    /// `config` says. The error names what is wrong: a pickup, or a figure of the config.
+    pub fn new(model: &Model, pickups: &[PickupSpec], config: EngineConfig) -> Result<Self, ModelError> {
+        let pickups = Pickups::new(pickups, model).map_err(|(_, error)| error)?;
+        Self::from_system(System::new(model), pickups, config)
     }
 
-    /// The compiled system.
+    /// A compiled system with resolved pickups, run as `config` says.
+    pub fn from_system(system: System, pickups: Pickups, config: EngineConfig) -> Result<Self, ModelError> {
+        config.check()?;
+        let pool = (config.threads > 1)
+            .then(|| {
+                let threads = rayon::ThreadPoolBuilder::new().num_threads(config.threads);
+                threads.start_handler(|_| crate::kernel::flush_subnormals_to_zero()).build().ok()
+            })
+            .flatten()
+            .map(Arc::new);
+        let channels = pickups.channel_count();
+        let paths = Paths {
+            config,
+            dt: config.step.seconds(),
+            kernels: config.kernels,
+            pickups,
+            pool,
+            stopped: Vec::new(),
+            played: false,
+        };
+        let stage = paths.select(&system, system.initial_state());
+        Ok(Self {
+            system,
+            paths,
+            stage,
+            playing: Vec::new(),
+            held: Vec::new(),
+            forces: Vec::new(),
+            queue: Vec::with_capacity(64),
+            decimator: Decimator::new(config.oversample, channels),
+            record: Vec::new(),
+            pending: vec![Vec::new(); channels],
+        })
+    }
+
+    /// Rebuilds the path from the current state, after `change` (applied to the state).
+    fn rebuild(&mut self, change: impl FnOnce(&mut State)) {
+        let mut state = self.stage.state(&self.system);
+        change(&mut state);
+        self.stage = self.paths.select(&self.system, state);
+    }
+
+    /// The compiled system, with every change made so far.
     pub fn system(&self) -> &System {
         &self.system
     }
 
-    /// The current state.
-    pub fn state(&self) -> &State {
-        &self.state
+    /// The configuration.
+    pub fn config(&self) -> &EngineConfig {
+        &self.paths.config
     }
 
-    /// Replaces the current state (same system; the scheme carries on from it).
-    pub fn set_state(&mut self, state: State) {
-        self.state = state;
+    /// The scheme.
+    pub fn scheme(&self) -> SchemeKind {
+        self.paths.config.scheme
     }
 
-    /// The scheme in use.
-    pub fn scheme_kind(&self) -> SchemeKind {
-        self.scheme.kind()
-    }
-
-    /// The step, s.
+    /// The simulation step, s.
     pub fn dt(&self) -> f64 {
-        self.dt
+        self.paths.dt
+    }
+
+    /// The path running now.
+    pub fn path(&self) -> PathKind {
+        self.stage.kind()
+    }
+
+    /// The simulation steps taken.
+    pub fn step(&self) -> u64 {
+        self.stage.step()
+    }
+
+    /// The number of output channels.
+    pub fn channels(&self) -> usize {
+        self.paths.pickups.channel_count()
+    }
+
+    /// The state now (every node, anchors included).
+    pub fn state(&self) -> State {
+        self.stage.state(&self.system)
+    }
+
+    /// The state coordinate of `axis` (0 = x) of mass `mass`.
+    pub fn coordinate(&self, mass: usize, axis: usize) -> usize {
+        mass * self.system.dimension() + axis
     }
 
     /// The energy exchanged since the start, summed over the steps, for a scheme with an exact
-    /// discrete energy balance ([`Scheme::last_exchange`]): then
-    /// `H_now + dissipated - external_work` stays at `H_0` to round-off.
+    /// discrete energy balance ([`crate::scheme::Scheme::last_exchange`]) on the general path:
+    /// then `H_now + dissipated - external_work` stays at `H_0` to round-off.
     pub fn exchanged(&self) -> Option<EnergyExchange> {
-        self.exchanged
+        self.stage.exchanged()
     }
 
-    /// Runs `steps` steps. Observers see the current state first (when it is step 0) and then
-    /// every new state. `progress` is called now and then with the number of steps done.
+    /// What the scheme does to each mode of the system as it is now (linearised about
+    /// `options.about`), at the engine's step.
+    pub fn analyse(&self, options: &AnalysisOptions) -> Result<SchemeAnalysis, AnalysisError> {
+        analyse(&self.system, self.paths.config.scheme, self.paths.dt, options)
+    }
+
+    /// Applies `event` now, before the next step.
+    pub fn apply(&mut self, event: Event) {
+        self.paths.played = true;
+        match event {
+            Event::Shape(values) => self.set_motions(values.into_iter().map(|(c, x)| (c, x, 0.0))),
+            Event::Motion { coordinate, position, velocity } => {
+                self.set_motions(std::iter::once((coordinate, position, velocity)))
+            }
+            Event::Excite(excitation) => {
+                let (x, _) = self.stage.motion(Playing::coordinate(&excitation));
+                self.playing.push((Playing::start(excitation, x), self.stage.step()));
+            }
+            Event::Link { a, b, stiffness, damping } => {
+                if let Some(spring) = self.system.spring_between(a, b) {
+                    self.system.set_spring_stiffness(spring, stiffness);
+                }
+                if let Some(damper) = self.system.damper_between(a, b) {
+                    self.system.set_damper_coefficient(damper, damping);
+                }
+                if !self.stage.set_link(&self.system, a, b) {
+                    self.rebuild(|_| ());
+                }
+            }
+            Event::Drag { mass, drag } => {
+                self.system.set_drag(mass, drag);
+                if !self.stage.set_drag(&self.system, mass) {
+                    self.rebuild(|_| ());
+                }
+            }
+            Event::Stop { mass, stopped } => {
+                self.paths.stopped.retain(|&m| m != mass);
+                if stopped {
+                    self.paths.stopped.push(mass);
+                }
+                if !self.stage.set_stopped(mass, stopped) {
+                    self.rebuild(|_| ());
+                }
+            }
+        }
+    }
+
+    /// Applies `event` when the simulation reaches step `step` (now, if it has already).
+    pub fn schedule(&mut self, step: u64, event: Event) {
+        let at = self.queue.partition_point(|(s, _)| *s <= step);
+        self.queue.insert(at, (step, event));
+    }
+
+    /// Sets coordinates' positions (m) and velocities (m/s), rebuilding the path at most once.
+    fn set_motions(&mut self, values: impl Iterator<Item = (usize, f64, f64)> + Clone) {
+        if values.clone().all(|(c, x, v)| self.stage.set_motion(c, x, v)) {
+            return;
+        }
+        self.rebuild(|state| {
+            for (c, x, v) in values {
+                (state.x[c], state.v[c]) = (x, v);
+            }
+        });
+    }
+
+    /// Holds `force` (N) on a coordinate through the next steps.
+    fn set_force(&mut self, coordinate: usize, force: f64) {
+        self.system.set_held_force(coordinate, force);
+        if !self.stage.set_force(coordinate, force) {
+            self.rebuild(|_| ());
+        }
+    }
+
+    /// Computes every excitation's force for the step starting at `step` and holds it; drops
+    /// the excitations that are over.
+    fn hold_forces(&mut self, step: u64) {
+        for coordinate in std::mem::take(&mut self.held) {
+            self.set_force(coordinate, 0.0);
+        }
+        let (dt, dimension) = (self.paths.dt, self.system.dimension());
+        let (stage, system, forces) = (&mut self.stage, &self.system, &mut self.forces);
+        forces.clear();
+        self.playing.retain_mut(|(playing, start)| {
+            let elapsed = (step - *start) as f64 * dt;
+            let target = playing.target();
+            let mass = system.masses()[target / dimension];
+            let (x, v) = stage.motion(target);
+            let free_velocity = || v + dt * stage.free_force(system, target) / mass;
+            let force = playing.force(elapsed, dt, (x, v), free_velocity, mass);
+            forces.extend(force.map(|f| (target, f)));
+            force.is_some()
+        });
+        forces.sort_by_key(|(coordinate, _)| *coordinate);
+        let forces = std::mem::take(&mut self.forces);
+        for group in forces.chunk_by(|a, b| a.0 == b.0) {
+            let total = group.iter().map(|(_, f)| f).sum();
+            self.set_force(group[0].0, total);
+            self.held.push(group[0].0);
+        }
+        self.forces = forces;
+    }
+
+    /// The pickups' values now, appended to `output` (one vector per channel): for a run's
+    /// first sample (step 0) before [`Engine::advance`] appends those after each step.
+    pub fn sample(&self, output: &mut [Vec<f64>]) {
+        let stage = &self.stage;
+        let mut values = vec![0.0; self.channels()];
+        self.paths.pickups.read(
+            |c, quantity| {
+                let (x, v) = stage.motion(c);
+                match quantity {
+                    Quantity::Position => x,
+                    Quantity::Velocity => v,
+                }
+            },
+            &mut values,
+        );
+        for (channel, value) in output.iter_mut().zip(values) {
+            channel.push(value);
+        }
+    }
+
+    /// Renders exactly `output[0].len()` frames at the output rate into `output` (one slice per
+    /// channel), taking as many steps as that needs (when oversampling, the low-pass filter's
+    /// half-length ahead of the last frame). Allocates nothing once the engine has rendered a
+    /// block of this size. On an instability, the frames before it are kept and the rest of
+    /// the block is zero.
+    pub fn render<S: Sample>(&mut self, output: &mut [&mut [S]]) -> Result<(), RunError> {
+        let frames = output.first().map_or(0, |channel| channel.len()) as u64;
+        let factor = self.paths.config.oversample as u64;
+        // Output n is complete once input n K + D has arrived (input i: the sample after step i + 1).
+        let delay = self.decimator.delay() as u64;
+        let emitted = if self.step() > delay { (self.step() - 1 - delay) / factor + 1 } else { 0 };
+        let target = emitted + frames;
+        let inputs_needed = if target == 0 { 0 } else { (target - 1) * factor + delay + 1 };
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.iter_mut().for_each(Vec::clear);
+        let result = self.run_loop(inputs_needed.saturating_sub(self.step()), &mut pending, &mut []);
+        for (channel, made) in output.iter_mut().zip(&pending) {
+            for (i, sample) in channel.iter_mut().enumerate() {
+                *sample = S::from_f64(made.get(i).copied().unwrap_or(0.0));
+            }
+        }
+        self.pending = pending;
+        result
+    }
+
+    /// Takes `steps` more simulation steps and appends the output frames they complete to
+    /// `output` (one vector per channel). Returns the steps taken. On an instability, the
+    /// output keeps every frame before the failing step.
+    pub fn advance(&mut self, steps: u64, output: &mut [Vec<f64>]) -> Result<u64, RunError> {
+        self.run(steps, output, &mut [])
+    }
+
+    /// Appends the last output frames, owed by the decimator's look-ahead, taking the input
+    /// after the last step as zero (the end of an offline render).
+    pub fn flush(&mut self, output: &mut [Vec<f64>]) {
+        self.decimator.finish(output);
+    }
+
+    /// Takes `steps` more simulation steps, appending the output frames they complete to
+    /// `output` (one vector per channel), and shows the state to every observer after each
+    /// step (and first at step 0): observers need every state, so with any the general path
+    /// runs. Returns the steps taken. On an instability, the output and the observers keep
+    /// everything before the failing step.
     pub fn run(
         &mut self,
         steps: u64,
+        output: &mut [Vec<f64>],
         observers: &mut [&mut dyn Observer],
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<(), RunError> {
-        const PROGRESS_INTERVAL: u64 = 4096;
-        if self.state.step == 0 {
-            self.notify(observers)?;
-        }
-        for done in 1..=steps {
-            take_step(self.scheme.as_mut(), &self.system, &mut self.state)?;
-            if let Some(last) = self.scheme.last_exchange() {
-                let total =
-                    self.exchanged.get_or_insert(EnergyExchange { dissipated: 0.0, external_work: 0.0 });
-                total.dissipated += last.dissipated;
-                total.external_work += last.external_work;
+    ) -> Result<u64, RunError> {
+        let start = self.step();
+        if !observers.is_empty() {
+            if self.stage.general().is_none() {
+                self.paths.kernels = false;
+                self.rebuild(|_| ());
             }
-            self.state.step += 1;
-            self.state.t = self.state.step as f64 * self.dt;
-            check_finite(&self.system, &self.state)?;
-            self.notify(observers)?;
-            if done % PROGRESS_INTERVAL == 0 {
-                progress(done);
+            if start == 0 {
+                self.notify(observers)?;
             }
         }
-        progress(steps);
-        Ok(())
+        self.run_loop(steps, output, observers).map(|()| self.step() - start)
     }
 
-    fn notify(&self, observers: &mut [&mut dyn Observer]) -> Result<(), RunError> {
+    /// Shows the state now to every observer.
+    fn notify(&mut self, observers: &mut [&mut dyn Observer]) -> Result<(), RunError> {
+        let Self { stage, system, .. } = self;
+        let Some(general) = stage.general() else { return Ok(()) };
         for observer in observers.iter_mut() {
+            let state = general.current();
             observer
-                .observe(&self.system, &self.state)
-                .map_err(|source| RunError::Output { step: self.state.step, source })?;
+                .observe(system, state)
+                .map_err(|source| RunError::Output { step: state.step, source })?;
         }
         Ok(())
     }
-}
 
-/// One step of `scheme` from `state` (not counted in `state.step` and `state.t`: the caller
-/// does that); a failure names the step and its start time.
-pub(crate) fn take_step(scheme: &mut dyn Scheme, system: &System, state: &mut State) -> Result<(), RunError> {
-    let (step, time) = (state.step, state.t);
-    scheme.step(system, state).map_err(|source| RunError::Scheme { step: step + 1, time, source })
+    /// THE run loop: `steps` steps, in blocks between events (one step at a time while an
+    /// excitation plays or observers watch), each block's samples decimated into `output`.
+    fn run_loop(
+        &mut self,
+        steps: u64,
+        output: &mut [Vec<f64>],
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<(), RunError> {
+        let end = self.step() + steps;
+        while self.step() < end {
+            let step = self.step();
+            while self.queue.first().is_some_and(|(at, _)| *at <= step) {
+                let (_, event) = self.queue.remove(0);
+                self.apply(event);
+            }
+            let next_event = self.queue.first().map_or(u64::MAX, |(at, _)| *at);
+            let run = if self.playing.is_empty() && observers.is_empty() {
+                (next_event.min(end) - step).min(MAX_BLOCK)
+            } else {
+                1
+            };
+            if !self.playing.is_empty() || !self.held.is_empty() {
+                self.hold_forces(step);
+            }
+            let (run, channels) = (run as usize, self.channels());
+            self.record.clear();
+            self.record.resize(channels * run, 0.0);
+            let result = self.stage.advance(&self.system, run, &mut self.record);
+            let done = (self.step() - step) as usize;
+            self.decimator.process(&self.record, run, done, output);
+            if done > 0 {
+                self.notify(observers)?;
+            }
+            if result? < run {
+                // A kernel met a non-finite value: the general path goes on from the block's
+                // start and names the step and mass.
+                self.paths.kernels = false;
+                self.rebuild(|_| ());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Checks that every moving coordinate of `state` is finite; the error names the step, the time

@@ -82,6 +82,14 @@ impl Pickups {
         })
     }
 
+    /// The value of each channel, written to `out` (one value per channel), from `read`, which
+    /// gives the quantity of a state coordinate.
+    pub(crate) fn read(&self, read: impl Fn(usize, Quantity) -> f64, out: &mut [f64]) {
+        for (taps, value) in self.channels.iter().zip(out) {
+            *value = taps.iter().map(|tap| tap.weight * read(tap.coordinate, tap.quantity)).sum();
+        }
+    }
+
     /// The value of each channel for a state, appended to `out` (one value per channel).
     pub(super) fn sample(&self, state: &State, out: &mut [Vec<f64>]) {
         for (taps, channel) in self.channels.iter().zip(out) {

@@ -59,7 +59,11 @@ impl UniformChain {
     /// the string generator builds.
     pub fn detect(system: &System) -> Option<Self> {
         let n = system.mass_count();
-        if system.dimension() != 1 || n == 0 || system.has_contacts() || !system.external_forces().is_empty()
+        if system.dimension() != 1
+            || n == 0
+            || system.has_contacts()
+            || system.external_forces().drives()
+            || system.holds_forces()
         {
             return None;
         }
@@ -213,6 +217,11 @@ impl<T: Real> ChainKernel<T> {
     /// The chain's parameters.
     pub fn chain(&self) -> &UniformChain {
         &self.chain
+    }
+
+    /// Position (m) and velocity (m/s) of mass `i`.
+    pub fn motion(&self, i: usize) -> (f64, f64) {
+        (self.x[i + 1].to_f64(), self.v[i + 1].to_f64())
     }
 
     /// Copies the masses' positions and velocities into `state` (masses first; anchors kept).

@@ -51,7 +51,12 @@ impl UniformGrid {
     /// contacts or external forces. At least 2 x 2 masses.
     pub fn detect(system: &System) -> Option<Self> {
         let n = system.mass_count();
-        if system.dimension() != 1 || n < 4 || system.has_contacts() || !system.external_forces().is_empty() {
+        if system.dimension() != 1
+            || n < 4
+            || system.has_contacts()
+            || system.external_forces().drives()
+            || system.holds_forces()
+        {
             return None;
         }
         let springs = system.springs();
@@ -187,6 +192,13 @@ impl<T: Real> GridKernel<T> {
                 state.v[j * w + i] = self.v[(j + 1) * (w + 2) + i + 1].to_f64();
             }
         }
+    }
+
+    /// Position (m) and velocity (m/s) of mass `index` (row-major, `j W + i`).
+    pub fn motion(&self, index: usize) -> (f64, f64) {
+        let w = self.grid.columns;
+        let padded = (index / w + 1) * (w + 2) + index % w + 1;
+        (self.x[padded].to_f64(), self.v[padded].to_f64())
     }
 
     /// The position of mass (`i`, `j`) (0-based column and row), m.

@@ -11,6 +11,7 @@
 //! kernel is one loop with no branch on element kinds. Empty lists cost nothing.
 
 use crate::model::{Model, Node, Signal};
+use crate::quantity::Quantity;
 
 /// Position and velocity of every node, and the time they belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +24,16 @@ pub struct State {
     pub t: f64,
     /// Steps taken since the start.
     pub step: u64,
+}
+
+impl State {
+    /// The position (m) or velocity (m/s) of state coordinate `coordinate`.
+    pub fn read(&self, coordinate: usize, quantity: Quantity) -> f64 {
+        match quantity {
+            Quantity::Position => self.x[coordinate],
+            Quantity::Velocity => self.v[coordinate],
+        }
+    }
 }
 
 /// Links of one kind in structure-of-arrays form: ends `a`, `b` (node indices) and a
@@ -175,10 +186,15 @@ pub struct ExternalForces {
 impl ExternalForces {
     /// Whether there is no external force at all.
     pub fn is_empty(&self) -> bool {
-        self.constant.coordinate.is_empty()
-            && self.sinusoids.coordinate.is_empty()
-            && self.sampled.coordinate.is_empty()
-            && self.held.is_empty()
+        self.held.is_empty() && !self.drives()
+    }
+
+    /// Whether a force from the model drives the system (a constant, sinusoidal or sampled
+    /// force; held forces aside).
+    pub fn drives(&self) -> bool {
+        !self.constant.coordinate.is_empty()
+            || !self.sinusoids.coordinate.is_empty()
+            || !self.sampled.coordinate.is_empty()
     }
 }
 
@@ -198,6 +214,7 @@ pub struct System {
     collisions: CollisionArrays,
     external: ExternalForces,
     initial: State,
+    revision: u64,
 }
 
 impl System {
@@ -314,6 +331,7 @@ impl System {
             collisions,
             external,
             initial: State { x, v, t: 0.0, step: 0 },
+            revision: 0,
         }
     }
 
@@ -374,6 +392,13 @@ impl System {
     pub fn external_forces(&self) -> &ExternalForces {
         &self.external
     }
+    /// How many times the system has been changed since it was compiled: a scheme records the
+    /// revision it was built for, and the engine rebuilds it when the two differ, so a scheme
+    /// never steps a system it was not built for.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// The initial state (t = 0, step 0).
     pub fn initial_state(&self) -> State {
         self.initial.clone()
@@ -394,33 +419,40 @@ impl System {
         self.dampers.between(a, b)
     }
 
-    /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change). A
-    /// scheme built before the change must be rebuilt.
-    pub fn set_spring_stiffness(&mut self, spring: usize, stiffness: f64) {
+    /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change).
+    pub(crate) fn set_spring_stiffness(&mut self, spring: usize, stiffness: f64) {
         self.springs.coefficient[spring] = stiffness;
+        self.revision += 1;
     }
 
-    /// Changes the coefficient of damper `damper`, N s/m. A scheme built before must be rebuilt.
-    pub fn set_damper_coefficient(&mut self, damper: usize, damping: f64) {
+    /// Changes the coefficient of damper `damper`, N s/m.
+    pub(crate) fn set_damper_coefficient(&mut self, damper: usize, damping: f64) {
         self.dampers.coefficient[damper] = damping;
+        self.revision += 1;
     }
 
     /// Sets the drag coefficient of every coordinate of mass `mass`, N s/m (a score's `damp`).
-    /// A scheme built before the change must be rebuilt.
-    pub fn set_drag(&mut self, mass: usize, drag: f64) {
+    pub(crate) fn set_drag(&mut self, mass: usize, drag: f64) {
         if self.drag.is_empty() {
             self.drag = vec![0.0; self.mass_coordinates()];
         }
         self.drag[mass * self.dimension..(mass + 1) * self.dimension].fill(drag);
+        self.revision += 1;
     }
 
     /// Holds `force` (N) on state coordinate `coordinate` (a moving one) until changed. The
-    /// first call makes room for every coordinate; build schemes after it.
-    pub fn set_held_force(&mut self, coordinate: usize, force: f64) {
+    /// first call makes room for every coordinate (a change of the system's structure).
+    pub(crate) fn set_held_force(&mut self, coordinate: usize, force: f64) {
         if self.external.held.is_empty() {
             self.external.held = vec![0.0; self.mass_coordinates()];
+            self.revision += 1;
         }
         self.external.held[coordinate] = force;
+    }
+
+    /// Whether any held force is not zero.
+    pub(crate) fn holds_forces(&self) -> bool {
+        self.external.held.iter().any(|&f| f != 0.0)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use hooke::engine::{Observer, Simulation};
+use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::model::{LinkSpec, Mass, Model};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
@@ -47,8 +47,13 @@ pub fn positions(model: &Model, scheme: SchemeKind, dt: f64, steps: u64) -> Vec<
         }
     }
     let mut log = FirstPosition(Vec::with_capacity(steps as usize + 1));
-    let mut simulation = Simulation::new(System::new(model), scheme, dt);
-    simulation.run(steps, &mut [&mut log], &mut |_| {}).unwrap();
+    let mut simulation = Engine::from_system(
+        System::new(model),
+        Pickups::default(),
+        EngineConfig::default().scheme(scheme).dt(dt),
+    )
+    .unwrap();
+    simulation.run(steps, &mut [], &mut [&mut log]).unwrap();
     log.0
 }
 

@@ -1,0 +1,159 @@
+//! The general path: any scheme on any system, stepped one step at a time through
+//! [`crate::scheme`]. The scheme is rebuilt whenever the system's revision differs from the one
+//! it was built for, so a change to the system can never leave a stale scheme behind.
+
+use super::Stage;
+use crate::engine::{PathKind, Pickups, RunError};
+use crate::scheme::{EnergyExchange, Scheme, SchemeKind};
+use crate::system::{State, System};
+
+/// Any scheme on any system. A stopped mass is put back where it was stopped, with velocity 0,
+/// after every step (exact for symplectic Euler, whose other masses only read its old
+/// position; a projection for the others).
+pub(crate) struct GeneralStage {
+    kind: SchemeKind,
+    dimension: usize,
+    scheme: Box<dyn Scheme>,
+    /// The system revision the scheme was built for.
+    built_for: u64,
+    state: State,
+    dt: f64,
+    pickups: Pickups,
+    stopped: Vec<(usize, Vec<f64>)>,
+    /// Scratch for the free force of a coordinate.
+    force: Vec<f64>,
+    /// Scratch: one pickup value per channel.
+    sample: Vec<f64>,
+    exchanged: Option<EnergyExchange>,
+}
+
+impl GeneralStage {
+    /// `system` from `state`, stepped by `kind` at `dt` (s), read by `pickups`.
+    pub(crate) fn new(system: &System, kind: SchemeKind, dt: f64, state: State, pickups: Pickups) -> Self {
+        let force = vec![0.0; state.x.len()];
+        let sample = vec![0.0; pickups.channel_count()];
+        Self {
+            kind,
+            dimension: system.dimension(),
+            scheme: kind.build(system, dt),
+            built_for: system.revision(),
+            state,
+            dt,
+            pickups,
+            stopped: Vec::new(),
+            force,
+            sample,
+            exchanged: None,
+        }
+    }
+
+    /// The state now.
+    pub(crate) fn current(&self) -> &State {
+        &self.state
+    }
+
+    /// Takes one step: the scheme (rebuilt first if the system changed), the stops, the clock,
+    /// the energy exchanged and the finiteness check. On a non-finite result the step is not
+    /// counted.
+    pub(crate) fn step_once(&mut self, system: &System) -> Result<(), RunError> {
+        if self.built_for != system.revision() {
+            self.scheme = self.kind.build(system, self.dt);
+            self.built_for = system.revision();
+        }
+        let (step, time) = (self.state.step, self.state.t);
+        self.scheme.step(system, &mut self.state).map_err(|source| RunError::Scheme {
+            step: step + 1,
+            time,
+            source,
+        })?;
+        let dim = system.dimension();
+        for (mass, position) in &self.stopped {
+            self.state.x[mass * dim..(mass + 1) * dim].copy_from_slice(position);
+            self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
+        }
+        if let Some(last) = self.scheme.last_exchange() {
+            let total = self.exchanged.get_or_insert(EnergyExchange { dissipated: 0.0, external_work: 0.0 });
+            total.dissipated += last.dissipated;
+            total.external_work += last.external_work;
+        }
+        self.state.step += 1;
+        self.state.t = self.state.step as f64 * self.dt;
+        if let Err(error) = super::super::check_finite(system, &self.state) {
+            self.state.step -= 1;
+            self.state.t = self.state.step as f64 * self.dt;
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+impl Stage for GeneralStage {
+    fn kind(&self) -> PathKind {
+        PathKind::General
+    }
+
+    fn step(&self) -> u64 {
+        self.state.step
+    }
+
+    fn motion(&self, coordinate: usize) -> (f64, f64) {
+        (self.state.x[coordinate], self.state.v[coordinate])
+    }
+
+    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
+        (self.state.x[coordinate], self.state.v[coordinate]) = (x, v);
+        true
+    }
+
+    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
+        let dim = self.dimension;
+        self.stopped.retain(|(m, _)| *m != mass);
+        if stopped {
+            self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
+            self.stopped.push((mass, self.state.x[mass * dim..(mass + 1) * dim].to_vec()));
+        }
+        true
+    }
+
+    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
+        true
+    }
+
+    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
+        true
+    }
+
+    fn set_force(&mut self, _coordinate: usize, _force: f64) -> bool {
+        // The scheme reads held forces from the system.
+        true
+    }
+
+    fn free_force(&mut self, system: &System, coordinate: usize) -> f64 {
+        crate::forces::total(system, &self.state.x, &self.state.v, self.state.t, &mut self.force);
+        self.force[coordinate] - system.external_forces().held.get(coordinate).copied().unwrap_or(0.0)
+    }
+
+    fn advance(&mut self, system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
+        for s in 0..steps {
+            self.step_once(system)?;
+            let state = &self.state;
+            self.pickups.read(|c, q| state.read(c, q), &mut self.sample);
+            for (channel, value) in self.sample.iter().enumerate() {
+                record[channel * steps + s] += value;
+            }
+        }
+        Ok(steps)
+    }
+
+    fn state(&self, _system: &System) -> State {
+        self.state.clone()
+    }
+
+    fn general(&mut self) -> Option<&mut GeneralStage> {
+        Some(self)
+    }
+
+    fn exchanged(&self) -> Option<EnergyExchange> {
+        self.exchanged
+    }
+}

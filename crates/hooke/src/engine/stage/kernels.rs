@@ -1,0 +1,160 @@
+//! The stencil paths: symplectic Euler on a uniform chain ([`UniformChain`]) or a uniform
+//! membrane ([`UniformGrid`]), in f64 or f32, many steps per call. They take no change in place:
+//! the engine rebuilds the path from the current state after one.
+
+use super::Stage;
+use crate::engine::{PathKind, Pickups, Precision, RunError};
+use crate::kernel::chain::{ChainKernel, Tap, UniformChain};
+use crate::kernel::grid::{GridKernel, UniformGrid};
+use crate::system::{State, System};
+use std::sync::Arc;
+
+/// A kernel in one of its precisions.
+enum Kernel {
+    Chain64(ChainKernel<f64>),
+    Chain32(ChainKernel<f32>),
+    Grid64(GridKernel<f64>),
+    Grid32(GridKernel<f32>),
+}
+
+/// A stencil kernel, its taps (sorted by mass) and the channel of each tap.
+pub(crate) struct KernelStage {
+    kernel: Kernel,
+    taps: Vec<Tap>,
+    channels: Vec<usize>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Each tap's samples of the current call, `taps.len() x steps`.
+    record: Vec<f64>,
+    step: u64,
+    dt: f64,
+}
+
+impl KernelStage {
+    /// The kernel for `system` from `state`, if its structure has one (a uniform chain or
+    /// membrane; symplectic Euler is the caller's to check).
+    pub(crate) fn detect(
+        system: &System,
+        dt: f64,
+        state: &State,
+        pickups: &Pickups,
+        precision: Precision,
+        pool: Option<Arc<rayon::ThreadPool>>,
+    ) -> Option<Self> {
+        let kernel = if let Some(chain) = UniformChain::detect(system) {
+            match precision {
+                Precision::F64 => Kernel::Chain64(ChainKernel::from_state(chain, dt, state)),
+                Precision::F32 => Kernel::Chain32(ChainKernel::from_state(chain, dt, state)),
+            }
+        } else {
+            let grid = UniformGrid::detect(system)?;
+            match precision {
+                Precision::F64 => Kernel::Grid64(GridKernel::from_state(grid, dt, state)),
+                Precision::F32 => Kernel::Grid32(GridKernel::from_state(grid, dt, state)),
+            }
+        };
+        let mut taps: Vec<(Tap, usize)> = pickups
+            .taps()
+            .map(|(channel, coordinate, quantity, weight)| {
+                (Tap { mass: coordinate, quantity, weight }, channel)
+            })
+            .collect();
+        taps.sort_by_key(|(tap, _)| tap.mass);
+        Some(Self {
+            kernel,
+            channels: taps.iter().map(|(_, c)| *c).collect(),
+            taps: taps.into_iter().map(|(t, _)| t).collect(),
+            pool,
+            record: Vec::new(),
+            step: state.step,
+            dt,
+        })
+    }
+}
+
+impl Stage for KernelStage {
+    fn kind(&self) -> PathKind {
+        match self.kernel {
+            Kernel::Chain64(_) | Kernel::Chain32(_) => PathKind::Chain,
+            Kernel::Grid64(_) | Kernel::Grid32(_) => PathKind::Membrane,
+        }
+    }
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn motion(&self, coordinate: usize) -> (f64, f64) {
+        match &self.kernel {
+            Kernel::Chain64(kernel) => kernel.motion(coordinate),
+            Kernel::Chain32(kernel) => kernel.motion(coordinate),
+            Kernel::Grid64(kernel) => kernel.motion(coordinate),
+            Kernel::Grid32(kernel) => kernel.motion(coordinate),
+        }
+    }
+
+    fn set_motion(&mut self, _coordinate: usize, _x: f64, _v: f64) -> bool {
+        false
+    }
+
+    fn set_stopped(&mut self, _mass: usize, _stopped: bool) -> bool {
+        false
+    }
+
+    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
+        false
+    }
+
+    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
+        false
+    }
+
+    fn set_force(&mut self, _coordinate: usize, force: f64) -> bool {
+        force == 0.0
+    }
+
+    fn free_force(&mut self, system: &System, coordinate: usize) -> f64 {
+        let state = self.state(system);
+        let mut force = vec![0.0; state.x.len()];
+        crate::forces::total(system, &state.x, &state.v, state.t, &mut force);
+        force[coordinate]
+    }
+
+    fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
+        self.record.clear();
+        self.record.resize(self.taps.len() * steps, 0.0);
+        let (taps, tap_record, pool) = (&self.taps, &mut self.record, self.pool.as_deref());
+        let outcome = match &mut self.kernel {
+            Kernel::Chain64(kernel) => {
+                kernel.advance(steps, taps, tap_record, pool).map_err(|(done, _)| done)
+            }
+            Kernel::Chain32(kernel) => {
+                kernel.advance(steps, taps, tap_record, pool).map_err(|(done, _)| done)
+            }
+            Kernel::Grid64(kernel) => kernel.advance(steps, taps, tap_record),
+            Kernel::Grid32(kernel) => kernel.advance(steps, taps, tap_record),
+        };
+        let done = outcome.map_or_else(|done| done, |()| steps);
+        for (j, &channel) in self.channels.iter().enumerate() {
+            for (sample, value) in
+                record[channel * steps..][..done].iter_mut().zip(&self.record[j * steps..][..done])
+            {
+                *sample += value;
+            }
+        }
+        self.step += done as u64;
+        Ok(done)
+    }
+
+    fn state(&self, system: &System) -> State {
+        let mut state = system.initial_state();
+        match &self.kernel {
+            Kernel::Chain64(kernel) => kernel.write_state(&mut state),
+            Kernel::Chain32(kernel) => kernel.write_state(&mut state),
+            Kernel::Grid64(kernel) => kernel.write_state(&mut state),
+            Kernel::Grid32(kernel) => kernel.write_state(&mut state),
+        }
+        state.step = self.step;
+        state.t = self.step as f64 * self.dt;
+        state
+    }
+}

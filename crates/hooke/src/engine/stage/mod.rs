@@ -1,0 +1,59 @@
+//! Stages: what the engine steps. A stage holds the moving state of a system on one path (the
+//! general path with any scheme, or a kernel) and takes the changes a performance makes between
+//! steps, where its path can: set masses' motion (a pluck), stop a mass (a fret), change a link
+//! (a fret's stop, a tension change), change a drag (damping a string) and hold forces on
+//! masses (a hammer, a bow, a drive), each held through the next step.
+//!
+//! A stage that cannot take a change answers `false`, and the engine rebuilds the path from
+//! the current state ([`super::select`]); the [`System`] the engine owns always holds every
+//! change, so nothing goes stale.
+
+mod general;
+mod kernels;
+mod strings;
+
+pub(crate) use general::GeneralStage;
+pub(crate) use kernels::KernelStage;
+pub(crate) use strings::{string_paths, StringStage};
+
+use super::{PathKind, RunError};
+use crate::scheme::EnergyExchange;
+use crate::system::{State, System};
+
+/// A system being stepped on one path.
+pub(crate) trait Stage: Send {
+    /// Which path this is.
+    fn kind(&self) -> PathKind;
+    /// The steps taken.
+    fn step(&self) -> u64;
+    /// Position (m) and velocity (m/s) of a moving state coordinate.
+    fn motion(&self, coordinate: usize) -> (f64, f64);
+    /// Sets the position (m) and velocity (m/s) of a moving state coordinate.
+    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool;
+    /// Stops mass `mass` where it is (it keeps its position, with velocity 0), or frees it.
+    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool;
+    /// Takes the spring and damper joining nodes `a` and `b` as now set in the system.
+    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool;
+    /// Takes the drag of mass `mass` as now set in the system.
+    fn set_drag(&mut self, system: &System, mass: usize) -> bool;
+    /// Holds `force` (N) on a moving state coordinate until changed.
+    fn set_force(&mut self, coordinate: usize, force: f64) -> bool;
+    /// The force (N) on a moving state coordinate now from everything but the held forces.
+    fn free_force(&mut self, system: &System, coordinate: usize) -> f64;
+    /// Advances up to `steps` steps, adding each channel's value after step `s` to
+    /// `record[channel * steps + s]`; returns the steps done. A kernel that finds a non-finite
+    /// value at the end of a block returns the steps before that block (fewer than `steps`),
+    /// for the general path to locate the failure; the other paths return the error, with
+    /// [`Stage::step`] counting the steps recorded.
+    fn advance(&mut self, system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError>;
+    /// The state now (every node; anchors as in the system).
+    fn state(&self, system: &System) -> State;
+    /// The general path, to step with observers (`None` on a kernel).
+    fn general(&mut self) -> Option<&mut GeneralStage> {
+        None
+    }
+    /// The energy exchanged since the start, for schemes with an exact balance.
+    fn exchanged(&self) -> Option<EnergyExchange> {
+        None
+    }
+}
