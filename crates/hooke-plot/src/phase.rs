@@ -1,8 +1,8 @@
 //! Phase portraits: position against momentum of one mass (Morgan & Qiao 2008, figs. 5-8:
 //! symplectic Euler's ellipse, forward Euler's outward spiral, RK4's slow inward spiral, VEFRL's
-//! circle), and the modified phase space `(psi, xi) = e^{gamma t / 2} (y, p)` of Chatziioannou
-//! 2019 (fig. 2), in which the exact flow of a damped oscillator and every conformal-symplectic
-//! scheme draw a closed curve.
+//! circle), and the modified phase space `(psi, xi) = e^{gamma t / 2} (y, p)` of
+//! Chatziioannou 2019 (fig. 2), in which the exact flow of a damped oscillator and every
+//! conformal-symplectic scheme draw a closed curve.
 
 use crate::chart::{Axis, Chart, Curve, Series};
 use crate::error::PlotError;

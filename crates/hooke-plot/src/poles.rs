@@ -1,7 +1,7 @@
-//! Poles: the z-plane with the unit circle and each mode's discrete pole under a scheme (Morgan &
-//! Qiao 2009, figs. 8-9, which also trace where one oscillator's two poles go as `w0 h` grows),
-//! and the s-plane with symplectic Euler's regions and a model's analog poles (figs. 12, 21 of
-//! the same paper).
+//! Poles: the z-plane with the unit circle and each mode's discrete pole under a scheme
+//! (Morgan & Qiao 2009, figs. 8-9, which also trace where one oscillator's two poles go as `w0 h`
+//! grows), and the s-plane with symplectic Euler's regions and a model's analog poles (figs. 12,
+//! 21 of the same paper).
 
 use crate::chart::{Axis, Chart, Curve, Label, Marker, Series, Style};
 use crate::error::PlotError;

@@ -1,6 +1,6 @@
-//! The analysis against the papers (Morgan & Qiao 2009, sections 3-4 and Table 1; Morgan & Qiao
-//! 2008, section 5; with the corrections of docs/errata.md) and against simulations measured
-//! independently (`measure`: FFT peaks, zero crossings, envelope fits).
+//! The analysis against the papers (Morgan & Qiao 2009, sections 3-4 and Table 1;
+//! Morgan & Qiao 2008, section 5; with the corrections of docs/errata.md) and against simulations
+//! measured independently (`measure`: FFT peaks, zero crossings, envelope fits).
 
 mod common;
 mod measure;
@@ -216,8 +216,8 @@ fn morgan_qiao_2008_fundamental_at_8_khz_and_the_largest_string() {
     );
     assert!(!report.is_stable());
     assert_eq!(report.modes[19].discrete.region(), Region::Unstable);
-    // Corrected (docs/errata.md): a 440 Hz string at 44.1 kHz is stable up to N = 49 masses, not
-    // 50.
+    // Corrected (docs/errata.md): a 440 Hz string at 44.1 kHz is stable up to N = 49 masses (the
+    // paper says 44); 50 masses are unstable.
     for (masses, stable) in [(49, true), (50, false)] {
         let omega0 = 2.0 * PI * 440.0 / (2.0 * (PI / (2.0 * (masses + 1) as f64)).sin());
         let report =

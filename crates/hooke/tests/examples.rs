@@ -343,8 +343,8 @@ fn table1_string_has_the_corrected_eq90_values() {
     assert_eq!(file.run.step.map(StepSize::hertz), Some(6000.0));
 }
 
-/// The other paper examples: Morgan & Qiao 2009, eq. (69), and the 20-mass string of Morgan &
-/// Qiao 2008 (eq. 17).
+/// The other paper examples: Morgan & Qiao 2009, eq. (69), and the 20-mass string of
+/// Morgan & Qiao 2008 (eq. 17).
 #[test]
 fn damped_oscillator_and_20_mass_string_use_the_papers_constants() {
     let file = load_example("damped-oscillator.toml");

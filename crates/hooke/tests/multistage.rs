@@ -1,5 +1,5 @@
 //! The multi-stage schemes of Morgan & Qiao 2008: classical RK4 (section 3) and VEFRL (eq. 14,
-//! Algorithm 1, corrected as in docs/errata.md), against independent scalar implementations,
+//! Algorithm 1; see docs/errata.md on lambda), against independent scalar implementations,
 //! closed forms and observed orders.
 
 mod common;
@@ -80,8 +80,8 @@ fn damped_errors(kind: SchemeKind, omega0: f64, gamma: f64, steps: &[f64]) -> Ve
 /// included).
 #[allow(clippy::excessive_precision)]
 const XI: f64 = 0.1644986515575760E+00;
-/// VEFRL's `lambda` as printed in Morgan & Qiao 2008, eq. (14), with the exponent corrected as in
-/// docs/errata.md (`E-01`).
+/// VEFRL's `lambda` as printed in Morgan & Qiao 2008, eq. (14), exponent `E-01` included (see
+/// docs/errata.md).
 const LAMBDA: f64 = -0.2094333910398989E-01;
 /// VEFRL's `chi` as printed in Morgan & Qiao 2008, eq. (14).
 const CHI: f64 = 0.1235692651138917E+01;
@@ -97,7 +97,7 @@ fn scalar_rk4(x: f64, v: f64, h: f64, a: impl Fn(f64, f64) -> f64) -> (f64, f64)
 }
 
 /// One step of Morgan & Qiao 2008, eq. (14), for a position-only acceleration `a(r) = f[r] / m`,
-/// with the constants as printed there and the exponent of lambda as docs/errata.md corrects it.
+/// with the constants as printed there, the exponent of lambda included (see docs/errata.md).
 fn scalar_vefrl(r: f64, v: f64, h: f64, a: impl Fn(f64) -> f64) -> (f64, f64) {
     let (xi, lambda, chi) = (XI, LAMBDA, CHI);
     let v1 = v + a(r) * xi * h;

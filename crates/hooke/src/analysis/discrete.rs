@@ -44,9 +44,9 @@ impl Oscillator {
         Self { gamma: -2.0 * s.re, omega0_squared: s.re * s.re + s.im * s.im }
     }
 
-    /// Its two analog poles, the roots of `s^2 + gamma s + w0^2 = 0` (Morgan & Qiao 2009, eqs.
-    /// (18)-(19)): `-gamma/2 +- j mu` with `mu = sqrt(w0^2 - gamma^2/4)` when it vibrates (the one
-    /// with `mu >= 0` first), otherwise two real poles (the slower first).
+    /// Its two analog poles, the roots of `s^2 + gamma s + w0^2 = 0` (Morgan & Qiao 2009,
+    /// eqs. (18)-(19)): `-gamma/2 +- j mu` with `mu = sqrt(w0^2 - gamma^2/4)` when it vibrates (the
+    /// one with `mu >= 0` first), otherwise two real poles (the slower first).
     pub fn poles(&self) -> [c64; 2] {
         quadratic_roots(self.gamma, self.omega0_squared)
     }

@@ -1,7 +1,7 @@
 //! The analog modes of a linearised network: its poles `s = sigma + j mu` and mode shapes.
 //!
-//! The poles are the eigenvalues of the state matrix `A = [[0, I], [-M^-1 K, -M^-1 D]]` (Morgan &
-//! Qiao 2009, eq. (77)). Three paths compute them:
+//! The poles are the eigenvalues of the state matrix `A = [[0, I], [-M^-1 K, -M^-1 D]]`
+//! (Morgan & Qiao 2009, eq. (77)). Three paths compute them:
 //!
 //! - **Modal** (dense): when `D` is diagonalised by the same modes as `K` (no damping, damping
 //!   proportional to `M` and `K` as in the string of Morgan & Qiao 2009, section 4.3, any `D` that

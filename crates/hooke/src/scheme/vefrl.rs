@@ -1,13 +1,13 @@
 //! VEFRL, the velocity-extended Forest-Ruth-like method of Omelyan, Mryglod & Folk 2002, as
-//! Morgan & Qiao 2008 give it (eq. (14) and Algorithm 1, with the correction in docs/errata.md).
+//! Morgan & Qiao 2008 give it (eq. (14) and Algorithm 1; docs/errata.md on the constant lambda).
 
 use super::{Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
 /// `xi` of Morgan & Qiao 2008, eq. (14).
 const XI: f64 = 0.164_498_651_557_576;
-/// `lambda` of Morgan & Qiao 2008, eq. (14), with the exponent corrected in docs/errata.md
-/// (`E-01`).
+/// `lambda` of Morgan & Qiao 2008, eq. (14), with its exponent `E-01` (easily lost; see
+/// docs/errata.md).
 const LAMBDA: f64 = -0.020_943_339_103_989_89;
 /// `chi` of Morgan & Qiao 2008, eq. (14).
 const CHI: f64 = 1.235_692_651_138_917;
