@@ -13,24 +13,26 @@ else
   hooke() { target/release/hooke "$@"; }
 fi
 
-# trajectory: seed 004's double pendulum, with the blog's forward Euler and time step.
+# trajectory: the double pendulum of Domoszlai's blog post, with the blog's forward Euler and time
+# step.
 hooke plot trajectory examples/double-pendulum.toml -o "$out/trajectory.png"
-# time: seed 001 figs. 10-11: the 20-mass string at 44.1 kHz, mass 1, first 200 samples.
-hooke plot time examples/string-20-seed001.toml -o "$out/time.png" --steps 200 --masses s.1 \
-  --scheme symplectic-euler --scheme vefrl
-# phase: seed 003 fig. 2: the damped reed in the modified phase space (psi, xi).
-hooke plot phase "$models/reed-seed003.toml" -o "$out/phase.png" --modified \
+# time: Morgan & Qiao 2008, figs. 10-11: the 20-mass string at 44.1 kHz, mass 1, first 200 samples.
+hooke plot time examples/string-20-morgan-qiao-2008.toml -o "$out/time.png" --steps 200 \
+  --masses s.1 --scheme symplectic-euler --scheme vefrl
+# phase: Chatziioannou 2019, fig. 2: the damped reed in the modified phase space (psi, xi).
+hooke plot phase "$models/reed-chatziioannou-2019.toml" -o "$out/phase.png" --modified \
   --scheme velocity-verlet --scheme caldirola-kanai --scheme velocity-verlet-cs --scheme energy-conserving
-# energy: seed 003 fig. 1 (right): the errors of H and K for the damped reed.
-hooke plot energy "$models/reed-seed003.toml" -o "$out/energy.png" --relative \
+# energy: Chatziioannou 2019, fig. 1 (right): the errors of H and K for the damped reed.
+hooke plot energy "$models/reed-chatziioannou-2019.toml" -o "$out/energy.png" --relative \
   --scheme energy-conserving --scheme velocity-verlet --scheme symplectic-euler
-# poles: seed 000 fig. 8 (z-plane, gamma h = 0.04) and fig. 21 (s-plane, Table 1's string).
+# poles: Morgan & Qiao 2009, fig. 8 (z-plane, gamma h = 0.04) and fig. 21 (s-plane, Table 1's
+# string).
 hooke plot poles "$models/oscillator-gamma-h-0.04.toml" -o "$out/poles-z.png"
 hooke plot poles examples/string-5-table1.toml -o "$out/poles-s.png" --plane s
-# warping: seed 000 figs. 10-11 (gamma h = 0 and 0.5) and fig. 16 (isofrequency lines).
+# warping: Morgan & Qiao 2009, figs. 10-11 (gamma h = 0 and 0.5) and fig. 16 (isofrequency lines).
 hooke plot warping -o "$out/warping.png" --gamma-h 0,0.5
 hooke plot warping -o "$out/isofrequency.png" --map isofrequency
-# spectrum: seed 001 fig. 13: the 20-mass string, 8192 samples at 44.1 kHz, mass 1.
-hooke plot spectrum examples/string-20-seed001.toml -o "$out/spectrum.png" --steps 8191 --masses s.1 \
-  --scheme symplectic-euler
+# spectrum: Morgan & Qiao 2008, fig. 13: the 20-mass string, 8192 samples at 44.1 kHz, mass 1.
+hooke plot spectrum examples/string-20-morgan-qiao-2008.toml -o "$out/spectrum.png" --steps 8191 \
+  --masses s.1 --scheme symplectic-euler
 du -ch "$out"/*.png | tail -n 1

@@ -163,8 +163,8 @@ pub fn compare(args: &CompareArgs) -> miette::Result<()> {
     }
     println!(
         "errors: largest |x - x_ref| over masses and steps, and at the last step (m); energy drift: \
-         (E_end - E_0)/|E_0|; vs reference: minus the reference's drift; H_dev: seed 003 eq. 22, \
-         100 ||H - H_ref||_2 / mean(H_ref)"
+         (E_end - E_0)/|E_0|; vs reference: minus the reference's drift; H_dev: Chatziioannou 2019, \
+         eq. (22), 100 ||H - H_ref||_2 / mean(H_ref)"
     );
     if let Some(path) = &args.plot {
         crate::plot::compare_plot(&loaded, &args.model, &schemes, &args.reference, path)?;

@@ -1,6 +1,6 @@
 //! `hooke design string`: spring and damper coefficients for a string that, simulated with a
-//! given scheme and step, sounds at a given pitch and decays in a given time (seed 000 section
-//! 4.3, Algorithms 1-4, generalised to every scheme).
+//! given scheme and step, sounds at a given pitch and decays in a given time (Morgan & Qiao 2009,
+//! section 4.3, Algorithms 1-4, generalised to every scheme).
 
 use crate::analyze::{mode_table, ModeJson};
 use crate::run::parse_scheme;

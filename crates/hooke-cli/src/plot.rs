@@ -46,8 +46,8 @@ pub struct PlotArgs {
     /// energy: plot the errors |E - E0| / |E0| and |K - K0| / |K0| on a log scale.
     #[arg(long)]
     pub relative: bool,
-    /// phase: seed 003's modified phase space (psi, xi) = e^(gamma t / 2) (y, p), with gamma the
-    /// lowest mode's damping.
+    /// phase: the modified phase space of Chatziioannou 2019, (psi, xi) = e^(gamma t / 2) (y, p),
+    /// with gamma the lowest mode's damping.
     #[arg(long)]
     pub modified: bool,
     /// poles: the z-plane (discrete poles) or the s-plane (symplectic Euler's regions).
@@ -98,9 +98,9 @@ pub enum Plane {
 /// Which map `warping --map` draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MapArg {
-    /// Lines of equal digital frequency (seed 000 fig. 16).
+    /// Lines of equal digital frequency (Morgan & Qiao 2009, fig. 16).
     Isofrequency,
-    /// Lines of equal digital damping (seed 000 fig. 17).
+    /// Lines of equal digital damping (Morgan & Qiao 2009, fig. 17).
     Isodamping,
 }
 
@@ -125,9 +125,12 @@ pub fn plot(args: &PlotArgs) -> miette::Result<()> {
     let chart = match args.kind {
         PlotKind::Warping => warping_chart(args)?,
         PlotKind::Poles if args.plane == Plane::S && args.model.is_none() => {
-            let data =
-                poles::s_plane("regions of the s-plane, symplectic Euler (seed 000 fig. 12)", None, 1.0)
-                    .map_err(report)?;
+            let data = poles::s_plane(
+                "regions of the s-plane, symplectic Euler (Morgan & Qiao 2009, fig. 12)",
+                None,
+                1.0,
+            )
+            .map_err(report)?;
             poles::s_plane_chart(&data)
         }
         _ => {
@@ -253,7 +256,8 @@ impl Context {
         let (scheme, mut multiple) = parse_reference(text, 1.0 / self.dt)?;
         let mut request = request.clone();
         if scheme == SchemeKind::Exact && smooth && multiple == 1 {
-            // Few samples: draw the exact solution between them (seed 000 figs. 3-5, 18-19).
+            // Few samples: draw the exact solution between them (Morgan & Qiao 2009, figs. 3-5,
+            // 18-19).
             multiple = 16;
             request.every = 1;
         } else {
@@ -344,7 +348,8 @@ impl Context {
         let request =
             Request { coordinates: Vec::new(), every: self.every(args.every, MAX_POINTS), balance: true };
         let runs = self.runs(&self.schemes(&args.schemes), &request)?;
-        let what = if args.relative { "energy error" } else { "energy H and K (seed 003 eq. 18)" };
+        let what =
+            if args.relative { "energy error" } else { "energy H and K (Chatziioannou 2019, eq. (18))" };
         let title = format!("{}: {what}, {}", self.name, self.rate());
         Ok(energy::chart(&energy::from_recordings(title, &runs, args.relative)))
     }
@@ -405,7 +410,7 @@ fn warping_chart(args: &PlotArgs) -> miette::Result<Chart> {
     let schemes =
         if args.schemes.is_empty() { vec![SchemeKind::SymplecticEuler] } else { args.schemes.clone() };
     let Some(map) = args.map else {
-        let title = "frequency warping (seed 000 figs. 10-11)";
+        let title = "frequency warping (Morgan & Qiao 2009, figs. 10-11)";
         let data = warping::curves(title, &schemes, &args.gamma_h, std::f64::consts::PI).map_err(report)?;
         return Ok(warping::chart(&data));
     };
@@ -414,12 +419,12 @@ fn warping_chart(args: &PlotArgs) -> miette::Result<Chart> {
         MapArg::Isofrequency => (
             MapKind::Isofrequency,
             [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0].to_vec(),
-            "isofrequency lines (seed 000 fig. 16)",
+            "isofrequency lines (Morgan & Qiao 2009, fig. 16)",
         ),
         MapArg::Isodamping => (
             MapKind::Isodamping,
             vec![-0.02, -0.05, -0.1, -0.2, -0.35, -0.5, -0.7],
-            "isodamping lines (seed 000 fig. 17)",
+            "isodamping lines (Morgan & Qiao 2009, fig. 17)",
         ),
     };
     let data = warping::map(format!("{scheme}: {what}"), scheme, kind, &levels).map_err(report)?;

@@ -303,13 +303,15 @@ fn report_energy(summary: &EnergySummary) {
     }
 }
 
-/// The conserved quantities of seed 003: K from the states (eqs. 18, 54) with its eq. 19 metric,
-/// and, for a scheme with an exact balance, `H + dissipated - work` as the scheme keeps it.
+/// The conserved quantities of Chatziioannou 2019: K from the states (eqs. 18, 54) with its eq. 19
+/// metric, and, for a scheme with an exact balance, `H + dissipated - work` as the scheme keeps it.
 fn report_balance(balance: &BalanceMonitor, engine: &Engine, summary: &EnergySummary) {
     if let (Some(first), Some(last), Some(metric)) =
         (balance.first(), balance.last(), balance.preservation_metric())
     {
-        println!("K (seed 003 eqs. 18/54): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}");
+        println!(
+            "K (Chatziioannou 2019, eqs. (18)/(54)): {first:.12e} J -> {last:.12e} J, eq. 19 metric {metric:+.3e}"
+        );
     }
     // D of eq. 20 at the initial state, where the model is small enough for a 2n x 2n Jacobian.
     let system = engine.system();
@@ -322,7 +324,9 @@ fn report_balance(balance: &BalanceMonitor, engine: &Engine, summary: &EnergySum
             1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()))
         };
         if let Ok(d) = contraction_factor(system, engine.scheme(), engine.dt(), &initial, perturbation) {
-            println!("symplectic contraction D (seed 003 eq. 20, one step from the start): {d:.15}");
+            println!(
+                "symplectic contraction D (Chatziioannou 2019, eq. (20), one step from the start): {d:.15}"
+            );
         }
     }
     if let Some(exchanged) = engine.exchanged() {

@@ -37,7 +37,7 @@ fn analyze_prints_table_1_and_the_largest_stable_step() {
     let out = hooke(&["analyze", "string-5-table1.toml"], &examples());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    // Seed 000 Table 1, first row: 440.00000 Hz, tau 1.000000 s.
+    // Morgan & Qiao 2009, Table 1, first row: 440.00000 Hz, tau 1.000000 s.
     let first = text.lines().find(|l| l.trim_start().starts_with("1 ")).expect("a row for mode 1");
     assert!(
         first.contains("440.00000") && first.contains("1.0000000") && first.contains("complex"),
@@ -55,7 +55,8 @@ fn analyze_json_has_the_issues_fields() {
     assert_eq!(json["scheme"], "symplectic-euler");
     assert!(close(json["dt"].as_f64().unwrap(), 1.0 / 6000.0, 1e-15));
     assert_eq!(json["stable"], true);
-    // Eq. 54 (ERRATA for eq. 92) on the top mode: gamma_5 = gamma lambda_5, w_5^2 = k lambda_5.
+    // Eq. 54 (in place of eq. 92; see docs/errata.md) on the top mode: gamma_5 = gamma lambda_5,
+    // w_5^2 = k lambda_5.
     let lambda = 4.0 * (5.0 * std::f64::consts::PI / 12.0).sin().powi(2);
     let (gamma, omega_squared) = (7.4628577364145 * lambda, 5293.239300336853f64.powi(2) * lambda);
     let expected = (-gamma + (gamma * gamma + 4.0 * omega_squared).sqrt()) / omega_squared;
@@ -95,7 +96,7 @@ fn design_string_gives_table_1s_coefficients() {
     let out = hooke(&args, dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    // Seed 000 eq. 90 (ERRATA for gamma_out).
+    // Morgan & Qiao 2009, eq. (90) (with the exact gamma_out of docs/errata.md).
     let omega0 = json["omega0"].as_f64().unwrap();
     let gamma = json["gamma"].as_f64().unwrap();
     assert!(close(omega0, 5293.239300336853, 1e-9), "{omega0}");
@@ -147,8 +148,8 @@ fn design_rejects_a_target_the_step_cannot_play() {
 
 #[test]
 fn run_refuses_a_predicted_unstable_run_and_writes_nothing() {
-    // Symplectic Euler is unstable for w0 h > 2 (seed 000 eq. 54): w0 = 2500 rad/s at 1 kHz. The
-    // largest stable step is 2 / w0 = 0.8 ms (lowest stable rate 1250 Hz).
+    // Symplectic Euler is unstable for w0 h > 2 (Morgan & Qiao 2009, eq. (54)): w0 = 2500 rad/s at
+    // 1 kHz. The largest stable step is 2 / w0 = 0.8 ms (lowest stable rate 1250 Hz).
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0)).unwrap();
     let out = hooke(

@@ -79,7 +79,8 @@ fn bad_command_line_values_are_rejected() {
 
 #[test]
 fn an_unstable_run_stops_with_the_step_time_and_mass_and_keeps_valid_outputs() {
-    // Symplectic Euler is unstable for w0 h > 2 (seed 000 eq. 54): w0 = 2500 rad/s at 1 kHz.
+    // Symplectic Euler is unstable for w0 h > 2 (Morgan & Qiao 2009, eq. (54)): w0 = 2500 rad/s at
+    // 1 kHz.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("m.toml"), oscillator_model(2500.0 * 2500.0, "")).unwrap();
     let out = hooke(
@@ -264,7 +265,8 @@ fn render_names_the_score_line_of_a_bad_event_and_writes_nothing() {
 
 #[test]
 fn an_instrument_that_becomes_unstable_keeps_the_sound_before_the_failing_step() {
-    // Seed 003's reed beating on its lay: symplectic Euler cannot follow the stiff contact.
+    // The reed of Chatziioannou 2019 beating on its lay: symplectic Euler cannot follow the stiff
+    // contact.
     let dir = tempfile::tempdir().unwrap();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
     let (reed, score) = (examples.join("reed.toml"), examples.join("reed-score.toml"));

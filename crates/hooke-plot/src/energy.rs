@@ -1,7 +1,7 @@
-//! Total energy and seed 003's conserved quantity K against time, or their relative error on a
-//! log scale: seed 003 figs. 1 (right: the energy error of every method), 3 (the reed's error in
-//! the conservation law), 5 (c, d: a string on a barrier) and 6 (a lossless string's energy
-//! error).
+//! Total energy and the conserved quantity K of Chatziioannou 2019 against time, or their
+//! relative error on a log scale: figs. 1 (right: the energy error of every method), 3 (the reed's
+//! error in the conservation law), 5 (c, d: a string on a barrier) and 6 (a lossless string's
+//! energy error) of that paper.
 
 use crate::chart::{Axis, Chart, Curve, Series, Style};
 use crate::record::Recording;

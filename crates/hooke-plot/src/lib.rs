@@ -7,13 +7,13 @@
 //!
 //! | module | what | reproduces |
 //! |---|---|---|
-//! | [`trajectory`] | 2D motion: anchors, springs at the start and end, paths; a GIF on request | seed 004's plots |
-//! | [`time`] | positions against time, schemes over the exact or a reference solution | seed 001 figs. 10-12, seed 000 figs. 3-5, 18-19 |
-//! | [`phase`] | position against momentum, or seed 003's modified phase space | seed 001 figs. 5-8, seed 003 fig. 2 |
-//! | [`energy`] | energy and K, or their relative error, against time | seed 003 figs. 1, 3, 5, 6 |
-//! | [`poles`] | the z-plane with each mode's discrete pole; the s-plane regions | seed 000 figs. 8-9, 12, 21 |
-//! | [`warping`] | digital against analog frequency; isofrequency and isodamping maps | seed 000 figs. 10-11, 16-17 |
-//! | [`spectrum`] | magnitude in dB of an output, with each mode's predicted frequency | seed 001 fig. 13 |
+//! | [`trajectory`] | 2D motion: anchors, springs at the start and end, paths; a GIF on request | the plots of Domoszlai's blog post |
+//! | [`time`] | positions against time, schemes over the exact or a reference solution | Morgan & Qiao 2008, figs. 10-12; Morgan & Qiao 2009, figs. 3-5, 18-19 |
+//! | [`phase`] | position against momentum, or the modified phase space of Chatziioannou 2019 | Morgan & Qiao 2008, figs. 5-8; Chatziioannou 2019, fig. 2 |
+//! | [`energy`] | energy and K, or their relative error, against time | Chatziioannou 2019, figs. 1, 3, 5, 6 |
+//! | [`poles`] | the z-plane with each mode's discrete pole; the s-plane regions | Morgan & Qiao 2009, figs. 8-9, 12, 21 |
+//! | [`warping`] | digital against analog frequency; isofrequency and isodamping maps | Morgan & Qiao 2009, figs. 10-11, 16-17 |
+//! | [`spectrum`] | magnitude in dB of an output, with each mode's predicted frequency | Morgan & Qiao 2008, fig. 13 |
 //!
 //! [`output`] writes a chart to a file whose extension picks the format, atomically.
 

@@ -1,7 +1,8 @@
-//! Phase portraits: position against momentum of one mass (seed 001 figs. 5-8: symplectic
-//! Euler's ellipse, forward Euler's outward spiral, RK4's slow inward spiral, VEFRL's circle), and
-//! seed 003's modified phase space `(psi, xi) = e^{gamma t / 2} (y, p)` (fig. 2), in which the
-//! exact flow of a damped oscillator and every conformal-symplectic scheme draw a closed curve.
+//! Phase portraits: position against momentum of one mass (Morgan & Qiao 2008, figs. 5-8:
+//! symplectic Euler's ellipse, forward Euler's outward spiral, RK4's slow inward spiral, VEFRL's
+//! circle), and the modified phase space `(psi, xi) = e^{gamma t / 2} (y, p)` of
+//! Chatziioannou 2019 (fig. 2), in which the exact flow of a damped oscillator and every
+//! conformal-symplectic scheme draw a closed curve.
 
 use crate::chart::{Axis, Chart, Curve, Series};
 use crate::error::PlotError;
@@ -43,7 +44,7 @@ pub fn chart(data: &PhaseData) -> Chart {
 }
 
 /// The damping `gamma` (1/s) of `system`'s lowest mode, which the modified phase space uses: for
-/// one damped oscillator (seed 003's reed) it is the oscillator's `gamma`.
+/// one damped oscillator (the reed of Chatziioannou 2019) it is the oscillator's `gamma`.
 pub fn lowest_mode_gamma(system: &System) -> Result<f64, PlotError> {
     let modes = ModelModes::new(system, &AnalysisOptions::default())?;
     modes
@@ -55,7 +56,7 @@ pub fn lowest_mode_gamma(system: &System) -> Result<f64, PlotError> {
 }
 
 /// The portrait of the `k`-th recorded coordinate of each run (and of the reference run named
-/// `reference.0`); `modified` gives `gamma` for seed 003's `(psi, xi)`.
+/// `reference.0`); `modified` gives `gamma` for the `(psi, xi)` of Chatziioannou 2019.
 pub fn from_recordings(
     title: impl Into<String>,
     coordinate: &Coordinate,

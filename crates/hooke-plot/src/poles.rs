@@ -1,6 +1,7 @@
-//! Poles: the z-plane with the unit circle and each mode's discrete pole under a scheme (seed
-//! 000 figs. 8-9, which also trace where one oscillator's two poles go as `w0 h` grows), and the
-//! s-plane with symplectic Euler's regions and a model's analog poles (seed 000 figs. 12, 21).
+//! Poles: the z-plane with the unit circle and each mode's discrete pole under a scheme
+//! (Morgan & Qiao 2009, figs. 8-9, which also trace where one oscillator's two poles go as `w0 h`
+//! grows), and the s-plane with symplectic Euler's regions and a model's analog poles (figs. 12,
+//! 21 of the same paper).
 
 use crate::chart::{Axis, Chart, Curve, Label, Marker, Series, Style};
 use crate::error::PlotError;
@@ -20,7 +21,7 @@ pub struct ZPlaneData {
     /// Per scheme: every mode's discrete poles (both of a conjugate pair), `(Re z, Im z)`.
     pub poles: Vec<Curve>,
     /// Per scheme: the poles of one oscillator with the lowest mode's `gamma h` as `w0 h` runs
-    /// from 0 to pi (the loci of seed 000 figs. 8-9).
+    /// from 0 to pi (the loci of Morgan & Qiao 2009, figs. 8-9).
     pub loci: Vec<Curve>,
 }
 
@@ -137,8 +138,8 @@ pub fn s_plane_chart(data: &SPlaneData) -> Chart {
     chart
 }
 
-/// Symplectic Euler's regions (seed 000 eqs. 58, 60, 61), and the analog poles of `system`'s
-/// modes times the step `dt` (s), if a system is given.
+/// Symplectic Euler's regions (Morgan & Qiao 2009, eqs. (58), (60), (61)), and the analog poles of
+/// `system`'s modes times the step `dt` (s), if a system is given.
 pub fn s_plane(title: impl Into<String>, system: Option<&System>, dt: f64) -> Result<SPlaneData, PlotError> {
     let boundaries = region_boundaries(300)
         .into_iter()

@@ -1,5 +1,6 @@
 //! Runs a model with a scheme and records what the plots need: positions and momenta of chosen
-//! coordinates, the total energy and seed 003's conserved quantity K, at every `every`-th step.
+//! coordinates, the total energy and the conserved quantity K of Chatziioannou 2019, at every
+//! `every`-th step.
 
 use crate::error::PlotError;
 use hooke::analysis::energy::energy;
@@ -15,7 +16,8 @@ pub struct Request {
     pub coordinates: Vec<usize>,
     /// Keep one sample every this many steps (step 0 and the last step are always kept).
     pub every: u64,
-    /// Whether to follow K (seed 003 eqs. 18, 54), which costs an energy evaluation per step.
+    /// Whether to follow K (Chatziioannou 2019, eqs. (18), (54)), which costs an energy evaluation
+    /// per step.
     pub balance: bool,
 }
 

@@ -1,6 +1,6 @@
 //! The magnitude spectrum of an output in dB, with each mode's predicted digital frequency
-//! marked: seed 001 fig. 13 (the 20-mass string, symplectic Euler against the analytical
-//! solution; its high modes are played sharp, as eq. 11 predicts).
+//! marked: Morgan & Qiao 2008, fig. 13 (the 20-mass string, symplectic Euler against the
+//! analytical solution; its high modes are played sharp, as eq. 11 predicts).
 
 use crate::chart::{Axis, Chart, Curve, LegendPosition, Marker, Series};
 use crate::error::PlotError;

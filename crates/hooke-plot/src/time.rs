@@ -1,6 +1,7 @@
 //! Positions of chosen masses against time, several schemes over the exact or a reference
-//! solution: seed 001 figs. 10-12 (a 20-mass string, symplectic Euler, RK4 and VEFRL against the
-//! analytical solution) and seed 000 figs. 3-5 and 18-19 (one oscillator, sample by sample).
+//! solution: Morgan & Qiao 2008, figs. 10-12 (a 20-mass string, symplectic Euler, RK4 and VEFRL
+//! against the analytical solution) and Morgan & Qiao 2009, figs. 3-5 and 18-19 (one oscillator,
+//! sample by sample).
 
 use crate::chart::{Axis, Chart, Curve, Marker, Series, Style};
 use crate::record::{Coordinate, Recording};
@@ -18,8 +19,8 @@ pub struct TimeData {
     pub schemes: Vec<Curve>,
 }
 
-/// Up to this many samples a scheme's curve is drawn as markers, one per step (seed 000 figs.
-/// 3-5 show single samples).
+/// Up to this many samples a scheme's curve is drawn as markers, one per step (Morgan & Qiao 2009,
+/// figs. 3-5, show single samples).
 const MARKER_LIMIT: usize = 200;
 
 const MARKERS: [Marker; 4] = [Marker::Circle, Marker::Cross, Marker::Square, Marker::Triangle];

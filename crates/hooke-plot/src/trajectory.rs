@@ -1,6 +1,6 @@
 //! The 2D motion of every mass: anchors, the springs at the start and at the end, and the path
-//! of each mass (the pictures of seed 004's simulator), and the same drawn frame by frame for an
-//! animated GIF. A 3D model is drawn in its x-y plane.
+//! of each mass (the pictures of the simulator of Domoszlai's blog post), and the same drawn
+//! frame by frame for an animated GIF. A 3D model is drawn in its x-y plane.
 
 use crate::chart::{Axis, Chart, Label, Marker, Series, Style};
 use crate::error::PlotError;

@@ -1,6 +1,7 @@
 //! Frequency warping: the digital frequency a scheme plays against the analog frequency, per
-//! scheme and damping (seed 000 figs. 10-11, seed 001 fig. 3), and seed 000's maps of the
-//! s-plane with lines of equal digital frequency (fig. 16) and equal digital damping (fig. 17).
+//! scheme and damping (Morgan & Qiao 2009, figs. 10-11; Morgan & Qiao 2008, fig. 3), and the maps
+//! of the s-plane of Morgan & Qiao 2009 with lines of equal digital frequency (fig. 16) and equal
+//! digital damping (fig. 17).
 
 use crate::chart::{Axis, Chart, Curve, Label, Series, Style};
 use crate::error::PlotError;
@@ -63,9 +64,9 @@ pub fn curves(
 /// Which lines an s-plane map draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MapKind {
-    /// Lines of equal digital frequency `omega_d h` (seed 000 fig. 16).
+    /// Lines of equal digital frequency `omega_d h` (Morgan & Qiao 2009, fig. 16).
     Isofrequency,
-    /// Lines of equal digital damping `sigma_d h` (seed 000 fig. 17).
+    /// Lines of equal digital damping `sigma_d h` (Morgan & Qiao 2009, fig. 17).
     Isodamping,
 }
 

@@ -231,8 +231,8 @@ fn bad_input_gets_a_clear_error() {
 
 #[test]
 fn the_modified_phase_space_closes_the_exact_flow_of_a_damped_oscillator() {
-    // Seed 003 fig. 2: e^(gamma t / 2) (y, p) of the exact damped flow stays on one ellipse, so
-    // after whole periods it returns to its start; in (y, p) it has spiralled inwards.
+    // Chatziioannou 2019, fig. 2: e^(gamma t / 2) (y, p) of the exact damped flow stays on one
+    // ellipse, so after whole periods it returns to its start; in (y, p) it has spiralled inwards.
     let oscillator = oscillator();
     let m = coordinate(&oscillator, "m").unwrap();
     let request = Request { coordinates: vec![m.index], every: 1, balance: false };

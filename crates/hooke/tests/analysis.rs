@@ -1,6 +1,6 @@
-//! The analysis against the papers (seed 000 sections 3-4 and Table 1, seed 001 section 5, with
-//! ERRATA) and against simulations measured independently (`measure`: FFT peaks, zero
-//! crossings, envelope fits).
+//! The analysis against the papers (Morgan & Qiao 2009, sections 3-4 and Table 1;
+//! Morgan & Qiao 2008, section 5; with the corrections of docs/errata.md) and against simulations
+//! measured independently (`measure`: FFT peaks, zero crossings, envelope fits).
 
 mod common;
 mod measure;
@@ -33,7 +33,8 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance * b.abs()
 }
 
-/// A uniform 1D string of `n` masses with dampers on the springs (seed 000 section 4.3, ERRATA).
+/// A uniform 1D string of `n` masses with dampers on the springs (Morgan & Qiao 2009, section 4.3,
+/// as docs/errata.md reads it).
 fn string(n: usize, mass: f64, stiffness: f64, damping: f64) -> Model {
     let mut model = Model::new(1).unwrap();
     let elements = Elements::Lumped { mass, stiffness, damping };
@@ -72,7 +73,7 @@ fn analysis(model: &Model, scheme: SchemeKind, dt: f64) -> SchemeAnalysis {
     analyse(&System::new(model), scheme, dt, &AnalysisOptions::default()).unwrap()
 }
 
-// ---- seed 000 section 3.9 -------------------------------------------------------------------
+// ---- Morgan & Qiao 2009, section 3.9 ----------------------------------------------------------
 
 #[test]
 fn section_3_9_radius_and_digital_frequency_match_the_paper_and_a_run() {
@@ -102,9 +103,9 @@ fn section_3_9_radius_and_digital_frequency_match_the_paper_and_a_run() {
     assert!(close(frequency, 817.7132374981528, 2e-4), "zero-crossing rate {frequency} rad/s");
 }
 
-// ---- seed 000 section 4.3, Table 1 --------------------------------------------------------
+// ---- Morgan & Qiao 2009, section 4.3, Table 1 -------------------------------------------------
 
-/// Table 1 of seed 000: analog pole (re, im), w_d, sigma_d, Hz, tau, as printed.
+/// Table 1 of Morgan & Qiao 2009: analog pole (re, im), w_d, sigma_d, Hz, tau, as printed.
 const TABLE_1: [[&str; 6]; 5] = [
     ["-0.99983335", "2739.98210", "2764.60154", "-1.000000", "440.00000", "1.000000"],
     ["-3.73142886", "5293.23798", "5483.76570", "-3.733751", "872.76842", "0.2678272"],
@@ -130,7 +131,7 @@ fn table_1_design() -> hooke::analysis::design::StringDesign {
 #[test]
 fn table_1_design_gives_the_papers_coefficients_and_rows() {
     let design = table_1_design();
-    // Eq. 90 with ERRATA.
+    // Eq. 90, with the exact root of docs/errata.md.
     assert!(close(design.omega0, 5293.239300336853, 1e-9), "omega0 {}", design.omega0);
     assert!(close(design.gamma, 7.4628577364145, 1e-9), "gamma {}", design.gamma);
     assert_eq!((design.stiffness, design.damping), (design.omega0 * design.omega0, design.gamma));
@@ -175,9 +176,10 @@ fn the_designed_string_measures_440_hz_and_one_second() {
     assert!((peak - 440.0).abs() < 5e-4, "FFT peak at {peak} Hz");
 }
 
-// ---- seed 001 section 5: the 20-mass, 440 Hz string ------------------------------------------
+// ---- Morgan & Qiao 2008, section 5: the 20-mass, 440 Hz string --------------------------------
 
-/// The 20-mass string of seed 001 eq. 17: `w0 = 2 pi 440 / (2 sin(pi / 42))`, undamped.
+/// The 20-mass string of Morgan & Qiao 2008, eq. (17): `w0 = 2 pi 440 / (2 sin(pi / 42))`,
+/// undamped.
 fn string_20() -> Model {
     let omega0 = 2.0 * PI * 440.0 / (2.0 * (PI / 42.0).sin());
     assert!(close(omega0, 18497.2439, 1e-8), "{omega0}");
@@ -185,7 +187,7 @@ fn string_20() -> Model {
 }
 
 #[test]
-fn seed_001_string_modes_and_their_warping_at_44100_hz() {
+fn morgan_qiao_2008_string_modes_and_their_warping_at_44100_hz() {
     let report = analysis(&string_20(), SchemeKind::SymplecticEuler, 1.0 / 44100.0);
     let analog: Vec<f64> = report.modes.iter().map(|m| m.mode.frequency_hz()).collect();
     let digital: Vec<f64> = report.modes.iter().map(|m| m.discrete.frequency_hz()).collect();
@@ -197,7 +199,7 @@ fn seed_001_string_modes_and_their_warping_at_44100_hz() {
     assert!(printed(digital[0], 440.07), "{}", digital[0]);
     assert!(printed(digital[1], 878.11), "{}", digital[1]);
     assert!(printed(digital[2], 1312.08), "{}", digital[2]);
-    // ERRATA: the 19th mode is 5822.09 Hz and the 20th 5871.39 Hz.
+    // Corrected (docs/errata.md): the 19th mode is 5822.09 Hz and the 20th 5871.39 Hz.
     assert!(printed(analog[18], 5822.09), "{}", analog[18]);
     assert!(printed(analog[19], 5871.39), "{}", analog[19]);
     assert!(report.is_stable());
@@ -208,8 +210,9 @@ fn seed_001_string_modes_and_their_warping_at_44100_hz() {
 }
 
 #[test]
-fn seed_001_fundamental_at_8_khz_and_the_largest_string() {
-    // ERRATA: at 8 kHz, 440 Hz warps to 442.22 Hz; the string's top modes are then unstable.
+fn morgan_qiao_2008_fundamental_at_8_khz_and_the_largest_string() {
+    // Corrected (docs/errata.md): at 8 kHz, 440 Hz warps to 442.22 Hz; the string's top modes are
+    // then unstable.
     let report = analysis(&string_20(), SchemeKind::SymplecticEuler, 1.0 / 8000.0);
     assert!(
         (report.modes[0].discrete.frequency_hz() - 442.22).abs() <= 0.005,
@@ -218,7 +221,8 @@ fn seed_001_fundamental_at_8_khz_and_the_largest_string() {
     );
     assert!(!report.is_stable());
     assert_eq!(report.modes[19].discrete.region(), Region::Unstable);
-    // ERRATA: a 440 Hz string at 44.1 kHz is stable up to N = 49 masses, not 50.
+    // Corrected (docs/errata.md): a 440 Hz string at 44.1 kHz is stable up to N = 49 masses (the
+    // paper says 44); 50 masses are unstable.
     for (masses, stable) in [(49, true), (50, false)] {
         let omega0 = 2.0 * PI * 440.0 / (2.0 * (PI / (2.0 * (masses + 1) as f64)).sin());
         let report =
@@ -228,7 +232,7 @@ fn seed_001_fundamental_at_8_khz_and_the_largest_string() {
     }
 }
 
-// ---- seed 000 figs. 10-17: regions, warping, damping, isolines ---------------------------------
+// ---- Morgan & Qiao 2009, figs. 10-17: regions, warping, damping, isolines ---------------------
 
 #[test]
 fn region_boundaries_at_mu_h_0_1_and_0_8_match_section_3_7() {
@@ -240,8 +244,8 @@ fn region_boundaries_at_mu_h_0_1_and_0_8_match_section_3_7() {
     let at_0_8 = symplectic_euler_crossings(0.8);
     assert!(printed(at_0_8.complex_to_zero, -0.4983), "{at_0_8:?}");
     assert!(printed(at_0_8.zero_to_nyquist, -0.5362), "{at_0_8:?}");
-    // ERRATA on eq. 64: at mu h = 0.87 the zero region is gone; the complex/Nyquist boundary is
-    // at -0.499994, not -0.4977.
+    // Eq. 64 corrected (docs/errata.md): at mu h = 0.87 the zero region is gone; the
+    // complex/Nyquist boundary is at -0.499994, not -0.4977.
     let at_0_87 = symplectic_euler_crossings(0.87);
     assert_eq!((at_0_87.complex_to_zero, at_0_87.zero_to_nyquist), (None, None));
     assert!((at_0_87.complex_to_nyquist.unwrap() + 0.499994).abs() < 1e-6, "{at_0_87:?}");
@@ -292,7 +296,8 @@ fn region_boundaries_at_mu_h_0_1_and_0_8_match_section_3_7() {
 
 #[test]
 fn warping_curves_match_figures_10_and_11() {
-    // Fig. 10 (undamped): omega_d h = pi/3 at w0 h = 1 and pi at w0 h = 2 (seed 001 eq. 11).
+    // Fig. 10 (undamped): omega_d h = pi/3 at w0 h = 1 and pi at w0 h = 2 (Morgan & Qiao 2008,
+    // eq. (11)).
     let undamped = warping_curve(SchemeKind::SymplecticEuler, 0.0, 2.0, 201).unwrap();
     assert!((undamped[100].omega_d_h - PI / 3.0).abs() < 1e-12, "{:?}", undamped[100]);
     assert!((undamped[200].omega_d_h - PI).abs() < 1e-6, "{:?}", undamped[200]);
@@ -433,7 +438,7 @@ fn each_predicted_pole_matches_a_simulations_measured_frequency_and_decay() {
 
 #[test]
 fn symplectic_euler_largest_step_is_the_corrected_eq_92() {
-    // ERRATA: h <= (-Z + sqrt(Z^2 + 4 k m)) / k, from eq. 54.
+    // Corrected (docs/errata.md): h <= (-Z + sqrt(Z^2 + 4 k m)) / k, from eq. 54.
     for (m, k, z) in [(2.0f64, 5e5f64, 300.0f64), (1.0, 1e4, 0.0), (0.01, 3e6, 5.0)] {
         let expected = (-z + (z * z + 4.0 * k * m).sqrt()) / k;
         let h = symplectic_euler_largest_step(Oscillator { gamma: z / m, omega0_squared: k / m });
@@ -549,9 +554,9 @@ fn inverting_each_schemes_pole_mapping_lands_on_the_target() {
             Err(error) => assert_eq!(scheme, SchemeKind::BackwardEuler, "{scheme}: {error}"),
         }
     }
-    // Symplectic Euler's closed form (Algorithm 2, ERRATA) against the generic Newton inverse
-    // applied to the measured one-step matrices: exact inverse warping, undamped
-    // (seed 001 eq. 18 with ERRATA: w_a = (2/h) sin(h w_d / 2)).
+    // Symplectic Euler's closed form (Algorithm 2, corrected as in docs/errata.md) against the
+    // generic Newton inverse applied to the measured one-step matrices: exact inverse warping,
+    // undamped (Morgan & Qiao 2008, eq. (18), corrected: w_a = (2/h) sin(h w_d / 2)).
     let mu = inverse_warping(2.0 * PI * 440.0, 0.0, h).unwrap();
     assert!(close(mu, 2.0 / h * (PI * 440.0 * h).sin(), 1e-14));
     // Eq. 87 as printed, with tan^2, picks the same root by eq. 89.
@@ -700,8 +705,8 @@ fn the_state_matrix_gives_the_modal_poles() {
 
 #[test]
 fn a_large_string_takes_the_sparse_path_and_finds_its_lowest_and_highest_modes() {
-    // 2500 masses: beyond the dense limit. Modes (seed 001 eq. 16): w_n = 2 w0 sin(n pi / (2 (N + 1))),
-    // with the dampers on the springs, gamma_n = (Z / k) w_n^2.
+    // 2500 masses: beyond the dense limit. Modes (Morgan & Qiao 2008, eq. (16)):
+    // w_n = 2 w0 sin(n pi / (2 (N + 1))), with the dampers on the springs, gamma_n = (Z / k) w_n^2.
     let (n, k, z) = (2500, 1e8, 20.0);
     let model = string(n, 1.0, k, z);
     let report = analysis(&model, SchemeKind::SymplecticEuler, 1.0 / 44100.0);

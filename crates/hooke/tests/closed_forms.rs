@@ -1,5 +1,6 @@
 //! The Euler schemes on a single damped oscillator against their closed-form z-domain solutions
-//! (seed 000 section 3, eqs. 35-37, 44, 45, 71, with ERRATA).
+//! (Morgan & Qiao 2009, section 3, eqs. 35-37, 44, 45, 71, with the corrections of
+//! docs/errata.md).
 
 mod common;
 
@@ -16,7 +17,7 @@ fn max_error(simulated: &[f64], roots: [(f64, f64); 2], x1: f64, scale: impl Fn(
         .fold(0.0, f64::max)
 }
 
-/// Symplectic Euler's characteristic polynomial (seed 000 eq. 35):
+/// Symplectic Euler's characteristic polynomial (Morgan & Qiao 2009, eq. (35)):
 /// `z^2 + ((w0 h)^2 + gamma h - 2) z + (1 - gamma h)`.
 fn symplectic_euler_roots(omega0: f64, gamma: f64, h: f64) -> [(f64, f64); 2] {
     quadratic_roots((omega0 * h).powi(2) + gamma * h - 2.0, 1.0 - gamma * h)
@@ -29,7 +30,7 @@ fn forward_euler_roots(omega0: f64, gamma: f64, h: f64) -> [(f64, f64); 2] {
 
 #[test]
 fn closed_form_reproduces_the_papers_digital_frequency_and_damping() {
-    // Seed 000 eq. 69 and the values printed in eq. 71.
+    // Morgan & Qiao 2009, eq. (69) and the values printed in eq. 71.
     let (omega0, gamma, h) = (125.0 * 2.0 * PI, 50.0, 1e-3);
     let [(re, im), _] = symplectic_euler_roots(omega0, gamma, h);
     let r = re.hypot(im);
@@ -41,7 +42,7 @@ fn closed_form_reproduces_the_papers_digital_frequency_and_damping() {
 
 #[test]
 fn symplectic_euler_matches_its_closed_form_on_the_papers_oscillator() {
-    // Seed 000 eq. 69: w0 = 125 * 2 pi, gamma = 50, h = 1/1000, x(0) = 1, v(0) = 0.
+    // Morgan & Qiao 2009, eq. (69): w0 = 125 * 2 pi, gamma = 50, h = 1/1000, x(0) = 1, v(0) = 0.
     let (omega0, gamma, h, x0, v0) = (125.0 * 2.0 * PI, 50.0, 1e-3, 1.0, 0.0);
     let x = positions(&oscillator(omega0, gamma, x0, v0), SchemeKind::SymplecticEuler, h, 10_000);
     // Eq. 27 at n = 0.
@@ -52,7 +53,7 @@ fn symplectic_euler_matches_its_closed_form_on_the_papers_oscillator() {
 
 #[test]
 fn symplectic_euler_matches_its_closed_form_at_the_nyquist_frequency() {
-    // Seed 000 eq. 72: the poles are real and the dominant one negative (fig. 19).
+    // Morgan & Qiao 2009, eq. (72): the poles are real and the dominant one negative (fig. 19).
     let (omega0, gamma, h, x0, v0) = (1708.0, 500.0, 1e-3, 1.0, 2324.0);
     let roots = symplectic_euler_roots(omega0, gamma, h);
     assert!(roots[0].1 == 0.0 && roots[1].0 < -roots[0].0.abs(), "real poles, dominant one negative");

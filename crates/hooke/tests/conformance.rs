@@ -1,5 +1,5 @@
 //! The conformance suite: one generic test per property, run for every scheme it applies to
-//! (seed 003 section 2; issue "Every integrator of the papers").
+//! (Chatziioannou 2019, section 2; issue "Every integrator of the papers").
 
 mod common;
 
@@ -204,9 +204,9 @@ fn symplectic_form_contracts_at_each_schemes_rate() {
         (SchemeKind::EnergyConservingCs, exact),
         (SchemeKind::VelocityVerletCs, exact),
         (SchemeKind::VelocityVerlet, (2.0 - gamma * h) / (2.0 + gamma * h)),
-        // Eq. 28 as ERRATA corrects it.
+        // Eq. 28 as corrected in docs/errata.md.
         (SchemeKind::EnergyConserving, (w2h2 / 2.0 + 2.0 - gamma * h) / (w2h2 / 2.0 + 2.0 + gamma * h)),
-        // Seed 000 eq. 35: det = 1 - gamma h; forward Euler's: 1 - gamma h + (w0 h)^2.
+        // Morgan & Qiao 2009, eq. (35): det = 1 - gamma h; forward Euler's: 1 - gamma h + (w0 h)^2.
         (SchemeKind::SymplecticEuler, 1.0 - gamma * h),
         (SchemeKind::ForwardEuler, 1.0 - gamma * h + w2h2),
     ];
@@ -218,8 +218,9 @@ fn symplectic_form_contracts_at_each_schemes_rate() {
 
 #[test]
 fn reed_preservation_metric_matches_table_1() {
-    // Seed 003 section 2.7 (ERRATA: w0 = 5000 pi rad/s, gamma = 2.5 * 2800 1/s), 44.1 kHz,
-    // y(0) = -0.1 mm, p(0) = 0.05 kg m/s, 661 samples; the eq. 19 metric with eq. 18's K.
+    // Chatziioannou 2019, section 2.7 (w0 = 5000 pi rad/s, gamma = 2.5 * 2800 1/s; see
+    // docs/errata.md), 44.1 kHz, y(0) = -0.1 mm, p(0) = 0.05 kg m/s, 661 samples; the eq. 19
+    // metric with eq. 18's K.
     let source = "[model]\ndimension = 1\n[[anchor]]\nid = \"g\"\n[[mass]]\nid = \"reed\"\nmass = 0.05\n\
                   position = -1e-4\nvelocity = 1.0\n[[spring]]\na = \"g\"\nb = \"reed\"\n";
     let (m, omega0, gamma) = (0.05, 5000.0 * std::f64::consts::PI, 2.5 * 2800.0);
@@ -320,7 +321,7 @@ fn shape_period(source: &str, dt: f64, steps: u64) -> f64 {
 
 #[test]
 fn string_against_a_barrier_conserves_energy_and_has_one_and_a_half_times_the_period() {
-    // Seed 003 section 4 (fig. 5), shipped as examples/string-barrier.toml.
+    // Chatziioannou 2019, section 4 (fig. 5), shipped as examples/string-barrier.toml.
     let source =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/string-barrier.toml"))
             .unwrap();
@@ -353,9 +354,9 @@ fn string_against_a_barrier_conserves_energy_and_has_one_and_a_half_times_the_pe
 
 #[test]
 fn energy_conserving_balances_energy_with_a_hertz_contact_and_a_driving_force() {
-    // The clarinet reed of seed 003 section 3.1 (fig. 3; ERRATA: w0 = 5000 pi rad/s), blown twice
-    // as hard as the paper so that it beats against the lay (Hertz contact, alpha = 1.5), and
-    // started displaced so that K^0 is not 0. 10^5 steps at 44.1 kHz.
+    // The clarinet reed of Chatziioannou 2019, section 3.1 (fig. 3; w0 = 5000 pi rad/s, see
+    // docs/errata.md), blown twice as hard as the paper so that it beats against the lay (Hertz
+    // contact, alpha = 1.5), and started displaced so that K^0 is not 0. 10^5 steps at 44.1 kHz.
     let source =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/clarinet-reed.toml"))
             .unwrap()

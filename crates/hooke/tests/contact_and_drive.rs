@@ -1,7 +1,7 @@
-//! Hertz contacts (barriers, collisions; seed 003 eq. 44) and external forces (seed 003 section
-//! 3.1): force and energy values against hand computations, tangent stiffness against finite
-//! differences, the discrete-gradient identity, the Jacobian of eq. 80, driven responses
-//! against closed forms and a bouncing ball's energy.
+//! Hertz contacts (barriers, collisions; Chatziioannou 2019, eq. (44)) and external forces
+//! (Chatziioannou 2019, section 3.1): force and energy values against hand computations, tangent
+//! stiffness against finite differences, the discrete-gradient identity, the Jacobian of eq. 80,
+//! driven responses against closed forms and a bouncing ball's energy.
 
 use hooke::analysis::energy::energy;
 use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
@@ -364,7 +364,8 @@ fn tiny_steps_use_the_midpoint_derivative_without_a_jump() {
     assert_eq!(contact::discrete_derivative_slope(k, alpha, 0.0, 0.0), 0.0);
 }
 
-/// Asserts `K_dg = -dF_dg(x0, x1)/dx1` (seed 003 eq. 80) against central differences in `x1`.
+/// Asserts `K_dg = -dF_dg(x0, x1)/dx1` (Chatziioannou 2019, eq. (80)) against central differences
+/// in `x1`.
 fn assert_discrete_stiffness(system: &System, x0: &[f64], x1: &[f64], h: f64, what: &str) {
     let n = system.mass_coordinates();
     let mut k = SparseMatrix::new(n);

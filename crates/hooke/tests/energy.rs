@@ -1,5 +1,6 @@
 //! Energy behaviour of the Euler schemes: symplectic Euler keeps energy bounded (it conserves a
-//! modified energy exactly), forward Euler's grows by `1 + (w h)^2` per step (ERRATA, seed 004).
+//! modified energy exactly), forward Euler's grows by `1 + (w h)^2` per step (the scheme of
+//! Domoszlai's blog post; see docs/errata.md).
 
 mod common;
 
@@ -36,9 +37,9 @@ fn for_each_state(
     simulation.run(steps, &mut [], &mut [&mut Check(check)]).unwrap();
 }
 
-/// The 20-mass string of seed 001: 1 kg masses, w0 = sqrt(k/m) = 18497.2439 rad/s, no damping,
-/// the 6th mass displaced by 1.
-fn seed001_string() -> Model {
+/// The 20-mass string of Morgan & Qiao 2008: 1 kg masses, w0 = sqrt(k/m) = 18497.2439 rad/s, no
+/// damping, the 6th mass displaced by 1.
+fn morgan_qiao_2008_string() -> Model {
     let mut model = Model::new(1).unwrap();
     let omega0: f64 = 18497.2439;
     add_string(
@@ -80,7 +81,7 @@ fn symplectic_euler_keeps_an_oscillators_energy_within_its_modified_energy_bound
 
 #[test]
 fn symplectic_euler_conserves_the_modified_energy_of_a_string_over_a_million_steps() {
-    let model = seed001_string();
+    let model = morgan_qiao_2008_string();
     let h = 1.0 / 44_100.0;
     // For v' = v - h M^-1 K x, x' = x + h v', Q = v'Mv + x'Kx - h v'Kx is conserved exactly;
     // for a chain of springs x'Kx = sum k (x_b - x_a)^2 and v'Kx = sum k (v_b - v_a)(x_b - x_a).
@@ -96,7 +97,8 @@ fn symplectic_euler_conserves_the_modified_energy_of_a_string_over_a_million_ste
         }
         kinetic + xkx - h * vkx
     };
-    // Highest mode of the lumped string, seed 001 eq. 16: 2 w0 sin(N pi / (2 (N + 1))).
+    // Highest mode of the lumped string (Morgan & Qiao 2008, eq. (16)):
+    // 2 w0 sin(N pi / (2 (N + 1))).
     let omega_max = 2.0 * 18497.2439 * (20.0 * PI / 42.0).sin();
     let a = h * omega_max / 2.0;
     let bound = (1.0 + a) / (1.0 - a) - 1.0;
@@ -138,7 +140,7 @@ fn forward_euler_energy_grows_by_one_plus_w_h_squared_per_step() {
 fn forward_euler_energy_grows_at_every_step_on_a_string() {
     // Every mode's energy grows by 1 + (w_n h)^2 per step, so the total never decreases.
     let mut log = StateLog::default();
-    let system = System::new(&seed001_string());
+    let system = System::new(&morgan_qiao_2008_string());
     let mut simulation = Engine::from_system(
         system.clone(),
         Pickups::default(),

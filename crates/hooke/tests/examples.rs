@@ -1,6 +1,6 @@
 //! The example models in the workspace's `examples/` folder: every one parses and runs, the
-//! blog's examples (seed 004) match an independent forward-Euler loop, and the paper examples
-//! carry the constants their papers (with ERRATA) give.
+//! examples of Domoszlai's blog post match an independent forward-Euler loop, and the paper
+//! examples carry the constants their papers give (with the corrections of docs/errata.md).
 
 use hooke::analysis::energy::energy;
 use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Observer, PickupRecorder, Pickups, StepSize};
@@ -153,9 +153,9 @@ struct Reference {
     v: Vec<[f64; 2]>,
 }
 
-/// The blog's update (seed 004) written out plainly, with its gravity bug fixed (ERRATA: `m g`
-/// once per mass): every force from the old positions, then `x += dt v_old`, then
-/// `v += dt F / m`.
+/// The update of Domoszlai's blog post written out plainly, with its gravity bug fixed (`m g`
+/// once per mass; see docs/errata.md): every force from the old positions, then
+/// `x += dt v_old`, then `v += dt F / m`.
 fn reference_run(example: &BlogExample, steps: usize) -> Vec<Reference> {
     let mut ends: HashMap<&str, End> = HashMap::new();
     for (i, f) in example.fixtures.iter().enumerate() {
@@ -307,10 +307,11 @@ fn forward_euler_on_blog_examples_matches_straightforward_recurrence() {
     }
 }
 
-/// Seed 000, eq. (90) and Table 1, with ERRATA: 5 masses of 1 kg, `k = omega0_out^2`,
-/// `Z = gamma_out` (the exact root 7.4628577364145) on every spring, at 6000 Hz.
+/// Morgan & Qiao 2009, eq. (90) and Table 1, corrected as in docs/errata.md: 5 masses of 1 kg,
+/// `k = omega0_out^2`, `Z = gamma_out` (the exact root 7.4628577364145) on every spring, at
+/// 6000 Hz.
 #[test]
-fn table1_string_has_eq90_errata_values() {
+fn table1_string_has_the_corrected_eq90_values() {
     const OMEGA0_OUT: f64 = 5293.239300336853;
     const GAMMA_OUT: f64 = 7.4628577364145;
     let file = load_example("string-5-table1.toml");
@@ -326,7 +327,7 @@ fn table1_string_has_eq90_errata_values() {
         assert_eq!(mass.id, format!("s.{}", i + 1));
         assert_eq!(mass.mass, 1.0, "{}", mass.id);
         assert_eq!(mass.velocity, [0.0], "{}", mass.id);
-        assert_eq!(mass.drag, 0.0, "{}: the dampers sit on the springs, not to the ground (ERRATA)", mass.id);
+        assert_eq!(mass.drag, 0.0, "{}: dampers on the springs, not to the ground (docs/errata.md)", mass.id);
     }
 
     let anchors = model.anchors();
@@ -350,7 +351,8 @@ fn table1_string_has_eq90_errata_values() {
     assert_eq!(file.run.step.map(StepSize::hertz), Some(6000.0));
 }
 
-/// The other paper examples: seed 000 eq. (69) and seed 001's 20-mass string (eq. 17).
+/// The other paper examples: Morgan & Qiao 2009, eq. (69), and the 20-mass string of
+/// Morgan & Qiao 2008 (eq. 17).
 #[test]
 fn damped_oscillator_and_20_mass_string_use_the_papers_constants() {
     let file = load_example("damped-oscillator.toml");
@@ -366,7 +368,7 @@ fn damped_oscillator_and_20_mass_string_use_the_papers_constants() {
     assert_eq!(file.run.scheme, Some(SchemeKind::SymplecticEuler));
     assert_eq!(file.run.step.map(StepSize::seconds), Some(1.0 / 1000.0));
 
-    let file = load_example("string-20-seed001.toml");
+    let file = load_example("string-20-morgan-qiao-2008.toml");
     let model = &file.model;
     let omega0 = 2.0 * std::f64::consts::PI * 440.0 / (2.0 * (std::f64::consts::PI / 42.0).sin());
     assert!((omega0 - 18497.2439).abs() < 5e-5, "eq. (17) gives {omega0}");

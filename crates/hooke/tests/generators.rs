@@ -46,8 +46,8 @@ fn assert_single_mode(source: &str, watch: &str, omega: f64, gamma: f64, h: f64,
 #[test]
 fn a_physical_string_in_its_lowest_mode_rings_at_the_lumped_strings_frequency_and_decay() {
     let (n, length, tension, density, tau) = (50usize, 0.65, 98.2, 1.2e-3, 0.5);
-    // m = rho dx, k = T / dx: w1^2 = (k/m) lambda_1 (seed 001 eq. 16), and decay_time sets the
-    // lowest mode's analog rate gamma_1 / 2 = 1 / tau.
+    // m = rho dx, k = T / dx: w1^2 = (k/m) lambda_1 (Morgan & Qiao 2008, eq. (16)), and decay_time
+    // sets the lowest mode's analog rate gamma_1 / 2 = 1 / tau.
     let dx = length / (n + 1) as f64;
     let omega = ((tension / dx) / (density * dx) * lowest_eigenvalue(n)).sqrt();
     let mut source = format!(

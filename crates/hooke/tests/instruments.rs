@@ -119,7 +119,7 @@ fn symplectic_euler_at_44k1_without_oversampling_is_refused_with_the_rate_it_nee
     assert_eq!(part, "string E4");
     // Independently: the designed E4 string's highest mode, w_N = 2 sqrt(k/m) sin(N pi / (2 (N + 1)))
     // (a uniform chain's closed form), must satisfy SE's limit w h <= sqrt(4 - 2 gamma h)
-    // (seed 000 eq. 54), i.e. a rate above w_N / sqrt(4 - 2 gamma h) with gamma = Z/m.
+    // (Morgan & Qiao 2009, eq. (54)), i.e. a rate above w_N / sqrt(4 - 2 gamma h) with gamma = Z/m.
     let (n, h) = (spec.masses, 1.0 / OUTPUT_RATE);
     let mass = spec.linear_density[5] * spec.scale_length / (n + 1) as f64;
     let target = TuneTarget { frequency_hz: spec.strings[5].1, time_constant: Some(spec.decay[5]) };
@@ -156,7 +156,7 @@ fn fret_errors(name: &str, method: FretMethod) -> Vec<(usize, f64, f64)> {
 }
 
 #[test]
-fn seed_000_nearest_mass_frets_are_up_to_about_20_cents_off_and_the_tuned_stop_is_within_2() {
+fn morgan_qiao_2009_nearest_mass_frets_are_up_to_about_20_cents_off_and_the_tuned_stop_is_within_2() {
     for name in ["E2", "E4"] {
         let nearest = fret_errors(name, FretMethod::Nearest);
         let between = fret_errors(name, FretMethod::Between);
@@ -169,7 +169,8 @@ fn seed_000_nearest_mass_frets_are_up_to_about_20_cents_off_and_the_tuned_stop_i
             assert!((np - nm).abs() < 0.5 && (bp - bm).abs() < 0.5, "fret {fret}: {np} / {nm}, {bp} / {bm}");
             assert!(bm.abs() < 2.0, "{name} fret {fret}: {bm} cents with the tuned stop");
         }
-        // Seed 000: "errors up to about 20 cents (fret 12; about 17 at fret 10)".
+        // The nearest-mass stop of Morgan & Qiao 2009: errors up to about 20 cents (fret 12; about
+        // 17 at fret 10), as docs/score-format.md says.
         let worst = nearest.iter().map(|e| e.2.abs()).fold(0.0, f64::max);
         assert!((12.0..25.0).contains(&worst), "{name}: worst nearest-mass error {worst} cents");
     }

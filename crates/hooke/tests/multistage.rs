@@ -1,5 +1,6 @@
-//! The multi-stage schemes of seed 001: classical RK4 (section 3) and VEFRL (eq. 14, Algorithm 1,
-//! ERRATA), against independent scalar implementations, closed forms and observed orders.
+//! The multi-stage schemes of Morgan & Qiao 2008: classical RK4 (section 3) and VEFRL (eq. 14,
+//! Algorithm 1; see docs/errata.md on lambda), against independent scalar implementations,
+//! closed forms and observed orders.
 
 mod common;
 
@@ -75,15 +76,18 @@ fn damped_errors(kind: SchemeKind, omega0: f64, gamma: f64, steps: &[f64]) -> Ve
         .collect()
 }
 
-/// VEFRL's `xi` as printed in seed 001 eq. 14 (all 16 digits, the trailing zero included).
+/// VEFRL's `xi` as printed in Morgan & Qiao 2008, eq. (14) (all 16 digits, the trailing zero
+/// included).
 #[allow(clippy::excessive_precision)]
 const XI: f64 = 0.1644986515575760E+00;
-/// VEFRL's `lambda` as printed in seed 001 eq. 14, with the exponent ERRATA corrects (`E-01`).
+/// VEFRL's `lambda` as printed in Morgan & Qiao 2008, eq. (14), exponent `E-01` included (see
+/// docs/errata.md).
 const LAMBDA: f64 = -0.2094333910398989E-01;
-/// VEFRL's `chi` as printed in seed 001 eq. 14.
+/// VEFRL's `chi` as printed in Morgan & Qiao 2008, eq. (14).
 const CHI: f64 = 0.1235692651138917E+01;
 
-/// One step of the classical RK4 on `(x, v)' = (v, a(x, v))`, written out (seed 001 section 3).
+/// One step of the classical RK4 on `(x, v)' = (v, a(x, v))`, written out (Morgan & Qiao 2008,
+/// section 3).
 fn scalar_rk4(x: f64, v: f64, h: f64, a: impl Fn(f64, f64) -> f64) -> (f64, f64) {
     let (k1x, k1v) = (v, a(x, v));
     let (k2x, k2v) = (v + h / 2.0 * k1v, a(x + h / 2.0 * k1x, v + h / 2.0 * k1v));
@@ -92,8 +96,8 @@ fn scalar_rk4(x: f64, v: f64, h: f64, a: impl Fn(f64, f64) -> f64) -> (f64, f64)
     (x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x), v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v))
 }
 
-/// One step of seed 001 eq. 14 for a position-only acceleration `a(r) = f[r] / m`, with the
-/// constants as printed there and the exponent of lambda as ERRATA corrects it.
+/// One step of Morgan & Qiao 2008, eq. (14), for a position-only acceleration `a(r) = f[r] / m`,
+/// with the constants as printed there, the exponent of lambda included (see docs/errata.md).
 fn scalar_vefrl(r: f64, v: f64, h: f64, a: impl Fn(f64) -> f64) -> (f64, f64) {
     let (xi, lambda, chi) = (XI, LAMBDA, CHI);
     let v1 = v + a(r) * xi * h;
@@ -107,8 +111,8 @@ fn scalar_vefrl(r: f64, v: f64, h: f64, a: impl Fn(f64) -> f64) -> (f64, f64) {
     (r_next, v4 + a(r_next) * xi * h)
 }
 
-/// One step of seed 001 Algorithm 1 for velocity-dependent accelerations `a(r, v)`: eq. 14 with
-/// each intermediate force at the current stage velocity and the last one at
+/// One step of Morgan & Qiao 2008, Algorithm 1, for velocity-dependent accelerations `a(r, v)`:
+/// eq. 14 with each intermediate force at the current stage velocity and the last one at
 /// `v_est = v(n) + h a(r(n), v(n))`.
 fn algorithm1<const N: usize>(
     r: [f64; N],
@@ -190,7 +194,8 @@ fn chain() -> Model {
     model
 }
 
-/// The chain's accelerations, written out by hand from seed 000 eqs. 12-14 and seed 003 eq. 1.
+/// The chain's accelerations, written out by hand from Morgan & Qiao 2009, eqs. (12)-(14), and
+/// Chatziioannou 2019, eq. (1).
 fn chain_acceleration(x: &[f64; 3], v: &[f64; 3]) -> [f64; 3] {
     let [m1, m2, m3] = CHAIN_MASS;
     let [d1, d2, d3] = CHAIN_DRAG;

@@ -9,8 +9,8 @@ use hooke::engine::{Engine, EngineConfig, Pickups};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
-/// The reed of seed 003 section 2.7 (ERRATA): M = 0.05, w0 = 5000 pi rad/s,
-/// gamma = 2.5 * 2800 1/s, h = 1/44100 s, y(0) = -0.1 mm, p(0) = 0.05 kg m/s.
+/// The reed of Chatziioannou 2019, section 2.7 (read as in docs/errata.md): M = 0.05,
+/// w0 = 5000 pi rad/s, gamma = 2.5 * 2800 1/s, h = 1/44100 s, y(0) = -0.1 mm, p(0) = 0.05 kg m/s.
 const MASS: f64 = 0.05;
 const OMEGA0: f64 = 5000.0 * std::f64::consts::PI;
 const GAMMA: f64 = 2.5 * 2800.0;

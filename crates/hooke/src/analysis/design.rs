@@ -1,5 +1,6 @@
 //! Designing a model so that the *simulated* instrument has a given pitch and decay: inverse
-//! warping, the string design of seed 000 section 4.3 (Algorithms 1-4), and tuning any model.
+//! warping, the string design of Morgan & Qiao 2009, section 4.3 (Algorithms 1-4), and tuning any
+//! model.
 //!
 //! The idea of Algorithm 1: the lowest mode must have, after the scheme's frequency warping and
 //! numerical damping, the digital pole `z* = e^{(-1/tau + j 2 pi F) h}`. Invert the scheme's pole
@@ -7,13 +8,13 @@
 //! symplectic Euler: eq. 84 for `gamma*` and the inverse warping of Algorithm 2 for its
 //! frequency), then choose the model's coefficients so that its lowest mode is that
 //! oscillator. For the string (Algorithms 3-4) `K` and `Z` are `k` and `gamma m` times the
-//! tridiagonal `(2, -1)` matrix (ERRATA: the dampers sit on the springs), so its lowest mode is
-//! `(gamma lambda_1, w0^2 lambda_1)` with `lambda_1` the lowest eigenvalue of that matrix; the
-//! root-finding of Algorithm 1's steps 2 and 4 (`g(gamma_out) = sigma_1`,
-//! `f(w0_out) = mu_1`) then has the solution `gamma_out = gamma* / lambda_1`,
-//! `w0_out^2 = w*^2 / lambda_1`. [`tune`] does the same for any model, scaling all its
-//! stiffnesses by one factor and all its damping by another, and iterates (Newton) where the
-//! lowest mode does not scale exactly with them (non-modal damping, prestress in 2D/3D).
+//! tridiagonal `(2, -1)` matrix (the dampers sit on the springs; see docs/errata.md), so its lowest
+//! mode is `(gamma lambda_1, w0^2 lambda_1)` with `lambda_1` the lowest eigenvalue of that matrix;
+//! the root-finding of Algorithm 1's steps 2 and 4 (`g(gamma_out) = sigma_1`, `f(w0_out) = mu_1`)
+//! then has the solution `gamma_out = gamma* / lambda_1`, `w0_out^2 = w*^2 / lambda_1`. [`tune`]
+//! does the same for any model, scaling all its stiffnesses by one factor and all its damping by
+//! another, and iterates (Newton) where the lowest mode does not scale exactly with them (non-modal
+//! damping, prestress in 2D/3D).
 
 use super::discrete::{oscillator_poles, Oscillator};
 use super::error::AnalysisError;
@@ -27,9 +28,10 @@ use crate::system::System;
 use faer::c64;
 use std::f64::consts::PI;
 
-/// The inverse frequency warping of symplectic Euler, seed 000 Algorithm 2 with ERRATA: the
-/// analog frequency `mu` (rad/s) of an oscillator with damping `gamma` (1/s) that symplectic
-/// Euler at step `h` plays at the digital frequency `omega_d` (rad/s, `0 < omega_d h < pi`).
+/// The inverse frequency warping of symplectic Euler, Morgan & Qiao 2009, Algorithm 2, with the
+/// corrections of docs/errata.md: the analog frequency `mu` (rad/s) of an oscillator with damping
+/// `gamma` (1/s) that symplectic Euler at step `h` plays at the digital frequency `omega_d` (rad/s,
+/// `0 < omega_d h < pi`).
 ///
 /// Eq. 87 gives `(w0 h)^2` as a root `R` of a quadratic whose coefficients carry
 /// `tan^2(omega_d h)`; divided by `a = tan^2 + 1` it reads
@@ -37,9 +39,9 @@ use std::f64::consts::PI;
 /// with roots `R = 2 - gamma h -+ 2 |cos(omega_d h)| sqrt(1 - gamma h)`; eq. 89 takes the smaller
 /// (`R_2`) for `omega_d h <= pi/2` and the larger (`R_1`) above, which is
 /// `R = 2 - gamma h - 2 cos(omega_d h) sqrt(1 - gamma h)` throughout (no singularity at pi/2).
-/// Then `mu = sqrt(R - (gamma h / 2)^2) / h` (eq. 88 as ERRATA corrects it). Undamped this is
-/// `w_a = (2/h) sin(omega_d h / 2)` (seed 001 eq. 18, ERRATA). Needs `gamma h < 1`: beyond,
-/// symplectic Euler has no complex poles and plays no frequency but 0 and Nyquist.
+/// Then `mu = sqrt(R - (gamma h / 2)^2) / h` (eq. 88 as corrected in docs/errata.md). Undamped
+/// this is `w_a = (2/h) sin(omega_d h / 2)` (Morgan & Qiao 2008, eq. (18), corrected). Needs `gamma
+/// h < 1`: beyond, symplectic Euler has no complex poles and plays no frequency but 0 and Nyquist.
 pub fn inverse_warping(omega_d: f64, gamma: f64, h: f64) -> Result<f64, AnalysisError> {
     let (digital, gamma_h) = (omega_d * h, gamma * h);
     if !(digital > 0.0 && digital < PI) {
@@ -206,8 +208,8 @@ const TUNE_ITERATIONS: usize = 30;
 
 /// Scales all stiffnesses of `model` by one factor and all its damping (dampers and drag) by
 /// another so that its lowest vibrating mode (the analog pole with the smallest positive
-/// imaginary part, ERRATA for Algorithms 3-4), after discretisation by `scheme` at step `h`, has
-/// the target digital frequency and time constant.
+/// imaginary part, as docs/errata.md reads Algorithms 3-4), after discretisation by `scheme` at
+/// step `h`, has the target digital frequency and time constant.
 ///
 /// First the target oscillator `(gamma*, w*^2)` is found by [`invert_pole`]; the first guess
 /// scales the lowest mode `(gamma_1, w_1^2)` onto it (`w*^2 / w_1^2`, `gamma* / gamma_1`), which
@@ -384,7 +386,8 @@ pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> 
     Ok(scaled)
 }
 
-/// A string designed by [`design_string`]: seed 000 section 4.3's coefficients and the model.
+/// A string designed by [`design_string`]: the coefficients of Morgan & Qiao 2009, section 4.3,
+/// and the model.
 #[derive(Debug, Clone)]
 pub struct StringDesign {
     /// `w0_out = sqrt(k/m)`, rad/s.
@@ -401,14 +404,15 @@ pub struct StringDesign {
     pub model: Model,
 }
 
-/// Seed 000 Algorithm 1, generalised to any scheme: the spring and damper coefficients of a
-/// uniform string of `masses` masses of `mass` kg (dampers on the springs, ERRATA) whose lowest
-/// mode, simulated with `scheme` at step `h`, sounds at `target.frequency_hz` and decays with
-/// time constant `target.time_constant`. It tunes the string with `k/m = 1` and `Z/m = 1e-3` by
-/// [`tune`] (with symplectic Euler: eq. 84, Algorithm 2 and the closed forms of Algorithms 3-4, as
-/// the module documentation explains), so `w0_out^2` and `1e-3 gamma_out` are the two factors.
-/// For N = 5, F = 440 Hz, tau = 1 s, h = 1/6000 s this gives w0_out = 5293.239300336853 rad/s and
-/// gamma_out = 7.4628577364145 1/s (eq. 90, ERRATA).
+/// Morgan & Qiao 2009, Algorithm 1, generalised to any scheme: the spring and damper
+/// coefficients of a uniform string of `masses` masses of `mass` kg (dampers on the springs, see
+/// docs/errata.md) whose lowest mode, simulated with `scheme` at step `h`, sounds at
+/// `target.frequency_hz` and decays with time constant `target.time_constant`. It tunes the string
+/// with `k/m = 1` and `Z/m = 1e-3` by [`tune`] (with symplectic Euler: eq. 84, Algorithm 2 and the
+/// closed forms of Algorithms 3-4, as the module documentation explains), so `w0_out^2` and `1e-3
+/// gamma_out` are the two factors. For N = 5, F = 440 Hz, tau = 1 s, h = 1/6000 s this gives w0_out
+/// = 5293.239300336853 rad/s and gamma_out = 7.4628577364145 1/s (eq. 90, with the exact root given
+/// in docs/errata.md).
 pub fn design_string(
     masses: usize,
     mass: f64,

@@ -7,7 +7,8 @@
 //! together). So the discrete poles of a mode are the eigenvalues of the scheme's 2 x 2 one-step
 //! matrix for that oscillator:
 //!
-//! - symplectic Euler: the closed form of seed 000 eqs. 35-37, [`symplectic_euler_poles`];
+//! - symplectic Euler: the closed form of Morgan & Qiao 2009, eqs. (35)-(37),
+//!   [`symplectic_euler_poles`];
 //! - every other scheme: the matrix is measured by stepping the scheme itself
 //!   ([`SchemeKind::build`]) on a bank of one-mass oscillators from unit states,
 //!   [`oscillator_one_step_matrices`], so the mapping is the scheme's own, whatever its
@@ -24,9 +25,9 @@ use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use faer::{c64, Mat};
 
-/// The single oscillator `q'' + gamma q' + w0^2 q = 0` (seed 000 eqs. 15-17 with `gamma = Z/m`,
-/// `w0^2 = k/m`): one mode of a network with modal damping, or the equivalent oscillator of one
-/// analog pole.
+/// The single oscillator `q'' + gamma q' + w0^2 q = 0` (Morgan & Qiao 2009, eqs. (15)-(17) with
+/// `gamma = Z/m`, `w0^2 = k/m`): one mode of a network with modal damping, or the equivalent
+/// oscillator of one analog pole.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Oscillator {
     /// `gamma`, 1/s (`Z/m`; the pole's real part is `-gamma/2` when it vibrates).
@@ -36,16 +37,16 @@ pub struct Oscillator {
 }
 
 impl Oscillator {
-    /// The oscillator whose analog poles are `s` and its conjugate (seed 000 eq. 57):
+    /// The oscillator whose analog poles are `s` and its conjugate (Morgan & Qiao 2009, eq. (57)):
     /// `gamma = -2 sigma`, `w0^2 = sigma^2 + mu^2`. For a real `s` this is the critically damped
     /// oscillator with a double pole at `s`.
     pub fn from_pole(s: c64) -> Self {
         Self { gamma: -2.0 * s.re, omega0_squared: s.re * s.re + s.im * s.im }
     }
 
-    /// Its two analog poles, the roots of `s^2 + gamma s + w0^2 = 0` (seed 000 eqs. 18-19):
-    /// `-gamma/2 +- j mu` with `mu = sqrt(w0^2 - gamma^2/4)` when it vibrates (the one with
-    /// `mu >= 0` first), otherwise two real poles (the slower first).
+    /// Its two analog poles, the roots of `s^2 + gamma s + w0^2 = 0` (Morgan & Qiao 2009,
+    /// eqs. (18)-(19)): `-gamma/2 +- j mu` with `mu = sqrt(w0^2 - gamma^2/4)` when it vibrates (the
+    /// one with `mu >= 0` first), otherwise two real poles (the slower first).
     pub fn poles(&self) -> [c64; 2] {
         quadratic_roots(self.gamma, self.omega0_squared)
     }
@@ -82,9 +83,9 @@ pub fn roots_near_one(p: f64, q: f64) -> [c64; 2] {
 }
 
 /// The discrete poles of symplectic Euler for one oscillator with step `h`: the roots of
-/// `z^2 + ((w0 h)^2 + gamma h - 2) z + (1 - gamma h) = 0` (seed 000 eqs. 35-37), computed as
-/// `z = 1 + lambda`, `lambda^2 + ((w0 h)^2 + gamma h) lambda + (w0 h)^2 = 0` ([`roots_near_one`]).
-/// Complex poles lie on the circle `|z| = sqrt(1 - gamma h)` (eq. 44).
+/// `z^2 + ((w0 h)^2 + gamma h - 2) z + (1 - gamma h) = 0` (Morgan & Qiao 2009, eqs. (35)-(37)),
+/// computed as `z = 1 + lambda`, `lambda^2 + ((w0 h)^2 + gamma h) lambda + (w0 h)^2 = 0`
+/// ([`roots_near_one`]). Complex poles lie on the circle `|z| = sqrt(1 - gamma h)` (eq. 44).
 pub fn symplectic_euler_poles(oscillator: Oscillator, h: f64) -> [c64; 2] {
     let w0h_squared = oscillator.omega0_squared * h * h;
     roots_near_one(w0h_squared + oscillator.gamma * h, w0h_squared)

@@ -1,10 +1,11 @@
 //! Mechanical energy of a state: kinetic, elastic, gravitational and contact.
 //!
-//! This is the blog's plausibility check (seed 004) done right (ERRATA): a spring stores
-//! `k (l - l0)^2 / 2`, and gravity's potential is `-m g . x` (so with g pointing down, energy grows
-//! with height). A Hertz contact stores `k [delta^(alpha + 1)] / (alpha + 1)` (seed 003 eq. 44).
+//! This is the plausibility check of Domoszlai's blog post done right (its errors are listed in
+//! docs/errata.md): a spring stores `k (l - l0)^2 / 2`, and gravity's potential is `-m g . x` (so
+//! with g pointing down, energy grows with height). A Hertz contact stores
+//! `k [delta^(alpha + 1)] / (alpha + 1)` (Chatziioannou 2019, eq. (44)).
 //! External forces and dampers are not in it: they change it, and the energy-conserving
-//! scheme's balance (seed 003 eq. 54) accounts for their work.
+//! scheme's balance (Chatziioannou 2019, eq. (54)) accounts for their work.
 
 use crate::forces;
 use crate::system::{State, System};

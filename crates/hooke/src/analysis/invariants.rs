@@ -1,4 +1,4 @@
-//! The discrete invariants of seed 003: the conserved quantity K (eqs. 18 and 54), its
+//! The discrete invariants of Chatziioannou 2019: the conserved quantity K (eqs. 18 and 54), its
 //! preservation metric (eq. 19), the symplectic contraction factor D (eq. 20) and the energy
 //! deviation H_dev (eq. 22).
 
@@ -9,8 +9,9 @@ use crate::system::{Observer, State, System};
 use faer::Mat;
 
 /// Follows `K^n = H^{n+1} + sum_{k<=n} h (mu v^T D mu v - mu v . mu F_e)` through a run, with
-/// `mu v = (v_k + v_{k+1})/2` and `mu F_e = (F_e(t_k) + F_e(t_{k+1}))/2` (seed 003 eqs. 18, 54 on a
-/// network: `gamma/m (mu p)^2 = mu v^T D mu v` for one oscillator; `D` at the mean position).
+/// `mu v = (v_k + v_{k+1})/2` and `mu F_e = (F_e(t_k) + F_e(t_{k+1}))/2` (Chatziioannou 2019,
+/// eqs. (18), (54) on a network: `gamma/m (mu p)^2 = mu v^T D mu v` for one oscillator; `D` at
+/// the mean position).
 /// It is computed from consecutive states alone, the same way for every scheme, as the paper's
 /// Table 1 does; the energy-conserving scheme keeps it constant to round-off.
 #[derive(Debug, Clone, Default)]

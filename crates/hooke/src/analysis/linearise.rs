@@ -1,5 +1,5 @@
 //! The linearised network about a state: the mass, stiffness and damping matrices `M`, `K`,
-//! `D` (`Z` in seed 000) and the state matrix of seed 000 eq. 77.
+//! `D` (`Z` in Morgan & Qiao 2009) and the state matrix of Morgan & Qiao 2009, eq. (77).
 //!
 //! About a state `x*` the equation of motion `M x'' = F_c(x) + F_e(t) - D(x) x'` becomes, for a
 //! small displacement `u = x - x*`, `M u'' + D(x*) u' + K(x*) u = (forcing)`, with `K = -dF_c/dx`
@@ -119,7 +119,8 @@ impl Linearisation {
     }
 
     /// `M^-1/2 K M^-1/2`, dense and symmetric: its eigenvalues are the squared undamped
-    /// angular frequencies `w^2` (the generalised problem `K u = w^2 M u`, seed 001 section 5).
+    /// angular frequencies `w^2` (the generalised problem `K u = w^2 M u`; Morgan & Qiao 2008,
+    /// section 5).
     pub fn normalised_stiffness(&self) -> Mat<f64> {
         self.normalised(&self.stiffness)
     }
@@ -129,8 +130,8 @@ impl Linearisation {
         self.normalised(&self.damping)
     }
 
-    /// The state matrix of seed 000 eq. 77, `A = [[0, I], [-M^-1 K, -M^-1 D]]` (2n x 2n), for the
-    /// state `(x_1 .. x_n, v_1 .. v_n)`. Its eigenvalues are the analog poles.
+    /// The state matrix of Morgan & Qiao 2009, eq. (77), `A = [[0, I], [-M^-1 K, -M^-1 D]]`
+    /// (2n x 2n), for the state `(x_1 .. x_n, v_1 .. v_n)`. Its eigenvalues are the analog poles.
     pub fn state_matrix(&self) -> Mat<f64> {
         let n = self.coordinates();
         let mut a = Mat::<f64>::zeros(2 * n, 2 * n);

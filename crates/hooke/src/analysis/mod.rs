@@ -3,8 +3,8 @@
 //! Linearisation ([`linearise`]), analog modes ([`modes`], [`lanczos`] for large models), each
 //! scheme's mapping to discrete poles ([`discrete`], [`poles`]), the per-scheme analysis of a
 //! model with its stability verdict and largest stable step ([`report`], [`stability`]), design
-//! and tuning ([`design`]), the data of seed 000's figures ([`regions`]), and the energy and
-//! discrete invariants of a run ([`energy`], [`invariants`]).
+//! and tuning ([`design`]), the data of the figures of Morgan & Qiao 2009 ([`regions`]), and the
+//! energy and discrete invariants of a run ([`energy`], [`invariants`]).
 
 pub mod design;
 pub mod discrete;

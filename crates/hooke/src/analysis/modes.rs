@@ -1,15 +1,16 @@
 //! The analog modes of a linearised network: its poles `s = sigma + j mu` and mode shapes.
 //!
-//! The poles are the eigenvalues of the state matrix `A = [[0, I], [-M^-1 K, -M^-1 D]]` (seed 000
-//! eq. 77). Three paths compute them:
+//! The poles are the eigenvalues of the state matrix `A = [[0, I], [-M^-1 K, -M^-1 D]]`
+//! (Morgan & Qiao 2009, eq. (77)). Three paths compute them:
 //!
 //! - **Modal** (dense): when `D` is diagonalised by the same modes as `K` (no damping, damping
-//!   proportional to `M` and `K` as in the string of seed 000 section 4.3, any `D` that commutes
-//!   with `M^-1 K`), the symmetric eigenproblem of `M^-1/2 K M^-1/2` (the generalised problem
-//!   `K u = w^2 M u` of seed 001 section 5) gives each mode as an oscillator `(gamma_i, w_i^2)` =
-//!   `(u^T D u, u^T K u)` with `M`-normalised `u`, and its poles are the oscillator's (seed 000
-//!   eqs. 18-19). Exact, and more accurate than the `2n x 2n` eigenproblem (a symmetric solver's
-//!   error is relative to `|K|`, not to `|A|`). Up to [`DENSE_MODAL_LIMIT`] coordinates.
+//!   proportional to `M` and `K` as in the string of Morgan & Qiao 2009, section 4.3, any `D` that
+//!   commutes with `M^-1 K`), the symmetric eigenproblem of `M^-1/2 K M^-1/2` (the generalised
+//!   problem `K u = w^2 M u` of Morgan & Qiao 2008, section 5) gives each mode as an oscillator
+//!   `(gamma_i, w_i^2)` = `(u^T D u, u^T K u)` with `M`-normalised `u`, and its poles are the
+//!   oscillator's (Morgan & Qiao 2009, eqs. (18)-(19)). Exact, and more accurate than the `2n x 2n`
+//!   eigenproblem (a symmetric solver's error is relative to `|K|`, not to `|A|`). Up to
+//!   [`DENSE_MODAL_LIMIT`] coordinates.
 //! - **State matrix** (dense): otherwise, the eigenvalues and eigenvectors of `A` itself (faer's
 //!   real nonsymmetric eigensolver), in the balanced form `[[0, w I], [-K'/w, -D']]` (`K' =
 //!   M^-1/2 K M^-1/2`, `D'` likewise, `w` the largest `sqrt(K'_ii)`), which is similar to `A` and

@@ -1,11 +1,11 @@
 //! What a discrete pole says about a mode: digital frequency, digital decay, time constant and
-//! the region of seed 000 fig. 12 it falls in.
+//! the region of fig. 12 of Morgan & Qiao 2009 that it falls in.
 
 use faer::c64;
 use std::f64::consts::PI;
 use std::fmt;
 
-/// Where a mode's dominant discrete pole lies (seed 000 section 3.5 and fig. 12).
+/// Where a mode's dominant discrete pole lies (Morgan & Qiao 2009, section 3.5 and fig. 12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Region {
     /// `z` complex inside the unit circle: the mode vibrates at `atan2(Im z, Re z) / h`.
@@ -69,8 +69,9 @@ impl DiscretePole {
         self.z.norm()
     }
 
-    /// The digital angular frequency `atan2(Im z, Re z) / h`, rad/s (seed 000 eq. 45 with the
-    /// four-quadrant arctangent, ERRATA): 0 in the zero region, `pi / h` in the Nyquist region.
+    /// The digital angular frequency `atan2(Im z, Re z) / h`, rad/s (Morgan & Qiao 2009, eq. (45)
+    /// with the four-quadrant arctangent, as corrected in docs/errata.md): 0 in the zero region,
+    /// `pi / h` in the Nyquist region.
     pub fn angular_frequency(&self) -> f64 {
         self.z.im.abs().atan2(self.z.re) / self.dt
     }
@@ -80,8 +81,9 @@ impl DiscretePole {
         self.angular_frequency() / (2.0 * PI)
     }
 
-    /// The digital decay rate `sigma_d = ln|z| / h`, 1/s (seed 000 eq. 63); `-inf` for `z = 0`.
-    /// A modulus within [`ROUNDING_DECAY`] of 1 per step is rounding, and gives exactly 0.
+    /// The digital decay rate `sigma_d = ln|z| / h`, 1/s (Morgan & Qiao 2009, eq. (63)); `-inf`
+    /// for `z = 0`. A modulus within [`ROUNDING_DECAY`] of 1 per step is rounding, and gives
+    /// exactly 0.
     pub fn decay_rate(&self) -> f64 {
         let per_step = self.modulus().ln();
         if per_step.abs() <= ROUNDING_DECAY {
@@ -91,8 +93,8 @@ impl DiscretePole {
         }
     }
 
-    /// The time for the amplitude to fall by `1/e`, `-1 / sigma_d`, s (seed 000 eq. 81); infinite
-    /// when the mode does not decay, negative when it grows.
+    /// The time for the amplitude to fall by `1/e`, `-1 / sigma_d`, s (Morgan & Qiao 2009,
+    /// eq. (81)); infinite when the mode does not decay, negative when it grows.
     pub fn time_constant(&self) -> f64 {
         -1.0 / self.decay_rate()
     }
@@ -102,7 +104,7 @@ impl DiscretePole {
         self.modulus() <= 1.0 + self.tolerance
     }
 
-    /// The region of seed 000 fig. 12 this pole is in.
+    /// The region of fig. 12 of Morgan & Qiao 2009 that this pole is in.
     pub fn region(&self) -> Region {
         if !self.is_stable() {
             Region::Unstable
@@ -117,7 +119,7 @@ impl DiscretePole {
 }
 
 /// Of two discrete poles of one mode, the one that dominates the output: the larger in modulus,
-/// and of a conjugate pair the one with `Im z >= 0` (seed 000 section 3.5.2).
+/// and of a conjugate pair the one with `Im z >= 0` (Morgan & Qiao 2009, section 3.5.2).
 pub fn dominant(poles: [c64; 2]) -> c64 {
     let [a, b] = poles;
     let pick = if (a.norm() - b.norm()).abs() <= 1e-15 * a.norm().max(b.norm()) {

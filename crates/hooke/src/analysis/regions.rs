@@ -1,12 +1,12 @@
-//! The data behind seed 000's figures, as tables for plotting: the regions of the s-plane
-//! (fig. 12), frequency warping (figs. 10-11), digital damping (figs. 13-15), isofrequency and
-//! isodamping lines (figs. 16-17).
+//! The data behind the figures of Morgan & Qiao 2009, as tables for plotting: the regions of the
+//! s-plane (fig. 12), frequency warping (figs. 10-11), digital damping (figs. 13-15), isofrequency
+//! and isodamping lines (figs. 16-17).
 //!
 //! Everything is in per-step units: `sigma h` and `mu h` for the analog pole `s = sigma + j mu`
 //! (`gamma h = -2 sigma h`, `(w0 h)^2 = (sigma h)^2 + (mu h)^2`, eq. 57), `omega_d h` and
 //! `sigma_d h` for the digital frequency and decay. The boundaries of fig. 12 come in closed form
-//! for symplectic Euler (eqs. 58, 60, 61, 64 with ERRATA); the other tables, and the region
-//! crossings, are computed for any scheme from its own pole mapping
+//! for symplectic Euler (eqs. 58, 60, 61, 64, with the corrections of docs/errata.md); the other
+//! tables, and the region crossings, are computed for any scheme from its own pole mapping
 //! ([`super::discrete::oscillator_poles`]), so that the closed forms are checked against the
 //! scheme's poles and the same pictures can be drawn for every scheme.
 
@@ -26,14 +26,15 @@ pub struct SPlanePoint {
     pub mu_h: f64,
 }
 
-/// The stability boundary of symplectic Euler (seed 000 eq. 58):
+/// The stability boundary of symplectic Euler (Morgan & Qiao 2009, eq. (58)):
 /// `mu h = sqrt(4 + 4 sigma h - (sigma h)^2)`; poles above it are unstable. `None` where the
 /// root is imaginary (every frequency is unstable there).
 pub fn stability_boundary(sigma_h: f64) -> Option<f64> {
     real_root(4.0 + 4.0 * sigma_h - sigma_h * sigma_h)
 }
 
-/// The boundaries between complex and real poles of symplectic Euler (seed 000 eq. 60):
+/// The boundaries between complex and real poles of symplectic Euler (Morgan & Qiao 2009,
+/// eq. (60)):
 /// `mu h = sqrt(-(sigma h)^2 + 2 + 2 sigma h +- 2 sqrt(1 + 2 sigma h))`. The lower (`-`) branch
 /// divides complex poles (above) from the zero-frequency region (below); the upper (`+`) branch
 /// divides them from the Nyquist region (above it). Defined for `-1/2 <= sigma h <= 0`.
@@ -44,7 +45,7 @@ pub fn complex_boundary(sigma_h: f64, upper: bool) -> Option<f64> {
 }
 
 /// The boundary between the zero-frequency and the Nyquist regions of symplectic Euler where its
-/// poles are real because `gamma h >= 1` (seed 000 eq. 61):
+/// poles are real because `gamma h >= 1` (Morgan & Qiao 2009, eq. (61)):
 /// `mu h = sqrt(-(sigma h)^2 + 2 sigma h + 2)`, for `sigma h <= -1/2`.
 pub fn vibration_boundary(sigma_h: f64) -> Option<f64> {
     if sigma_h > -0.5 {
@@ -62,14 +63,14 @@ fn real_root(square: f64) -> Option<f64> {
 pub struct BoundaryCurve {
     /// What it divides, e.g. `stability`.
     pub name: &'static str,
-    /// Its source, e.g. `seed 000 eq. 58`.
+    /// Its source, e.g. `Morgan & Qiao 2009, eq. (58)`.
     pub equation: &'static str,
     /// Its points, by increasing `sigma h`.
     pub points: Vec<SPlanePoint>,
 }
 
-/// The four curves of seed 000 fig. 12 (symplectic Euler), each sampled at `samples` values of
-/// `sigma h` from -0.9 to 0 where it is defined.
+/// The four curves of fig. 12 of Morgan & Qiao 2009 (symplectic Euler), each sampled at `samples`
+/// values of `sigma h` from -0.9 to 0 where it is defined.
 pub fn region_boundaries(samples: usize) -> Vec<BoundaryCurve> {
     let grid = |from: f64, to: f64| -> Vec<f64> {
         let count = samples.max(2);
@@ -84,25 +85,30 @@ pub fn region_boundaries(samples: usize) -> Vec<BoundaryCurve> {
             .collect(),
     };
     vec![
-        curve("stability", "seed 000 eq. 58", -0.9, 0.0, &stability_boundary),
-        curve("complex / nyquist", "seed 000 eq. 60 (+)", -0.5, 0.0, &|s| complex_boundary(s, true)),
-        curve("complex / zero", "seed 000 eq. 60 (-)", -0.5, 0.0, &|s| complex_boundary(s, false)),
-        curve("zero / nyquist", "seed 000 eq. 61", -0.9, -0.5, &vibration_boundary),
+        curve("stability", "Morgan & Qiao 2009, eq. (58)", -0.9, 0.0, &stability_boundary),
+        curve("complex / nyquist", "Morgan & Qiao 2009, eq. (60) (+)", -0.5, 0.0, &|s| {
+            complex_boundary(s, true)
+        }),
+        curve("complex / zero", "Morgan & Qiao 2009, eq. (60) (-)", -0.5, 0.0, &|s| {
+            complex_boundary(s, false)
+        }),
+        curve("zero / nyquist", "Morgan & Qiao 2009, eq. (61)", -0.9, -0.5, &vibration_boundary),
     ]
 }
 
 /// Where a horizontal line `mu h = const` crosses the boundaries of fig. 12 for symplectic
-/// Euler (values of `sigma h`), as in seed 000 section 3.7.
+/// Euler (values of `sigma h`), as in Morgan & Qiao 2009, section 3.7.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SymplecticEulerCrossings {
     /// Complex to zero frequency: eq. 60 (lower branch) solved for `sigma h` (bisection on
     /// `[-1/2, 0]`, where it is monotonic); exists for `mu h < sqrt(3)/2`.
     pub complex_to_zero: Option<f64>,
     /// Zero to Nyquist frequency: eq. 64, `sigma h = 1 - sqrt(3 - (mu h)^2)`, which holds only
-    /// where `gamma h >= 1`, i.e. `mu h <= sqrt(3)/2` (ERRATA).
+    /// where `gamma h >= 1`, i.e. `mu h <= sqrt(3)/2` (see docs/errata.md).
     pub zero_to_nyquist: Option<f64>,
     /// Complex to Nyquist frequency, for `sqrt(3)/2 < mu h < 2`: eq. 60 (upper branch) solved for
-    /// `sigma h` (ERRATA: at `mu h = 0.87` this is -0.499994, not the -0.4977 of eq. 64).
+    /// `sigma h` (at `mu h = 0.87` this is -0.499994, not the -0.4977 of eq. 64; see
+    /// docs/errata.md).
     pub complex_to_nyquist: Option<f64>,
     /// Into the unstable region: eq. 58 solved for `sigma h`, `2 - sqrt(8 - (mu h)^2)`.
     pub unstable: Option<f64>,
@@ -201,7 +207,7 @@ pub fn region_crossings(
     Ok(crossings)
 }
 
-/// A point of a frequency warping curve (seed 000 figs. 10-11).
+/// A point of a frequency warping curve (Morgan & Qiao 2009, figs. 10-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WarpingPoint {
     /// `w0 h`, rad/sample.
@@ -244,7 +250,7 @@ pub fn warping_curve(
         .collect())
 }
 
-/// A point of a digital damping curve (seed 000 figs. 13-15).
+/// A point of a digital damping curve (Morgan & Qiao 2009, figs. 13-15).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DampingPoint {
     /// The analog decay `sigma h`.
@@ -274,7 +280,7 @@ pub fn damping_curve(
         .collect())
 }
 
-/// A line of constant digital frequency or damping (seed 000 figs. 16-17).
+/// A line of constant digital frequency or damping (Morgan & Qiao 2009, figs. 16-17).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsoLine {
     /// The constant: `omega_d h` (isofrequency) or `sigma_d h` (isodamping).
@@ -283,9 +289,9 @@ pub struct IsoLine {
     pub points: Vec<SPlanePoint>,
 }
 
-/// Isofrequency lines of symplectic Euler (seed 000 fig. 16): for each level `omega_d h` and
-/// each `sigma h` of `sigma_h` (from 0 to -0.5 in the figure), the analog `mu h` that symplectic
-/// Euler plays at that digital frequency, by the inverse warping of Algorithm 2
+/// Isofrequency lines of symplectic Euler (Morgan & Qiao 2009, fig. 16): for each level `omega_d h`
+/// and each `sigma h` of `sigma_h` (from 0 to -0.5 in the figure), the analog `mu h` that
+/// symplectic Euler plays at that digital frequency, by the inverse warping of Algorithm 2
 /// ([`inverse_warping`]). Points without a solution (`gamma h >= 1`) are left out.
 pub fn symplectic_euler_isofrequency(levels: &[f64], sigma_h: &[f64]) -> Vec<IsoLine> {
     levels
@@ -328,10 +334,11 @@ pub fn isofrequency_lines(
     Ok(lines)
 }
 
-/// Isodamping lines of any scheme (seed 000 fig. 17 for symplectic Euler): for each level
-/// `sigma_d h` and each `mu h`, the `sigma h` nearest 0 in `[sigma_h_min, 0)` where the dominant
-/// pole's `ln|z|` reaches the level (scanned in 400 steps from 0, then bisected). In symplectic
-/// Euler's complex region the lines are vertical, `sigma h = (e^{2 sigma_d h} - 1) / 2` (eq. 44).
+/// Isodamping lines of any scheme (Morgan & Qiao 2009, fig. 17 for symplectic Euler): for each
+/// level `sigma_d h` and each `mu h`, the `sigma h` nearest 0 in `[sigma_h_min, 0)` where the
+/// dominant pole's `ln|z|` reaches the level (scanned in 400 steps from 0, then bisected). In
+/// symplectic Euler's complex region the lines are vertical, `sigma h = (e^{2 sigma_d h} - 1) / 2`
+/// (eq. 44).
 pub fn isodamping_lines(
     scheme: SchemeKind,
     levels: &[f64],

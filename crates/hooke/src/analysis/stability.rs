@@ -1,8 +1,8 @@
 //! The largest stable step of a scheme on a model, and the lowest stable sample rate.
 //!
-//! - Symplectic Euler, per mode, in closed form: from eq. 54 of seed 000, `w0 <= sqrt(4 - 2
-//!   gamma h) / h`, that is `h <= (-gamma + sqrt(gamma^2 + 4 w0^2)) / w0^2`, the modal form of
-//!   `h <= (-Z + sqrt(Z^2 + 4 k m)) / k` (eq. 92 as ERRATA corrects it; eq. 92 as printed is
+//! - Symplectic Euler, per mode, in closed form: from Morgan & Qiao 2009, eq. (54), `w0 <= sqrt(4 -
+//!   2 gamma h) / h`, that is `h <= (-gamma + sqrt(gamma^2 + 4 w0^2)) / w0^2`, the modal form of `h
+//!   <= (-Z + sqrt(Z^2 + 4 k m)) / k` (eq. 92 as corrected in docs/errata.md; eq. 92 as printed is
 //!   dimensionally wrong). A mode without stiffness is stable while `gamma h <= 2`.
 //! - Every other scheme: the spectral radius of its one-step matrices, scanned over steps that
 //!   double from `1e-5` to `1e4` over the fastest rate of the model (`max(w0, gamma)` over its
@@ -77,10 +77,11 @@ impl StableStep {
     }
 }
 
-/// The largest step for which symplectic Euler keeps one oscillator stable (seed 000 eq. 54,
-/// ERRATA for eq. 92): `(-gamma + sqrt(gamma^2 + 4 w0^2)) / w0^2`, written as
-/// `4 / (gamma + sqrt(gamma^2 + 4 w0^2))` (the same number, without cancellation), `2 / gamma`
-/// without stiffness, infinite without stiffness or damping, and 0 for negative stiffness.
+/// The largest step for which symplectic Euler keeps one oscillator stable (Morgan & Qiao 2009,
+/// eq. (54), in place of eq. 92, which docs/errata.md corrects): `(-gamma + sqrt(gamma^2 + 4 w0^2))
+/// / w0^2`, written as `4 / (gamma + sqrt(gamma^2 + 4 w0^2))` (the same number, without
+/// cancellation), `2 / gamma` without stiffness, infinite without stiffness or damping, and 0 for
+/// negative stiffness.
 pub fn symplectic_euler_largest_step(oscillator: Oscillator) -> f64 {
     let Oscillator { gamma, omega0_squared } = oscillator;
     if omega0_squared < 0.0 {

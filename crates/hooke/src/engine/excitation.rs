@@ -1,7 +1,7 @@
 //! Excitations that act over many steps. Each computes, once per step from the state at the
 //! step's start, the force it holds on one state coordinate through the step: the interaction
-//! is explicit in time, as seed 003 eq. 50 treats external forces, and the same on every path
-//! and scheme. [`Excitation`] is one in play, as the engine keeps it.
+//! is explicit in time, as Chatziioannou 2019, eq. (50) treats external forces, and the same on
+//! every path and scheme. [`Excitation`] is one in play, as the engine keeps it.
 
 use crate::model::Signal;
 
@@ -30,9 +30,9 @@ impl Pulse {
 
 /// A hammer of mass `mass` thrown at a mass with speed `velocity` (in the +x direction, from
 /// just touching it), pressing it through a felt with Hertz's law `F = stiffness delta^exponent`
-/// while the compression `delta = x_hammer - x_mass` is positive (seed 003 eq. 44); its own
-/// motion follows symplectic Euler under the felt's reaction. The felt's nonlinearity makes a
-/// harder blow shorter and brighter.
+/// while the compression `delta = x_hammer - x_mass` is positive (Chatziioannou 2019, eq. (44));
+/// its own motion follows symplectic Euler under the felt's reaction. The felt's nonlinearity makes
+/// a harder blow shorter and brighter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hammer {
     /// The state coordinate struck.

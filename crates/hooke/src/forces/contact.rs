@@ -1,5 +1,6 @@
-//! Hertz contact (seed 003 eq. 44): rigid barriers and collisions between two masses. Forces,
-//! stored energy, tangent stiffness, the discrete gradient and its Jacobian (seed 003 eq. 80).
+//! Hertz contact (Chatziioannou 2019, eq. (44)): rigid barriers and collisions between two masses.
+//! Forces, stored energy, tangent stiffness, the discrete gradient and its Jacobian
+//! (Chatziioannou 2019, eq. (80)).
 //!
 //! Every contact is a potential `phi(delta) = k [delta^(alpha + 1)] / (alpha + 1)` of a
 //! penetration `delta`, with `[y^p] = y^p` for `y > 0` and 0 otherwise (`alpha >= 1`), so
@@ -14,12 +15,13 @@
 //!   force on `a` is `f(l) u` with `u = (x_b - x_a) / l` and `f(l) = d phi / d l =
 //!   -k [delta^alpha]` (pushing `a` away from `b`).
 //!
-//! **Discrete gradient** (the energy-conserving scheme, seed 003 eqs. 26b and 46): over a step
-//! from `x0` to `x1`, with `delta0`, `delta1` the penetrations at the two ends, the affine
-//! contacts use the difference quotient `q = (phi(delta1) - phi(delta0)) / (delta1 - delta0)`
-//! in place of `phi'`, so the work is exactly `-(phi(delta1) - phi(delta0))`; the 2D/3D
-//! collision uses Gonzalez's form for central potentials (as the springs do), with
-//! `g = (phi(l1) - phi(l0)) / (l1 - l0) = -q` and the force on `a` `g (d0 + d1) / (l0 + l1)`.
+//! **Discrete gradient** (the energy-conserving scheme, Chatziioannou 2019, eqs. (26b) and (46)):
+//! over a step from `x0` to `x1`, with `delta0`, `delta1` the penetrations at the two ends, the
+//! affine contacts use the difference quotient
+//! `q = (phi(delta1) - phi(delta0)) / (delta1 - delta0)` in place of `phi'`, so the work is
+//! exactly `-(phi(delta1) - phi(delta0))`; the 2D/3D collision uses Gonzalez's form for central
+//! potentials (as the springs do), with `g = (phi(l1) - phi(l0)) / (l1 - l0) = -q` and the force on
+//! `a` `g (d0 + d1) / (l0 + l1)`.
 //!
 //! When `|delta1 - delta0| <= TINY_STEP (|delta0| + |delta1|) + FLOOR`, `q` is replaced by
 //! `phi'((delta0 + delta1) / 2)` (see [`TINY_STEP`] and [`FLOOR`] for why these values). The
@@ -99,7 +101,7 @@ pub fn discrete_derivative(k: f64, alpha: f64, d0: f64, d1: f64) -> f64 {
     }
 }
 
-/// `dq / d delta1` (seed 003 eq. 80 with `s = delta1 - delta0`):
+/// `dq / d delta1` (Chatziioannou 2019, eq. (80) with `s = delta1 - delta0`):
 /// `(s phi'(delta1) - phi(delta1) + phi(delta0)) / s^2`, or `phi''((delta0 + delta1) / 2) / 2`
 /// for a tiny step (the derivative of the midpoint form), N/m.
 #[inline(always)]
@@ -340,7 +342,7 @@ fn add_collision_discrete_forces_geometric<const D: usize>(
 
 /// Adds `scale * K_dg`, the Jacobian of minus the contacts' discrete-gradient force with respect
 /// to the end of the step, `K_dg = -d F_dg(x0, x1) / d x1`, to `matrix` (what Newton's method
-/// needs in the energy-conserving scheme; seed 003 eqs. 79-80).
+/// needs in the energy-conserving scheme; Chatziioannou 2019, eqs. (79)-(80)).
 ///
 /// Barrier: `(dq / d delta1) n n^T` on the mass's diagonal block, with `dq / d delta1` of eq.
 /// 80 ([`discrete_derivative_slope`]). 1D collision: the pair block `B = dq / d delta1`. 2D/3D

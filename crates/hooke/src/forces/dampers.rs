@@ -1,8 +1,8 @@
 //! Dampers (on the relative velocity of two nodes) and drag (to ground): forces `-D(x) v` and
 //! the damping matrix `D(x)`.
 //!
-//! 1D (seed 000 eq. 14): `F_a = Z (v_b - v_a)`. 2D/3D, a dashpot along the link:
-//! `F_a = Z ((v_b - v_a) . d) d / |d|^2`. Drag: `F = -gamma m v` (seed 003 eq. 8).
+//! 1D (Morgan & Qiao 2009, eq. (14)): `F_a = Z (v_b - v_a)`. 2D/3D, a dashpot along the link:
+//! `F_a = Z ((v_b - v_a) . d) d / |d|^2`. Drag: `F = -gamma m v` (Chatziioannou 2019, eq. (8)).
 
 use super::springs::add_pair_block;
 use super::{apply_pair, separation};

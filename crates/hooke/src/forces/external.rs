@@ -1,8 +1,8 @@
-//! External (driving) forces `F_e(t)` (seed 003 section 3.1, eq. 51): constant forces, sums of
-//! sinusoids `A sin(2 pi f t + phase)`, and recorded signals (WAV channels) interpolated
+//! External (driving) forces `F_e(t)` (Chatziioannou 2019, section 3.1, eq. 51): constant forces,
+//! sums of sinusoids `A sin(2 pi f t + phase)`, and recorded signals (WAV channels) interpolated
 //! linearly between samples. They depend on time only, so they add nothing to the potential,
 //! the stiffness or the discrete gradient; a scheme evaluates them at the times its update
-//! needs (e.g. `mu_t+ f_ex` in seed 003 eq. 54).
+//! needs (e.g. `mu_t+ f_ex` in Chatziioannou 2019, eq. (54)).
 
 use crate::model::interpolate;
 use crate::system::ExternalForces;

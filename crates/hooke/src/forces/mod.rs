@@ -86,7 +86,8 @@ pub fn add_mass_matrix(system: &System, scale: f64, matrix: &mut SparseMatrix) {
 
 /// The discrete-gradient force `-grad V(x0, x1)`, N, overwriting `f`: conservative forces whose
 /// work over a step from `x0` to `x1` equals the potential's decrease exactly,
-/// `sum f . (x1 - x0) = V(x0) - V(x1)` (seed 003 eq. 26b; the energy-conserving scheme).
+/// `sum f . (x1 - x0) = V(x0) - V(x1)` (Chatziioannou 2019, eq. (26b); the energy-conserving
+/// scheme).
 pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f64]) {
     f.fill(0.0);
     let gravity = system.gravity_force();
@@ -98,9 +99,9 @@ pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f
 /// Adds `scale * K_dg`, the Jacobian `-d F_dg(x0, x1) / d x1` of the discrete-gradient force
 /// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs the
 /// tangent stiffness at the midpoint, halved (exact in 1D, Newton's approximation for geometric
-/// springs); for contacts the exact derivative of seed 003 eq. 80, which sees a contact the step
-/// enters even when the midpoint is still outside it. `midpoint` is `(x0 + x1) / 2`, which the
-/// caller keeps (Newton evaluates it at every iteration).
+/// springs); for contacts the exact derivative of Chatziioannou 2019, eq. (80), which sees a
+/// contact the step enters even when the midpoint is still outside it. `midpoint` is
+/// `(x0 + x1) / 2`, which the caller keeps (Newton evaluates it at every iteration).
 pub fn add_discrete_stiffness(
     system: &System,
     x0: &[f64],

@@ -1,8 +1,8 @@
 //! Springs: forces, stored energy, tangent stiffness and discrete gradient.
 //!
-//! 1D (seed 000 eqs. 12-13): `F_a = k (x_b - x_a - l0)`, `F_b = -F_a`, energy
-//! `k (x_b - x_a - l0)^2 / 2`. 2D/3D, geometric (seed 004): with `d = x_b - x_a`, `l = |d|`,
-//! `F_a = k (l - l0) d / l`, energy `k (l - l0)^2 / 2`.
+//! 1D (Morgan & Qiao 2009, eqs. (12)-(13)): `F_a = k (x_b - x_a - l0)`, `F_b = -F_a`, energy
+//! `k (x_b - x_a - l0)^2 / 2`. 2D/3D, geometric (as in Domoszlai's blog post): with
+//! `d = x_b - x_a`, `l = |d|`, `F_a = k (l - l0) d / l`, energy `k (l - l0)^2 / 2`.
 
 use super::{apply_pair, separation};
 use crate::linalg::sparse::SparseMatrix;
@@ -106,8 +106,8 @@ pub(super) fn add_pair_block(
     }
 }
 
-/// Adds the springs' discrete-gradient force `-grad V(x0, x1)` (seed 003 eq. 26b, network form):
-/// a force whose work over the step equals the energy change exactly,
+/// Adds the springs' discrete-gradient force `-grad V(x0, x1)` (Chatziioannou 2019, eq. (26b),
+/// network form): a force whose work over the step equals the energy change exactly,
 /// `sum F . (x1 - x0) = -(V(x1) - V(x0))`. 1D: the force at the midpoint (exact for a quadratic
 /// energy). 2D/3D (Gonzalez's discrete gradient for a central potential): on `a`,
 /// `g (d0 + d1) / (l0' + l1')` with `g = (phi(l1') - phi(l0')) / (l1' - l0') = k ((l0' + l1')/2 - l0)`,

@@ -52,7 +52,7 @@ pub enum InstrumentSpec {
 
 impl InstrumentSpec {
     /// The scheme an instrument runs with unless told otherwise: symplectic Euler, but the
-    /// reed's stiff contact takes seed 003's energy-conserving scheme.
+    /// reed's stiff contact takes the energy-conserving scheme of Chatziioannou 2019.
     pub fn default_scheme(&self) -> SchemeKind {
         match self {
             InstrumentSpec::Reed(_) => SchemeKind::EnergyConserving,

@@ -2,16 +2,16 @@
 //!
 //! Fret `n` of 12-tone equal temperament stands at the fraction `1 - 2^(-n/12)` of the length
 //! from the nut, so the stopped string is `2^(-n/12)` of the open one and sounds `n` semitones
-//! higher. Seed 000 stops the mass nearest the fret ([`FretMethod::Nearest`]): with 80 masses the
-//! sounding length is then off by up to half a segment, tens of cents. [`FretMethod::Between`]
-//! also stops the mass nearest the fret but replaces the link from it towards the bridge by one
-//! whose stiffness the analysis chooses so that the stopped string's lowest *simulated* mode
-//! (the scheme's discrete pole at the step) is the fret's pitch: a stop placed between the two
-//! masses around the fret. The link's stiffness starts at `k / (1 - a)` (a segment shortened
-//! by the fraction `a` of the fret past the stopped mass) and is refined by the secant method;
-//! its damper keeps the string's ratio `Z / k`. With `|a| <= 1/2` the link stays below `2 k`,
-//! so the stopped string's highest mode stays under the open string's: as stable as the open
-//! string, which the analysis checks.
+//! higher. Morgan & Qiao 2009 stop the mass nearest the fret ([`FretMethod::Nearest`]): with 80
+//! masses the sounding length is then off by up to half a segment, tens of cents.
+//! [`FretMethod::Between`] also stops the mass nearest the fret but replaces the link from it
+//! towards the bridge by one whose stiffness the analysis chooses so that the stopped string's
+//! lowest *simulated* mode (the scheme's discrete pole at the step) is the fret's pitch: a stop
+//! placed between the two masses around the fret. The link's stiffness starts at `k / (1 - a)` (a
+//! segment shortened by the fraction `a` of the fret past the stopped mass) and is refined by the
+//! secant method; its damper keeps the string's ratio `Z / k`. With `|a| <= 1/2` the link stays
+//! below `2 k`, so the stopped string's highest mode stays under the open string's: as stable as
+//! the open string, which the analysis checks.
 
 use super::{check_stable, InstrumentError, StringPart};
 use crate::analysis::error::AnalysisError;
@@ -23,7 +23,7 @@ use crate::system::System;
 /// How a fret stops a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FretMethod {
-    /// Seed 000: stop the mass nearest the fret.
+    /// Stop the mass nearest the fret, as Morgan & Qiao 2009 do.
     Nearest,
     /// Stop the mass nearest the fret and tune the link after it so the simulated pitch is the
     /// fret's.

@@ -1,6 +1,6 @@
-//! The guitar of seed 000's closing section: six strings of 80 masses each, each designed
-//! (section 4.3, Algorithms 1-4 through [`design_string`]) for the scheme and simulation rate
-//! it will run at, so that its *simulated* fundamental and decay are the targets.
+//! The guitar of the closing section of Morgan & Qiao 2009: six strings of 80 masses each, each
+//! designed (section 4.3, Algorithms 1-4 through [`design_string`]) for the scheme and simulation
+//! rate it will run at, so that its *simulated* fundamental and decay are the targets.
 
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
@@ -44,9 +44,9 @@ pub const STANDARD_TUNING: [&str; 6] = ["E2", "A2", "D3", "G3", "B3", "E4"];
 pub const STANDARD_DENSITIES: [f64; 6] = [6.4e-3, 3.6e-3, 1.9e-3, 1.1e-3, 7.0e-4, 4.0e-4];
 
 impl Default for GuitarSpec {
-    /// Seed 000's guitar: 80 masses a string, standard tuning, decays from 4 s (E2) to 2.5 s
-    /// (E4), a 648 mm scale, 20 frets, the fret stop placed between masses, one pickup at 0.9 of
-    /// the length (near the bridge), stereo.
+    /// The guitar of Morgan & Qiao 2009: 80 masses a string, standard tuning, decays from 4 s (E2)
+    /// to 2.5 s (E4), a 648 mm scale, 20 frets, the fret stop placed between masses, one pickup at
+    /// 0.9 of the length (near the bridge), stereo.
     fn default() -> Self {
         Self {
             masses: 80,

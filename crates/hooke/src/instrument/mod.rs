@@ -2,7 +2,7 @@
 //! named parts a score can address (strings, a membrane, a single body), the pickups that make
 //! its output channels, and the scheme and step it was built for: a guitar's strings are
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
-//! (seed 000 section 4.3 and its closing guitar).
+//! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
 //! Builders: [`guitar`], [`drum`], [`reed`], [`sitar`], [`pendulum`]; [`file`] reads them from
 //! TOML (docs/score-format.md).

@@ -1,5 +1,5 @@
-//! A clarinet-like reed (seed 003 section 3.1, eq. 55 and Figure 3): a lumped reed with
-//! stiffness and damping, beating on the mouthpiece lay (a Hertz barrier), driven by the
+//! A clarinet-like reed (Chatziioannou 2019, section 3.1, eq. (55) and Figure 3): a lumped reed
+//! with stiffness and damping, beating on the mouthpiece lay (a Hertz barrier), driven by the
 //! pressure a score's `drive` events apply.
 
 use super::{check_stable, BodyPart, Instrument, InstrumentError, Part, PartKind};
@@ -8,8 +8,8 @@ use crate::model::{BarrierSpec, LinkSpec, Mass, MassSelection, Model};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
-/// A reed to build. Quantities per unit reed area read as a 1 m^2 reed (ERRATA 003), so the
-/// mass is in kg and the pressure a force in N.
+/// A reed to build. Chatziioannou 2019 gives the quantities per unit reed area; they are read
+/// here as a 1 m^2 reed, so the mass is in kg and the pressure a force in N.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReedSpec {
     /// Mass `M`, kg.

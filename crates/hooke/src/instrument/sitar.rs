@@ -1,6 +1,6 @@
 //! A sitar-like string: a string designed like a guitar's (pitch and decay simulated exactly)
 //! that beats against a flat barrier under its last few masses near the bridge, the jawari
-//! bridge's buzz (seed 003 section 4: a string against a barrier with Hertz contact).
+//! bridge's buzz (Chatziioannou 2019, section 4: a string against a barrier with Hertz contact).
 
 use super::frets::FretMethod;
 use super::guitar::string_pickups;
@@ -38,9 +38,9 @@ pub struct SitarSpec {
 
 impl Default for SitarSpec {
     /// 60 masses at C#3 (138.59 Hz) with a 3 s decay, 1 g each; the last 3 masses lie over a
-    /// barrier 0.1 mm below the rest line with seed 003 fig. 5's stiffness per mass
-    /// (7e4 N/m, alpha = 1); 20 frets; one pickup at 0.85 of the length (on the sounding side of
-    /// every fret).
+    /// barrier 0.1 mm below the rest line with the stiffness of fig. 5 of Chatziioannou 2019 per
+    /// mass (7e4 N/m, alpha = 1); 20 frets; one pickup at 0.85 of the length (on the sounding side
+    /// of every fret).
     fn default() -> Self {
         Self {
             masses: 60,

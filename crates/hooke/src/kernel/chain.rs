@@ -2,7 +2,8 @@
 //! blocks of steps over cache-sized tiles.
 //!
 //! For masses `m` joined by springs `k` and dampers `Z` in parallel, with drag `c` (N s/m) and a
-//! constant force `g` (N) on each, symplectic Euler (seed 000 eq. 26) is, for mass `i`,
+//! constant force `g` (N) on each, symplectic Euler (Morgan & Qiao 2009, eq. (26)) is, for mass
+//! `i`,
 //!
 //! ```text
 //! v_i' = v_i + h/m (k (x_{i-1} - 2 x_i + x_{i+1}) + Z (v_{i-1} - 2 v_i + v_{i+1}) - c v_i + g)

@@ -3,7 +3,7 @@
 //!
 //! For a membrane of `W x H` masses `m` moving transversally (1D displacement), joined to their
 //! four neighbours by spring-dampers `k_x, Z_x` (along x) and `k_y, Z_y` (along y), with drag
-//! `c` and a constant force `g`, symplectic Euler (seed 000 eq. 26) is
+//! `c` and a constant force `g`, symplectic Euler (Morgan & Qiao 2009, eq. (26)) is
 //!
 //! ```text
 //! v' = v + h/m (k_x (x_W + x_E - 2x) + Z_x (v_W + v_E - 2v)

@@ -4,8 +4,8 @@
 //!
 //! Each string is a 1D chain between two fixed ends. With link `j` joining node `j` to node
 //! `j + 1` (node 0 and node `n + 1` the ends), stiffness `k_j` (N/m) and damping `Z_j` (N s/m),
-//! drag `c_i` (N s/m) and a held force `f_i` (N) on mass `i`, symplectic Euler (seed 000 eq.
-//! 26, ERRATA) is
+//! drag `c_i` (N s/m) and a held force `f_i` (N) on mass `i`, symplectic Euler
+//! (Morgan & Qiao 2009, eq. (26), in the order docs/errata.md gives) is
 //!
 //! ```text
 //! F_i  = k_{i-1} (x_{i-1} - x_i) + k_i (x_{i+1} - x_i) + Z_{i-1} (v_{i-1} - v_i) + Z_i (v_{i+1} - v_i)

@@ -354,8 +354,9 @@ mod tests {
         ])
     }
 
-    /// Seed 000 (125 Hz, γ = 50 /s, h = 1 ms: ‖A h‖₁ ≈ 617) and a stiff spring at 44.1 kHz
-    /// (‖A h‖₁ ≈ 9070); unbalanced, they would need 7 and 11 squarings.
+    /// The oscillator of Morgan & Qiao 2009, section 3.9 (125 Hz, γ = 50 /s, h = 1 ms:
+    /// ‖A h‖₁ ≈ 617) and a stiff spring at 44.1 kHz (‖A h‖₁ ≈ 9070); unbalanced, they would
+    /// need 7 and 11 squarings.
     const OSCILLATORS: [(f64, f64, f64); 2] = [(125.0 * 2.0 * PI, 50.0, 1e-3), (2e4, 10.0, 1.0 / 44_100.0)];
 
     #[test]

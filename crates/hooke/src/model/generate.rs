@@ -39,7 +39,7 @@ pub enum Elements {
     },
 }
 
-/// A string of N masses between two anchors, displacements in 1D (seed 000 section 4.3).
+/// A string of N masses between two anchors, displacements in 1D (Morgan & Qiao 2009, section 4.3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StringSpec {
     /// Id prefix: anchors `ID.0` and `ID.{N+1}`, masses `ID.1` .. `ID.N`.
@@ -116,9 +116,10 @@ struct Lumped {
 /// Adds a string (see [`StringSpec`]).
 ///
 /// `Physical` elements: with `dx = L / (N + 1)`, `m = rho dx`, `k = T / dx`. The decay uses
-/// dampers on the springs, `Z = c k` (the string of seed 000 section 4.3, ERRATA), whose modes
-/// decay at `sigma_n = -c omega_n^2 / 2`; `c` is chosen so the lowest mode's analog time
-/// constant is `decay_time`, with `omega_1^2 = (k/m) 4 sin^2(pi / (2 (N + 1)))`.
+/// dampers on the springs, `Z = c k` (the string of Morgan & Qiao 2009, section 4.3, as
+/// corrected in docs/errata.md), whose modes decay at `sigma_n = -c omega_n^2 / 2`; `c` is chosen
+/// so the lowest mode's analog time constant is `decay_time`, with
+/// `omega_1^2 = (k/m) 4 sin^2(pi / (2 (N + 1)))`.
 pub fn add_string(model: &mut Model, spec: &StringSpec) -> Result<(), ModelError> {
     let subject = format!("string \"{}\"", spec.id);
     if model.dimension() != 1 {

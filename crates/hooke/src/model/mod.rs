@@ -5,8 +5,9 @@
 //! added, so a `Model` is always valid. The TOML format ([`mod@file`]) and the generators
 //! ([`generate`]) build models through the same methods, so the rules live in one place.
 //!
-//! Coordinates: in 1D a position is a displacement from equilibrium (as in Morgan & Qiao); in 2D
-//! and 3D it is a point in space (as in the blog of seed 004). Units are SI throughout.
+//! Coordinates: in 1D a position is a displacement from equilibrium (as in Morgan & Qiao 2008
+//! and 2009); in 2D and 3D it is a point in space (as in Domoszlai's blog post). Units are SI
+//! throughout.
 
 pub mod error;
 pub mod file;
@@ -36,7 +37,7 @@ pub struct Mass {
     pub position: Vec<f64>,
     /// Initial velocity, m/s, one entry per dimension.
     pub velocity: Vec<f64>,
-    /// Linear drag to ground, gamma in 1/s: a force `-gamma m v` (seed 003, eq. 1).
+    /// Linear drag to ground, gamma in 1/s: a force `-gamma m v` (Chatziioannou 2019, eq. (1)).
     pub drag: f64,
 }
 
@@ -52,7 +53,7 @@ pub struct Anchor {
 /// A spring, a damper, or both in parallel, between two nodes.
 ///
 /// In 1D the spring force on `a` is `k ((x_b - x_a) - l0)` and the damper force on `a` is
-/// `Z (v_b - v_a)` (seed 000 eqs. 12-14). In 2D/3D the spring is geometric: with
+/// `Z (v_b - v_a)` (Morgan & Qiao 2009, eqs. (12)-(14)). In 2D/3D the spring is geometric: with
 /// `d = x_b - x_a`, `l = |d|`, `u = d / l`, the force on `a` is `k (l - l0) u` and the dashpot
 /// force is `Z ((v_b - v_a) . u) u`. Forces on `b` are opposite.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +90,7 @@ pub struct LinkSpec<'a> {
 }
 
 /// A rigid barrier, the plane `{x : n . x = c}` (1D: the point `c / n`), that pushes masses out
-/// by Hertz's law (seed 003 eq. 44, any dimension).
+/// by Hertz's law (Chatziioannou 2019, eq. (44), any dimension).
 ///
 /// A mass is free on the side `n . x > c`. With the penetration `delta = c - n . x`, while
 /// `delta > 0` the force on the mass is `k delta^alpha n` and the stored energy
@@ -144,7 +145,7 @@ pub struct BarrierSpec<'a> {
     pub exponent: f64,
 }
 
-/// A Hertz contact between two masses (seed 003 eq. 44 between two bodies).
+/// A Hertz contact between two masses (Chatziioannou 2019, eq. (44) between two bodies).
 ///
 /// 2D/3D (spheres touching): with `d = x_b - x_a`, `l = |d|`, the penetration is
 /// `delta = distance - l` and, while `delta > 0`, the force on `b` is `k delta^alpha d / l` (on
@@ -256,7 +257,7 @@ impl Signal {
     }
 }
 
-/// An external (driving) force on one coordinate of one mass (seed 003 section 3.1).
+/// An external (driving) force on one coordinate of one mass (Chatziioannou 2019, section 3.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalForce {
     /// The mass it pushes (index into [`Model::masses`]).

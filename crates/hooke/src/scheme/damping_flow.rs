@@ -1,6 +1,6 @@
 //! The exact flow of the damping forces alone, `M v' = -D(x) v` with `x` fixed.
 //!
-//! The conformal-symplectic splittings (seed 003 section 2.6) and Caldirola-Kanai (as a
+//! The conformal-symplectic splittings (Chatziioannou 2019, section 2.6) and Caldirola-Kanai (as a
 //! splitting, see [`super::CaldirolaKanai`]) advance the velocities by this flow,
 //! `v <- exp(-tau M^-1 D(x)) v`. On a single oscillator it is `p <- e^{-gamma tau} p`; on a
 //! network with dampers between masses it is a matrix exponential, applied here without forming

@@ -1,5 +1,5 @@
-//! The exact flow of a linear network (seed 003 section 2.5, the impulse-invariant idea taken to
-//! its end), with nonlinear and external forces as impulses (eq. 50).
+//! The exact flow of a linear network (Chatziioannou 2019, section 2.5, the impulse-invariant idea
+//! taken to its end), with nonlinear and external forces as impulses (eq. 50).
 
 use super::{Scheme, SchemeError, SchemeKind};
 use crate::forces;
@@ -23,8 +23,8 @@ pub const MAX_COORDINATES: usize = 400;
 /// the exact flow `u_{n+1} = e^{A h} u_n + int_0^h e^{A s} b ds`, computed once as the
 /// exponential of an augmented matrix (Van Loan) by Pade scaling and squaring. On a single
 /// oscillator this is the impulse-invariant recursion of eq. 39, whose poles `e^{s h}` have
-/// modulus `e^{-gamma h/2} < 1` for every step (ERRATA: the condition `1/h > w0` stated after
-/// eq. 39 is spurious). Whatever the linear part leaves out, the remainder
+/// modulus `e^{-gamma h/2} < 1` for every step (the condition `1/h > w0` stated after eq. 39 is
+/// spurious; see docs/errata.md). Whatever the linear part leaves out, the remainder
 /// `F(x, v, t) - (F_c(x_0) - K_0 (x - x_0) - D_0 v)` (contacts, geometric nonlinearity, external
 /// forces), is applied as an impulse `h M^-1 F` at the start of the step, as eq. 50 does for the
 /// contact force. Exact (no truncation error) on a linear network without external forces;

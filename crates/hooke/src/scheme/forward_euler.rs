@@ -1,4 +1,4 @@
-//! Forward Euler, the blog's update (seed 004; seed 000 eq. 5).
+//! Forward Euler, the update of Domoszlai's blog post (and Morgan & Qiao 2009, eq. (5)).
 
 use super::{ForceEvaluation, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
@@ -14,9 +14,9 @@ use crate::system::{State, System};
 ///
 /// First order. Not symplectic: on an undamped oscillator the one-step matrix
 /// `[[1, h], [-w0^2 h, 1]]` has determinant `1 + w0^2 h^2`, so the energy grows by that factor
-/// every step (ERRATA, seed 004), for every step size: without damping it is never stable.
-/// With damping rate gamma it is stable while `w0^2 h < gamma` (determinant `1 - gamma h +
-/// w0^2 h^2 <= 1`).
+/// every step (see docs/errata.md on Domoszlai's blog post), for every step size: without damping
+/// it is never stable. With damping rate gamma it is stable while `w0^2 h < gamma` (determinant `1
+/// - gamma h + w0^2 h^2 <= 1`).
 #[derive(Debug, Clone)]
 pub struct ForwardEuler {
     dt: f64,

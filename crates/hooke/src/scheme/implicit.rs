@@ -1,4 +1,4 @@
-//! The implicit one-step schemes of seed 003 (eqs. 26, 47, 48) and backward Euler, in one
+//! The implicit one-step schemes of Chatziioannou 2019 (eqs. 26, 47, 48) and backward Euler, in one
 //! network form solved by Newton's method with a sparse Jacobian.
 //!
 //! The unknown is the position increment `s = x_{n+1} - x_n`. With `F-bar` the scheme's
@@ -11,7 +11,8 @@
 //! and sets `v_{n+1}`. For the midpoint family (energy-conserving, midpoint, trapezoidal)
 //! `(x_{n+1} - x_n)/h = (v_n + v_{n+1})/2`, so `v_{n+1} = 2 s/h - v_n` and the damping acts on
 //! the mean velocity `s/h`: `R = M (s - h v_n) + (h/2) D s - (h^2/2) (F-bar + F-bar_e)`, which
-//! is seed 003 eqs. 46-48 (with `q = h p / 2m`) written for a mass matrix. For backward Euler `v_{n+1} = s/h` and `R = M (s - h v_n) + h D s - h^2 (F_c(x_n + s)
+//! is Chatziioannou 2019, eqs. (46)-(48) (with `q = h p / 2m`) written for a mass matrix. For
+//! backward Euler `v_{n+1} = s/h` and `R = M (s - h v_n) + h D s - h^2 (F_c(x_n + s)
 //! + F_e(t + h))`. The Jacobian is `M + c_D h D + c_K h^2 K` with `K` the tangent stiffness:
 //! `(c_D, c_K) = (1/2, 1/4)` for the midpoint family and `(1, 1)` for backward Euler.
 //!
@@ -27,13 +28,14 @@ use crate::system::{State, System};
 /// Which conservative force over the step, and which velocity update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Rule {
-    /// `F-bar = -grad V(x_n, x_{n+1})`, the discrete gradient (seed 003 eq. 26 / 46).
+    /// `F-bar = -grad V(x_n, x_{n+1})`, the discrete gradient (Chatziioannou 2019, eqs. (26),
+    /// (46)).
     DiscreteGradient,
-    /// `F-bar = F_c((x_n + x_{n+1})/2)` (seed 003 eq. 47).
+    /// `F-bar = F_c((x_n + x_{n+1})/2)` (Chatziioannou 2019, eq. (47)).
     Midpoint,
-    /// `F-bar = (F_c(x_n) + F_c(x_{n+1}))/2` (seed 003 eq. 48).
+    /// `F-bar = (F_c(x_n) + F_c(x_{n+1}))/2` (Chatziioannou 2019, eq. (48)).
     Trapezoidal,
-    /// `F-bar = F_c(x_{n+1})`, velocity `s/h` (seed 000 eq. 6).
+    /// `F-bar = F_c(x_{n+1})`, velocity `s/h` (Morgan & Qiao 2009, eq. (6)).
     BackwardEuler,
 }
 
@@ -100,7 +102,7 @@ impl ImplicitStep {
     }
 
     /// Advances the masses of `state` by one step; returns the energy exchanged in the form
-    /// the discrete-gradient rule balances exactly (seed 003 eq. 54).
+    /// the discrete-gradient rule balances exactly (Chatziioannou 2019, eq. (54)).
     pub fn step(&mut self, system: &System, state: &mut State) -> Result<EnergyExchange, SchemeError> {
         let (h, t, n) = (self.dt, state.t, system.mass_coordinates());
         let rule = self.rule;

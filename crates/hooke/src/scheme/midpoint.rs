@@ -1,9 +1,9 @@
-//! The implicit midpoint rule, seed 003 eq. 47.
+//! The implicit midpoint rule, Chatziioannou 2019, eq. (47).
 
 use super::implicit::{implicit_scheme, Rule};
 
 implicit_scheme!(
-    /// Implicit midpoint rule (MR; seed 003 eq. 47, network form):
+    /// Implicit midpoint rule (MR; Chatziioannou 2019, eq. (47), network form):
     ///
     /// ```text
     /// (x_{n+1} - x_n) / h   = (v_n + v_{n+1}) / 2

@@ -67,7 +67,7 @@ pub struct SchemeError {
 }
 
 /// The energy one step exchanged with the outside, in the form a scheme balances exactly:
-/// `H_{n+1} = H_n - dissipated + external_work` to round-off (seed 003 eqs. 17, 54).
+/// `H_{n+1} = H_n - dissipated + external_work` to round-off (Chatziioannou 2019, eqs. (17), (54)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnergyExchange {
     /// Energy removed by dampers and drag during the step, J.
@@ -95,34 +95,37 @@ pub trait Scheme: Send {
 /// The schemes Hooke knows, by kebab-case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemeKind {
-    /// `forward-euler`: the blog's update (seed 004), first order, gains energy.
+    /// `forward-euler`: the update of Domoszlai's blog post, first order, gains energy.
     ForwardEuler,
-    /// `symplectic-euler`: velocity then position (seed 000 eq. 26), first order, symplectic.
+    /// `symplectic-euler`: velocity then position (Morgan & Qiao 2009, eq. (26)), first order,
+    /// symplectic.
     SymplecticEuler,
-    /// `rk4`: classical Runge-Kutta (seed 001 section 3), fourth order, loses energy.
+    /// `rk4`: classical Runge-Kutta (Morgan & Qiao 2008, section 3), fourth order, loses energy.
     Rk4,
-    /// `vefrl`: velocity-extended Forest-Ruth-like (seed 001 eq. 14, Algorithm 1), fourth order
-    /// and symplectic without damping, first order with dampers or drag.
+    /// `vefrl`: velocity-extended Forest-Ruth-like (Morgan & Qiao 2008, eq. (14), Algorithm 1),
+    /// fourth order and symplectic without damping, first order with dampers or drag.
     Vefrl,
-    /// `backward-euler`: implicit Euler (seed 000 eq. 6), first order, numerically damped.
+    /// `backward-euler`: implicit Euler (Morgan & Qiao 2009, eq. (6)), first order, numerically
+    /// damped.
     BackwardEuler,
-    /// `velocity-verlet`: seed 003 eq. 29, second order, symplectic without damping.
+    /// `velocity-verlet`: Chatziioannou 2019, eq. (29), second order, symplectic without damping.
     VelocityVerlet,
-    /// `energy-conserving`: the discrete-gradient scheme (seed 003 eqs. 26-27), second order,
-    /// exact energy balance.
+    /// `energy-conserving`: the discrete-gradient scheme (Chatziioannou 2019, eqs. (26)-(27)),
+    /// second order, exact energy balance.
     EnergyConserving,
-    /// `midpoint`: the implicit midpoint rule (seed 003 eq. 47), second order.
+    /// `midpoint`: the implicit midpoint rule (Chatziioannou 2019, eq. (47)), second order.
     Midpoint,
-    /// `trapezoidal`: the trapezoidal rule (seed 003 eq. 48), second order.
+    /// `trapezoidal`: the trapezoidal rule (Chatziioannou 2019, eq. (48)), second order.
     Trapezoidal,
-    /// `caldirola-kanai`: seed 003 eqs. 35-36 (ERRATA), second order, conformal symplectic.
+    /// `caldirola-kanai`: Chatziioannou 2019, eqs. (35)-(36) (with the sign corrected in
+    /// docs/errata.md), second order, conformal symplectic.
     CaldirolaKanai,
-    /// `energy-conserving-cs`: seed 003 eq. 42, conformal symplectic splitting.
+    /// `energy-conserving-cs`: Chatziioannou 2019, eq. (42), conformal symplectic splitting.
     EnergyConservingCs,
-    /// `velocity-verlet-cs`: seed 003 eq. 43, conformal symplectic splitting.
+    /// `velocity-verlet-cs`: Chatziioannou 2019, eq. (43), conformal symplectic splitting.
     VelocityVerletCs,
-    /// `exact`: the exact flow of the linear network (seed 003 section 2.5 taken to its end),
-    /// nonlinear and external forces as impulses (eq. 50).
+    /// `exact`: the exact flow of the linear network (Chatziioannou 2019, section 2.5 taken to its
+    /// end), nonlinear and external forces as impulses (eq. 50).
     Exact,
 }
 

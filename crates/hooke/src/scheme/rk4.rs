@@ -1,9 +1,10 @@
-//! The classical fourth-order Runge-Kutta method on a whole network (seed 001 section 3).
+//! The classical fourth-order Runge-Kutta method on a whole network (Morgan & Qiao 2008,
+//! section 3).
 
 use super::{Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
-/// Classical four-stage Runge-Kutta (seed 001 section 3) on the first-order system
+/// Classical four-stage Runge-Kutta (Morgan & Qiao 2008, section 3) on the first-order system
 /// `(x, v)' = (v, F(x, v, t) / m)`, where `F` is the total force (springs, gravity, dampers,
 /// drag) on every mass. Every stage evaluates the forces of the whole network at the stage state:
 /// four force evaluations per step (the paper's fifth loop, the forces at the new state, is the
@@ -24,8 +25,8 @@ use crate::system::{State, System};
 /// symplectic: on an undamped oscillator `x'' = -w^2 x` the one-step amplification is the
 /// degree-4 Taylor polynomial of `e^{jwh}`, whose squared modulus is
 /// `|z|^2 = 1 - (wh)^6/72 + (wh)^8/576`, so the energy decays by that factor every step
-/// (the inward spiral of seed 001 fig. 7; the numerical damping of figs. 11-12). Stable while
-/// `|z| <= 1`: undamped, `w h <= 2 sqrt(2)` (`(wh)^2 <= 8`). Anchors never move.
+/// (the inward spiral of Morgan & Qiao 2008, fig. 7; the numerical damping of figs. 11-12). Stable
+/// while `|z| <= 1`: undamped, `w h <= 2 sqrt(2)` (`(wh)^2 <= 8`). Anchors never move.
 #[derive(Debug, Clone)]
 pub struct Rk4 {
     dt: f64,

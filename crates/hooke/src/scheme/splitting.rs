@@ -1,4 +1,4 @@
-//! Schemes that apply the damping as its exact flow around a conservative step (seed 003
+//! Schemes that apply the damping as its exact flow around a conservative step (Chatziioannou 2019,
 //! section 2.6): Caldirola-Kanai (eqs. 35-36), EC[cs] (eq. 42) and VV[cs] (eq. 43).
 
 use super::damping_flow::DampingFlow;
@@ -37,12 +37,12 @@ pub struct Splitting {
     last: Option<EnergyExchange>,
 }
 
-/// Caldirola-Kanai (CK; seed 003 eqs. 35-36 with ERRATA's sign in 35b; eqs. 72-81 for a string
-/// against a barrier). With `q = h p / 2m` and `r = e^{gamma h/2}` the scheme is
-/// `y' - y = r q' + r^-1 q`, `r q' - r^-1 q = -(h^2 / 2m) grad V(y, y')`: an undamped
-/// energy-conserving step between two exact half-steps of the damping flow `q -> r^-1 q`. That
-/// is how it runs on a network, where the flow `exp(-(h/2) M^-1 D)` couples masses joined by
-/// dampers:
+/// Caldirola-Kanai (CK; Chatziioannou 2019, eqs. (35)-(36), with the sign in 35b corrected as in
+/// docs/errata.md; eqs. 72-81 for a string against a barrier). With `q = h p / 2m` and
+/// `r = e^{gamma h/2}` the scheme is `y' - y = r q' + r^-1 q`,
+/// `r q' - r^-1 q = -(h^2 / 2m) grad V(y, y')`: an undamped energy-conserving step between two
+/// exact half-steps of the damping flow `q -> r^-1 q`. That is how it runs on a network, where
+/// the flow `exp(-(h/2) M^-1 D)` couples masses joined by dampers:
 ///
 /// ```text
 /// v <- exp(-(h/2) M^-1 D(x_n)) v_n                    (exact damping half-flow)
@@ -52,15 +52,15 @@ pub struct Splitting {
 ///
 /// On one oscillator this is exactly eqs. 35c-36. Second order (a symmetric splitting);
 /// conformal symplectic on a linear network: the symplectic form contracts by exactly
-/// `e^{-gamma h}` per step (Proposition 2.3). Its exactly conserved balance (ERRATA on eq. 84)
-/// is `H_{n+1} + sum (kinetic energy the half-flows remove) - sum (work of F_e)`. Stable for
-/// every step. One Newton solve per step (a back-substitution on a linear network).
+/// `e^{-gamma h}` per step (Proposition 2.3). Its exactly conserved balance (docs/errata.md, on
+/// eq. 84) is `H_{n+1} + sum (kinetic energy the half-flows remove) - sum (work of F_e)`. Stable
+/// for every step. One Newton solve per step (a back-substitution on a linear network).
 pub fn caldirola_kanai(system: &System, dt: f64) -> Splitting {
     Splitting::new(system, dt, SchemeKind::CaldirolaKanai, Composition::Symmetric)
 }
 
-/// EC[cs] (seed 003 eq. 42): the exact damping flow over a whole step, then an undamped
-/// energy-conserving step:
+/// EC[cs] (Chatziioannou 2019, eq. (42)): the exact damping flow over a whole step, then an
+/// undamped energy-conserving step:
 ///
 /// ```text
 /// v <- exp(-h M^-1 D(x_n)) v_n                     (one oscillator: p <- e^{-gamma h} p)
@@ -74,8 +74,8 @@ pub fn energy_conserving_cs(system: &System, dt: f64) -> Splitting {
     Splitting::new(system, dt, SchemeKind::EnergyConservingCs, Composition::FlowFirst)
 }
 
-/// VV[cs] (seed 003 eq. 43): the exact damping flow over a whole step, then undamped velocity
-/// Verlet:
+/// VV[cs] (Chatziioannou 2019, eq. (43)): the exact damping flow over a whole step, then undamped
+/// velocity Verlet:
 ///
 /// ```text
 /// v_{n+1/2} = exp(-h M^-1 D(x_n)) v_n + h/2 M^-1 (F_c(x_n) + F_e(t_n))

@@ -1,9 +1,9 @@
-//! The trapezoidal rule, seed 003 eq. 48.
+//! The trapezoidal rule, Chatziioannou 2019, eq. (48).
 
 use super::implicit::{implicit_scheme, Rule};
 
 implicit_scheme!(
-    /// Trapezoidal rule (TR; seed 003 eq. 48, network form; a Newmark method):
+    /// Trapezoidal rule (TR; Chatziioannou 2019, eq. (48), network form; a Newmark method):
     ///
     /// ```text
     /// (x_{n+1} - x_n) / h   = (v_n + v_{n+1}) / 2

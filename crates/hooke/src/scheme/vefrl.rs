@@ -1,18 +1,19 @@
-//! VEFRL, the velocity-extended Forest-Ruth-like method (seed 001 eq. 14 and Algorithm 1,
-//! ERRATA).
+//! VEFRL, the velocity-extended Forest-Ruth-like method of Omelyan, Mryglod & Folk 2002, as
+//! Morgan & Qiao 2008 give it (eq. (14) and Algorithm 1; docs/errata.md on the constant lambda).
 
 use super::{Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
-/// `xi` of seed 001 eq. 14.
+/// `xi` of Morgan & Qiao 2008, eq. (14).
 const XI: f64 = 0.164_498_651_557_576;
-/// `lambda` of seed 001 eq. 14, with the exponent ERRATA fixes (`E-01`).
+/// `lambda` of Morgan & Qiao 2008, eq. (14), with its exponent `E-01` (easily lost; see
+/// docs/errata.md).
 const LAMBDA: f64 = -0.020_943_339_103_989_89;
-/// `chi` of seed 001 eq. 14.
+/// `chi` of Morgan & Qiao 2008, eq. (14).
 const CHI: f64 = 1.235_692_651_138_917;
 
-/// The velocity-extended Forest-Ruth-like method (seed 001 eq. 14), a composition of five kicks
-/// and four drifts:
+/// The velocity-extended Forest-Ruth-like method (Morgan & Qiao 2008, eq. (14)), a composition of
+/// five kicks and four drifts:
 ///
 /// ```text
 /// v_1    = v(t) + xi h F(r(t), v(t), t) / m                 evaluation 1, F(n)
@@ -27,13 +28,14 @@ const CHI: f64 = 1.235_692_651_138_917;
 /// v(t+h) = v_4 + xi h F(r(t+h), v_est, t + h) / m           evaluation 5
 /// ```
 ///
-/// with `xi = +0.1644986515575760E+00`, `lambda = -0.2094333910398989E-01` (ERRATA: the exponent
-/// is `E-01`; with `E+00` the method drops to second order), `chi = +0.1235692651138917E+01`.
+/// with `xi = +0.1644986515575760E+00`, `lambda = -0.2094333910398989E-01` (the exponent is
+/// `E-01`, see docs/errata.md; with `E+00` the method drops to second order),
+/// `chi = +0.1235692651138917E+01`.
 ///
 /// Without velocity-dependent forces (no dampers, no drag) this is eq. 14 exactly: fourth order
-/// and symplectic, so an undamped network's energy stays bounded (seed 001 fig. 8).
+/// and symplectic, so an undamped network's energy stays bounded (Morgan & Qiao 2008, fig. 8).
 ///
-/// Forces depend on velocity through dampers and drag; Algorithm 1 of seed 001 then evaluates
+/// Forces depend on velocity through dampers and drag; Algorithm 1 of the paper then evaluates
 /// each intermediate force with the current stage velocity, and the last kick, which would need
 /// the unknown `v(t+h)`, with the first-order estimate `v_est` (the paper's "simple solution").
 /// Each kick is then a forward-Euler step of the velocity-dependent part, and the kick weights

@@ -1,11 +1,11 @@
-//! Velocity Verlet with linear damping, seed 003 eq. 29.
+//! Velocity Verlet with linear damping, Chatziioannou 2019, eq. (29).
 
 use super::{Scheme, SchemeError, SchemeKind};
 use crate::forces;
 use crate::linalg::sparse::SparseMatrix;
 use crate::system::{State, System};
 
-/// Velocity Verlet (VV; seed 003 eq. 29, network form):
+/// Velocity Verlet (VV; Chatziioannou 2019, eq. (29), network form):
 ///
 /// ```text
 /// (M + h/2 D(x_n)) v_{n+1/2} = M v_n + h/2 (F_c(x_n) + F_e(t_n))

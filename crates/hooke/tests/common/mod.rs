@@ -72,7 +72,8 @@ pub fn quadratic_roots(b: f64, c: f64) -> [(f64, f64); 2] {
 
 /// `x_n` of the second-order recurrence whose characteristic roots are `roots`, through the
 /// given `x_0`, `x_1`: for complex roots `|C| r^n cos(theta n + arg C)` with `C` fitted from
-/// `x_0`, `x_1` (seed 000 eq. 71 as ERRATA corrects it), for real roots `A z1^n + B z2^n`.
+/// `x_0`, `x_1` (Morgan & Qiao 2009, eq. (71) as corrected in docs/errata.md), for real roots
+/// `A z1^n + B z2^n`.
 pub fn closed_form(roots: [(f64, f64); 2], x0: f64, x1: f64, n: usize) -> f64 {
     let [(re, im), (re2, _)] = roots;
     if im != 0.0 {
