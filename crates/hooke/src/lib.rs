@@ -2,13 +2,12 @@
 //!
 //! Data flows one way: a model file ([`model::file`]) or code builds a validated
 //! [`model::Model`]; [`system::System`] compiles it to flat arrays; a [`scheme::Scheme`] steps a
-//! [`system::State`]; [`render`] runs the loop and feeds observers (pickups, energy, CSV);
+//! [`system::State`]; [`engine`] runs the loop, renders the pickups and feeds observers (energy, CSV);
 //! [`io`] writes WAV and CSV. Units are SI everywhere.
 //!
 //! ```
+//! use hooke::engine::{Engine, EngineConfig};
 //! use hooke::model::file::parse;
-//! use hooke::engine::{PickupRecorder, Simulation};
-//! use hooke::system::System;
 //!
 //! let file = parse(r#"
 //!     [model]
@@ -21,10 +20,12 @@
 //!     pluck = { position = 0.3, amplitude = 0.001 }
 //! "#, "example.toml").unwrap();
 //! let run = file.run.or_defaults();
-//! let mut sim = Simulation::new(System::new(&file.model), run.scheme, run.step.seconds());
-//! let mut pickups = PickupRecorder::new(file.pickups.clone(), 100);
-//! sim.run(100, &mut [&mut pickups], &mut |_| {}).unwrap();
-//! assert_eq!(pickups.channels()[0].len(), 101);
+//! let config = EngineConfig::default().scheme(run.scheme).dt(run.step.seconds());
+//! let system = hooke::system::System::new(&file.model);
+//! let mut engine = Engine::from_system(system, file.pickups.clone(), config).unwrap();
+//! let mut output = vec![Vec::new(); engine.channels()];
+//! engine.advance(100, &mut output).unwrap();
+//! assert_eq!(output[0].len(), 100);
 //! ```
 
 // Numerical kernels index several arrays in lockstep (`x[i]`, `v[i]`, `inverse_mass[i]`), which

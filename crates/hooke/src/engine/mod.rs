@@ -11,15 +11,19 @@
 //! steps a system it was not built for.
 //!
 //! ```
-//! use hooke::engine::{Engine, EngineConfig, PickupSpec};
-//! use hooke::model::{generate::StringSpec, Model};
+//! use hooke::engine::{Engine, EngineConfig, PickupSpec, Quantity};
+//! use hooke::model::generate::{add_string, Elements, StringSpec};
+//! use hooke::model::Model;
 //! let mut model = Model::new(1).unwrap();
-//! hooke::model::generate::add_string(&mut model, &StringSpec::default()).unwrap();
-//! let pickups = [PickupSpec::position("s.m3")];
-//! let mut engine = Engine::new(&model, &pickups, EngineConfig::default().rate(48_000.0)).unwrap();
+//! let elements = Elements::Lumped { mass: 1e-3, stiffness: 2e5, damping: 0.0 };
+//! add_string(&mut model, &StringSpec { id: "s".into(), masses: 10, elements, drag: 0.0, pluck: None }).unwrap();
+//! model.set_initial_position(3, &[1e-3]).unwrap();
+//! let pickup = PickupSpec { channel: 1, mass: "s.4".into(), quantity: Quantity::Position, axis: 0, weight: 1.0 };
+//! let mut engine = Engine::new(&model, &[pickup], EngineConfig::default().rate(48_000.0)).unwrap();
 //! let mut block = vec![0.0f32; 64];
 //! engine.render(&mut [&mut block[..]]).unwrap();
 //! assert_eq!(engine.step(), 64);
+//! assert!(block[0] > 0.0 && block[0] < 1e-3); // the sample after the first step
 //! ```
 
 mod config;
