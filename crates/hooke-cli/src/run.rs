@@ -7,7 +7,7 @@ use hooke::engine::{
     EnergyMonitor, EnergySummary, Engine, EngineConfig, Observer, PartialRunSettings, RunLength, RunSettings,
     StepSize,
 };
-use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
+use hooke::io::{AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::model::file::{parse, ModelFile};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -269,12 +269,9 @@ pub fn write_wav_file(
     rate: u32,
     options: WavOptions,
 ) -> miette::Result<WavReport> {
-    let context = || format!("cannot write {}", path.display());
-    let mut file = AtomicFile::create(path).into_diagnostic().wrap_err_with(context)?;
-    let report =
-        write_wav(file.writer(), channels, rate, options).into_diagnostic().wrap_err_with(context)?;
-    file.commit().into_diagnostic().wrap_err_with(context)?;
-    Ok(report)
+    hooke::io::write_wav_file(path, channels, rate, options)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot write {}", path.display()))
 }
 
 fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {

@@ -1,8 +1,11 @@
 //! Trajectories as CSV: one row every K steps, full f64 precision.
 
+use super::AtomicFile;
 use crate::analysis::energy::energy;
+use crate::engine::{Engine, RunError};
 use crate::system::{Observer, State, System};
 use std::io::{self, Write};
+use std::path::Path;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -114,4 +117,34 @@ impl<W: Write> CsvWriter<W> {
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())
     }
+}
+
+/// Runs `engine` for `steps` steps and writes its trajectory to the CSV file `path` in one call
+/// (a row every `every` steps, with energy columns if `with_energy`; see [`CsvWriter`]). The
+/// file appears under its name only when complete; a run that becomes unstable still writes
+/// every row before the failing step, and then returns the run's error.
+pub fn write_csv_file(
+    path: &Path,
+    engine: &mut Engine,
+    steps: u64,
+    every: u64,
+    with_energy: bool,
+) -> Result<(), CsvError> {
+    let file = AtomicFile::create(path)?;
+    let last = engine.step() + steps;
+    let mut writer = CsvWriter::new(file, engine.system(), every, last, with_energy)?;
+    let outcome = engine.run(steps, &mut [], &mut [&mut writer]);
+    writer.finish(engine.system())?.commit()?;
+    outcome.map(|_| ()).map_err(CsvError::Run)
+}
+
+/// Why [`write_csv_file`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CsvError {
+    /// Creating or writing the file failed.
+    #[error("cannot write the CSV file: {0}")]
+    Io(#[from] io::Error),
+    /// The run stopped early (the rows before are written).
+    #[error(transparent)]
+    Run(#[from] RunError),
 }

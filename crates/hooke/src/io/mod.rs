@@ -5,5 +5,5 @@ mod csv;
 mod wav;
 
 pub use atomic::AtomicFile;
-pub use csv::CsvWriter;
-pub use wav::{write_wav, SampleFormat, WavOptions, WavReport};
+pub use csv::{write_csv_file, CsvError, CsvWriter};
+pub use wav::{write_wav, write_wav_file, SampleFormat, WavOptions, WavReport};

@@ -1,6 +1,8 @@
 //! WAV output: float or integer samples, optional peak normalisation, clipping report.
 
+use super::AtomicFile;
 use std::io::{Seek, Write};
+use std::path::Path;
 
 /// The sample encoding of a WAV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,4 +88,18 @@ pub fn write_wav<W: Write + Seek>(
     }
     writer.finalize()?;
     Ok(WavReport { gain, peak: raw_peak * gain, over_full_scale })
+}
+
+/// Writes `channels` to the WAV file `path` in one call: under a temporary name, renamed into
+/// place when complete (see [`write_wav`] for the rest).
+pub fn write_wav_file(
+    path: &Path,
+    channels: &[Vec<f64>],
+    rate: u32,
+    options: WavOptions,
+) -> Result<WavReport, hound::Error> {
+    let mut file = AtomicFile::create(path)?;
+    let report = write_wav(file.writer(), channels, rate, options)?;
+    file.commit()?;
+    Ok(report)
 }

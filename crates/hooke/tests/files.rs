@@ -1,0 +1,65 @@
+//! Results written in one call: a WAV file and a run's CSV trajectory, each appearing under
+//! its name only when complete; an unstable run keeps its rows and reports the failing step.
+
+use hooke::engine::{Engine, EngineConfig, Pickups, RunError};
+use hooke::io::{write_csv_file, write_wav_file, CsvError, SampleFormat, WavOptions};
+use hooke::model::file::parse;
+use hooke::system::System;
+
+fn folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hooke-files-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_wav_is_written_in_one_call() {
+    let dir = folder("wav");
+    let path = dir.join("two.wav");
+    let channels = vec![vec![0.0, 0.5, -0.25], vec![1.0, 0.0, 0.0]];
+    let options = WavOptions { format: SampleFormat::Float32, normalize: false };
+    let report = write_wav_file(&path, &channels, 8000, options).unwrap();
+    assert_eq!((report.gain, report.peak), (1.0, 1.0));
+    let reader = hound::WavReader::open(&path).unwrap();
+    assert_eq!((reader.spec().channels, reader.spec().sample_rate, reader.duration()), (2, 8000, 3));
+    let samples: Vec<f32> = reader.into_samples().map(Result::unwrap).collect();
+    assert_eq!(samples, [0.0, 1.0, 0.5, 0.0, -0.25, 0.0]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+}
+
+fn oscillator(stiffness: f64) -> Engine {
+    let source = format!(
+        "[model]\ndimension = 1\n[[anchor]]\nid = \"wall\"\nposition = 0.0\n[[mass]]\nid = \"m\"\nmass = 1.0\n\
+         position = 0.1\n[[spring]]\na = \"wall\"\nb = \"m\"\nstiffness = {stiffness}\n"
+    );
+    let file = parse(&source, "oscillator.toml").unwrap();
+    let config = EngineConfig::default().rate(100.0);
+    Engine::from_system(System::new(&file.model), Pickups::default(), config).unwrap()
+}
+
+#[test]
+fn a_trajectory_is_written_in_one_call() {
+    let dir = folder("csv");
+    let path = dir.join("run.csv");
+    let mut engine = oscillator(100.0);
+    write_csv_file(&path, &mut engine, 10, 5, true).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "step,t,m.x,m.vx,kinetic,potential,total");
+    // Steps 0, 5 and 10. Symplectic Euler from x = 0.1, w^2 h^2 = 0.01: v1 = -0.1, x1 = 0.099.
+    assert_eq!(lines.len(), 4);
+    assert!(lines[1].starts_with("0,0.0,0.1,0.0,"));
+    assert!(lines[3].starts_with("10,"));
+}
+
+#[test]
+fn an_unstable_run_keeps_its_rows_and_names_the_step() {
+    let dir = folder("unstable");
+    let path = dir.join("run.csv");
+    // w h = 30 > 2: symplectic Euler grows by about w^2 h^2 per step and overflows.
+    let mut engine = oscillator(9e6);
+    let error = write_csv_file(&path, &mut engine, 10_000, 1, false).unwrap_err();
+    let CsvError::Run(RunError::NonFinite { step, .. }) = error else { panic!("{error}") };
+    let rows = std::fs::read_to_string(&path).unwrap().lines().count() as u64 - 1;
+    assert_eq!(rows, step, "steps 0 .. {} written", step - 1);
+}
