@@ -524,12 +524,13 @@ impl Engine {
             if !self.playing.is_empty() || !self.held.is_empty() {
                 self.hold_forces(step);
             }
-            let (run, channels) = (run as usize, self.channels());
-            self.record.clear();
-            self.record.resize(channels * run, 0.0);
-            let result = self.stage.advance(&self.system, run, &mut self.record);
+            let (run, size) = (run as usize, self.channels() * run as usize);
+            if self.record.len() < size {
+                self.record.resize(size, 0.0);
+            }
+            let result = self.stage.advance(&self.system, run, &mut self.record[..size]);
             let done = (self.step() - step) as usize;
-            self.decimator.process(&self.record, run, done, output);
+            self.decimator.process(&self.record[..size], run, done, output);
             if done > 0 {
                 self.notify(observers)?;
             }

@@ -139,7 +139,7 @@ impl Stage for GeneralStage {
             let state = &self.state;
             self.pickups.read(|c, q| state.read(c, q), &mut self.sample);
             for (channel, value) in self.sample.iter().enumerate() {
-                record[channel * steps + s] += value;
+                record[channel * steps + s] = *value;
             }
         }
         Ok(steps)

@@ -22,6 +22,10 @@ pub(crate) struct KernelStage {
     kernel: Kernel,
     taps: Vec<Tap>,
     channels: Vec<usize>,
+    /// Whether each tap is the first of its channel.
+    first: Vec<bool>,
+    /// The channels with no tap.
+    silent: Vec<usize>,
     pool: Option<Arc<rayon::ThreadPool>>,
     /// Each tap's samples of the current call, `taps.len() x steps`.
     record: Vec<f64>,
@@ -59,9 +63,14 @@ impl KernelStage {
             })
             .collect();
         taps.sort_by_key(|(tap, _)| tap.mass);
+        let channels: Vec<usize> = taps.iter().map(|(_, c)| *c).collect();
+        let first = (0..channels.len()).map(|j| !channels[..j].contains(&channels[j])).collect();
+        let silent = (0..pickups.channel_count()).filter(|c| !channels.contains(c)).collect();
         Some(Self {
             kernel,
-            channels: taps.iter().map(|(_, c)| *c).collect(),
+            first,
+            silent,
+            channels,
             taps: taps.into_iter().map(|(t, _)| t).collect(),
             pool,
             record: Vec::new(),
@@ -120,26 +129,41 @@ impl Stage for KernelStage {
     }
 
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
-        self.record.clear();
-        self.record.resize(self.taps.len() * steps, 0.0);
-        let (taps, tap_record, pool) = (&self.taps, &mut self.record, self.pool.as_deref());
+        let size = self.taps.len() * steps;
+        if self.record.len() < size {
+            self.record.resize(size, 0.0);
+        }
+        let (taps, tap_record, pool) = (&self.taps, &mut self.record[..size], self.pool.as_deref());
         let outcome = match &mut self.kernel {
+            // The chain kernel writes every tap's samples; the grid kernel adds to them.
             Kernel::Chain64(kernel) => {
                 kernel.advance(steps, taps, tap_record, pool).map_err(|(done, _)| done)
             }
             Kernel::Chain32(kernel) => {
                 kernel.advance(steps, taps, tap_record, pool).map_err(|(done, _)| done)
             }
-            Kernel::Grid64(kernel) => kernel.advance(steps, taps, tap_record),
-            Kernel::Grid32(kernel) => kernel.advance(steps, taps, tap_record),
+            Kernel::Grid64(kernel) => {
+                tap_record.fill(0.0);
+                kernel.advance(steps, taps, tap_record)
+            }
+            Kernel::Grid32(kernel) => {
+                tap_record.fill(0.0);
+                kernel.advance(steps, taps, tap_record)
+            }
         };
         let done = outcome.map_or_else(|done| done, |()| steps);
+        // Each channel: its first tap's samples, then the others added in tap order.
         for (j, &channel) in self.channels.iter().enumerate() {
-            for (sample, value) in
-                record[channel * steps..][..done].iter_mut().zip(&self.record[j * steps..][..done])
-            {
-                *sample += value;
+            let samples = &self.record[j * steps..][..done];
+            let out = &mut record[channel * steps..][..done];
+            if self.first[j] {
+                out.copy_from_slice(samples);
+            } else {
+                out.iter_mut().zip(samples).for_each(|(o, s)| *o += s);
             }
+        }
+        for &channel in &self.silent {
+            record[channel * steps..][..done].fill(0.0);
         }
         self.step += done as u64;
         Ok(done)

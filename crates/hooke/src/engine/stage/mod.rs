@@ -40,8 +40,9 @@ pub(crate) trait Stage: Send {
     fn set_force(&mut self, coordinate: usize, force: f64) -> bool;
     /// The force (N) on a moving state coordinate now from everything but the held forces.
     fn free_force(&mut self, system: &System, coordinate: usize) -> f64;
-    /// Advances up to `steps` steps, adding each channel's value after step `s` to
-    /// `record[channel * steps + s]`; returns the steps done. A kernel that finds a non-finite
+    /// Advances up to `steps` steps, writing each channel's value after step `s` to
+    /// `record[channel * steps + s]` (`record` holds `channels x steps` values, whatever they
+    /// were before); returns the steps done. A kernel that finds a non-finite
     /// value at the end of a block returns the steps before that block (fewer than `steps`),
     /// for the general path to locate the failure; the other paths return the error, with
     /// [`Stage::step`] counting the steps recorded.

@@ -190,6 +190,7 @@ impl<const L: usize> Stage for StringStage<L> {
     }
 
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
+        record.fill(0.0);
         match self.bank.advance(steps, record, self.pool.as_deref()) {
             Ok(()) => {
                 self.step += steps as u64;
