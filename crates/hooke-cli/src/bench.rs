@@ -8,8 +8,7 @@ use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
-use hooke::model::generate::{add_string, Elements, StringSpec};
-use hooke::model::Model;
+use hooke::model::{Model, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;
@@ -129,17 +128,8 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 }
             } else {
                 let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-                add_string(
-                    &mut model,
-                    &StringSpec {
-                        id: "s".into(),
-                        masses: n,
-                        elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
-                        drag: 0.0,
-                        pluck: None,
-                    },
-                )
-                .map_err(|e| miette!("{e}"))?;
+                let string = StringSpec::new("s", n).mass(MASS).stiffness(STIFFNESS).damping(DAMPING);
+                model.add_string(string).map_err(|e| miette!("{e}"))?;
                 model.set_initial_position(n / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
                 let pickups = Pickups::sum_of_all_masses(&model);
                 time_renderer(System::new(&model), pickups, args, 1.0 / RATE)?

@@ -5,7 +5,7 @@ use clap::Args;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::energy_deviation;
 use hooke::engine::{Observer, Simulation};
-use hooke::model::file::ModelFile;
+use hooke::format::model::ModelFile;
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use miette::miette;

@@ -7,8 +7,8 @@ use hooke::engine::{
     EnergyMonitor, EnergySummary, Observer, PartialRunSettings, PickupRecorder, Pickups, RenderOptions,
     Renderer, RunLength, RunSettings, Simulation, StepSize,
 };
+use hooke::format::model::{parse, ModelFile};
 use hooke::io::{write_wav, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
-use hooke::model::file::{parse, ModelFile};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -1,12 +1,12 @@
 //! Hooke: networks of masses, springs and dampers, simulated with known accuracy.
 //!
-//! Data flows one way: a model file ([`model::file`]) or code builds a validated
+//! Data flows one way: a model file ([`format::model`]) or code builds a validated
 //! [`model::Model`]; [`system::System`] compiles it to flat arrays; a [`scheme::Scheme`] steps a
 //! [`system::State`]; [`render`] runs the loop and feeds observers (pickups, energy, CSV);
 //! [`io`] writes WAV and CSV. Units are SI everywhere.
 //!
 //! ```
-//! use hooke::model::file::parse;
+//! use hooke::format::model::parse;
 //! use hooke::engine::{PickupRecorder, Simulation};
 //! use hooke::system::System;
 //!
@@ -34,6 +34,7 @@
 pub mod analysis;
 pub mod engine;
 pub mod forces;
+pub mod format;
 pub mod instrument;
 pub mod io;
 pub mod kernel;

@@ -4,8 +4,8 @@
 use hooke::engine::{
     PickupSpec, Pickups, Precision, Quantity, RenderOptions, Renderer, RunError, Simulation,
 };
+use hooke::format::model::parse;
 use hooke::kernel::chain::UniformChain;
-use hooke::model::file::parse;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
@@ -21,7 +21,7 @@ fn string(n: usize, taps: &[usize]) -> (System, Pickups) {
         .enumerate()
         .map(|(i, &mass)| PickupSpec {
             channel: 1 + i % 2,
-            mass: format!("s.{}", mass + 1),
+            mass: format!("s.{}", mass + 1).into(),
             quantity: if i % 3 == 0 { Quantity::Velocity } else { Quantity::Position },
             axis: 0,
             weight: 1.0 + i as f64,

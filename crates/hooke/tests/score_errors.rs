@@ -1,12 +1,12 @@
 //! Bad scores and instrument files: each error names the line and column of the offending text,
 //! what was expected and what was found.
 
-use hooke::instrument::file::parse as parse_instrument;
+use hooke::format::instrument::parse as parse_instrument;
+use hooke::format::score::parse;
+use hooke::format::SourceError;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::Instrument;
-use hooke::model::SourceError;
 use hooke::scheme::SchemeKind;
-use hooke::score::file::parse;
 use std::sync::OnceLock;
 
 fn instrument() -> &'static Instrument {

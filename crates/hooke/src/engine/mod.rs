@@ -11,7 +11,7 @@ pub use energy_monitor::{EnergyMonitor, EnergySummary};
 pub mod excitation;
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
-pub use pickup::{PickupRecorder, PickupSpec, Pickups};
+pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub use renderer::{Precision, RenderOptions, Renderer};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 

@@ -96,7 +96,7 @@ impl Performance {
         score: Score,
         options: PerformanceOptions,
     ) -> Result<Self, ModelError> {
-        let pickups = Pickups::new(&instrument.pickups, &instrument.model).map_err(|(_, e)| e)?;
+        let pickups = Pickups::new(&instrument.pickups, &instrument.model).map_err(|e| e.error)?;
         let system = System::new(&instrument.model);
         let dt = instrument.dt;
         let strings: Vec<Vec<usize>> = instrument
