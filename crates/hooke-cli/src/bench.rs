@@ -1,7 +1,7 @@
 //! `hooke bench`: mass-steps per second on Faust mi.lib's benchmark string, a membrane or any
 //! model file.
 
-use crate::run::{load_run, read_model, StepArgs};
+use crate::load::{load_run, read_model, StepArgs};
 use clap::Args;
 use hooke::engine::{Pickups, Precision, Quantity, RenderOptions, Renderer};
 use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
@@ -37,7 +37,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Integrator.
-    #[arg(long, default_value = "symplectic-euler", value_parser = crate::run::parse_scheme)]
+    #[arg(long, default_value = "symplectic-euler", value_parser = crate::load::parse_scheme)]
     pub scheme: SchemeKind,
     /// Threads for the string kernel's tiles.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]

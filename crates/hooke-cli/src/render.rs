@@ -2,7 +2,8 @@
 //! simulated at K times the output rate and decimated, and `hooke demo`, the guitar phrase.
 
 use crate::diagnostics::FileDiagnostic;
-use crate::run::{parse_format, parse_scheme, read_model, write_wav_file};
+use crate::load::{parse_format, parse_scheme, read_model};
+use crate::run::write_wav_file;
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
 use hooke::format::score::parse as parse_score;
 use hooke::io::{SampleFormat, WavOptions};
