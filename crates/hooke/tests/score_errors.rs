@@ -130,3 +130,12 @@ fn the_analysis_chooses_the_oversampling() {
         "{error}"
     );
 }
+
+#[test]
+fn a_drive_sinusoid_error_points_at_the_sinusoid_field() {
+    let drive = "[[drive]]\ntime = 0.0\npart = \"E2\"\nposition = 0.5\nduration = 0.5\n";
+    let score = format!("{HEADER}{drive}sinusoids = [{{ amplitude = 1.0, frequency = -5.0 }}]\n");
+    fails(&score, 8, 45, "-5.0", &["drive on \"E2\" at 0 s, sinusoid 1", "`frequency`", "a value >= 0"]);
+    let score = format!("{HEADER}{drive}constant = 1.0\ngain = 2.0\n");
+    fails(&score, 9, 8, "2.0", &["`gain`", "`gain` only with `wav`"]);
+}

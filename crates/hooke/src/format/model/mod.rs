@@ -186,9 +186,9 @@ impl Tables {
             model.add_collision(collision).map_err(document.at(&[Key("collision"), Index(i)]))?;
         }
         for (i, force) in self.force.into_iter().enumerate() {
-            add_force(&mut model, force, folder).map_err(|(term, error)| {
-                let path = [Key("force"), Index(i), Key("sinusoids"), Index(term.unwrap_or(0))];
-                document.locate(if term.is_some() { &path } else { &path[..2] }, &error)
+            add_force(&mut model, force, folder).map_err(|(term, error)| match term {
+                Some(j) => document.locate(&[Key("force"), Index(i), Key("sinusoids"), Index(j)], &error),
+                None => document.locate(&[Key("force"), Index(i)], &error),
             })?;
         }
         for (i, initial) in self.initial.into_iter().enumerate() {
