@@ -60,7 +60,8 @@ pub fn drum(spec: &DrumSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
     let mut membrane = Model::new(1)?;
     membrane.add_membrane(
         MembraneSpec::new("drum", spec.columns, spec.rows)
-            .size(spec.size[0], spec.size[1])
+            .width(spec.size[0])
+            .height(spec.size[1])
             .tension(spec.tension)
             .surface_density(spec.density)
             .decay_time(spec.decay),

@@ -20,11 +20,6 @@ use crate::engine::PickupSpec;
 use crate::model::{Model, ModelError};
 use crate::scheme::SchemeKind;
 use crate::system::System;
-use drum::drum;
-use guitar::guitar;
-use pendulum::pendulum;
-use reed::reed;
-use sitar::sitar;
 
 /// What can go wrong building an instrument.
 #[derive(Debug, thiserror::Error)]
@@ -207,11 +202,11 @@ impl InstrumentSpec {
     /// Builds the instrument for `scheme` at step `dt` (s).
     pub fn build(&self, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
         match self {
-            InstrumentSpec::Guitar(spec) => guitar(spec, scheme, dt),
-            InstrumentSpec::Drum(spec) => drum(spec, scheme, dt),
-            InstrumentSpec::Reed(spec) => reed(spec, scheme, dt),
-            InstrumentSpec::Sitar(spec) => sitar(spec, scheme, dt),
-            InstrumentSpec::Pendulum(spec) => pendulum(spec, scheme, dt),
+            InstrumentSpec::Guitar(spec) => guitar::guitar(spec, scheme, dt),
+            InstrumentSpec::Drum(spec) => drum::drum(spec, scheme, dt),
+            InstrumentSpec::Reed(spec) => reed::reed(spec, scheme, dt),
+            InstrumentSpec::Sitar(spec) => sitar::sitar(spec, scheme, dt),
+            InstrumentSpec::Pendulum(spec) => pendulum::pendulum(spec, scheme, dt),
         }
     }
 

@@ -1,10 +1,9 @@
 //! Nodes (masses and anchors), the links between them (springs and dampers) and initial
 //! conditions: the spec types a user builds, and how a [`Model`] adds them.
 //!
-//! Each spec type is built with `new` (the fields a model file requires) and one method per
-//! optional field, or as a struct with `..Default::default()`; a model file reads the same type
-//! (`[[mass]]` is a [`Mass`], `[[spring]]` a [`Spring`]). Ends of links are [`NodeRef`]s: the
-//! [`Node`] that [`Model::add_mass`] or [`Model::add_anchor`] returned, or an id.
+//! A model file reads the same types (`[[mass]]` is a [`Mass`], `[[spring]]` a [`Spring`]). Ends
+//! of links are [`NodeRef`]s: the [`Node`] that [`Model::add_mass`] or [`Model::add_anchor`]
+//! returned, or an id.
 
 use super::validate::{check_finite, check_non_negative, check_positive, distance};
 use super::{de, Element, Model, ModelError};

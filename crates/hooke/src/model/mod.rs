@@ -4,10 +4,12 @@
 //!
 //! A [`Model`] is built element by element through methods that validate each element as it is
 //! added (`add_mass`, `add_spring`, `add_string`, ...), so a `Model` is always valid. Each element
-//! is described by a spec type with a builder and `Default`, the same type the model file reads
-//! (`[[mass]]` is a [`Mass`], `[[string]]` a [`StringSpec`]; the file layer above, `format`, reads
-//! them), so the rules and the vocabulary live in one place. Elements name nodes by handle or by id
-//! ([`NodeRef`]).
+//! is described by a spec type, the same type the model file reads (`[[mass]]` is a [`Mass`],
+//! `[[string]]` a [`StringSpec`]; the file layer above, `format`, reads them), so the rules and
+//! the vocabulary live in one place. A spec is made with `new`, which takes the fields a model
+//! file requires, and one method per optional field, named as the field (`.position(..)`,
+//! `.damping(..)`), or as a struct with `..Default::default()` (the file's defaults for the
+//! optional fields). Elements name nodes by handle or by id ([`NodeRef`]).
 //!
 //! Coordinates: in 1D a position is a displacement from equilibrium (as in Morgan & Qiao 2009);
 //! in 2D and 3D it is a point in space (as in the blog post's simulator). Units are SI

@@ -1,14 +1,12 @@
 //! The TOML model format (docs/model-format.md): the model, the run settings and the outputs.
 //! Every error names the file, line and column of the offending text.
 //!
-//! The format is a serde view of the model's own spec types: `[[mass]]` reads a
-//! [`Mass`](crate::model::Mass), `[[spring]]` a [`Spring`](crate::model::Spring), `[[string]]`
-//! a [`StringSpec`](crate::model::StringSpec), `[[pickup]]` a
-//! [`PickupSpec`](crate::engine::PickupSpec), each added through the same validating method a
-//! program calls. Unknown fields and wrong types are caught by serde; a rule broken when an
+//! The format is a serde view of the model's own spec types: `[[mass]]` reads a [`Mass`],
+//! `[[spring]]` a [`Spring`], `[[string]]` a [`StringSpec`], `[[pickup]]` a [`PickupSpec`], each
+//! added through the same validating method a program calls. Unknown fields and wrong types are caught by serde; a rule broken when an
 //! element is added is placed on the field the [`ModelError`] names. Only the shapes that exist
 //! in files alone have their own readers here: a `[[force]]`'s signal fields and WAV file, and
-//! the `[run]` and `[output]` settings ([`settings`]).
+//! the `[run]` and `[output]` settings (module `settings`).
 //!
 //! A `[[force]]` may read a WAV file; its path is relative to the model file's folder with
 //! [`load`] and [`parse_relative_to`], and to the current directory with [`parse`].

@@ -1,14 +1,14 @@
 //! The TOML score format (docs/score-format.md), read against an instrument: every event is
 //! checked (its part exists and can take it, its time is inside the score, a fret is on the
-//! string, sustained events on one part do not overlap) and resolved into
-//! [`Cue`](crate::score::Cue)s. Errors name the file, line and column of the offending field.
+//! string, sustained events on one part do not overlap) and resolved into [`Cue`]s. Errors name
+//! the file, line and column of the offending field.
 //!
 //! A score is the one format whose reading needs the layer below it: whether an event is valid
 //! (a fret on the string, a position on the part, a bow that does not overlap another) is known
 //! only against the instrument, and its errors must point at the event's fields. So the
 //! resolution into cues lives here, with the text's spans, while the cues themselves and what
 //! they do are the score layer's ([`crate::score`]). This module reads the events and expands
-//! repeats; [`event`] resolves each occurrence.
+//! repeats; its module `event` resolves each occurrence.
 
 mod event;
 

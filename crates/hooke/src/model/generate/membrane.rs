@@ -84,9 +84,14 @@ impl MembraneSpec {
         self
     }
 
-    /// Physical: sets the width along x and the height along y, m.
-    pub fn size(mut self, width: f64, height: f64) -> Self {
+    /// Physical: sets the width along x, m.
+    pub fn width(mut self, width: f64) -> Self {
         self.width = Some(width);
+        self
+    }
+
+    /// Physical: sets the height along y, m.
+    pub fn height(mut self, height: f64) -> Self {
         self.height = Some(height);
         self
     }
