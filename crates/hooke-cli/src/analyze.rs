@@ -1,7 +1,7 @@
 //! `hooke analyze`: what a scheme will do to each mode of a model, before running it; and the
 //! check `hooke run` makes before a run.
 
-use crate::run::{load_run, parse_scheme, read_model, StepArgs};
+use crate::load::{load_run, parse_scheme, read_model, StepArgs};
 use clap::{Args, ValueEnum};
 use hooke::analysis::linearise::About;
 use hooke::analysis::modes::Damping;

@@ -2,14 +2,13 @@
 //! model file, through the engine (which picks the kernel where one applies); `--voices` times
 //! the voice bank kernel itself, which the engine does not drive.
 
-use crate::run::{load_run, read_model, StepArgs};
+use crate::load::{load_run, read_model, StepArgs};
 use clap::Args;
-use hooke::engine::{Engine, EngineConfig, Pickups, Precision};
+use hooke::engine::{Engine, EngineConfig, PickupSpec, Pickups, Precision};
 use hooke::kernel::chain::UniformChain;
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
-use hooke::model::generate::{add_membrane, add_string, Elements, MembraneSpec, StringSpec};
-use hooke::model::Model;
+use hooke::model::{MembraneSpec, Model, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;
@@ -38,7 +37,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Integrator.
-    #[arg(long, default_value = "symplectic-euler", value_parser = crate::run::parse_scheme)]
+    #[arg(long, default_value = "symplectic-euler", value_parser = crate::load::parse_scheme)]
     pub scheme: SchemeKind,
     /// Threads for the string kernel's tiles.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -77,17 +76,8 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
         (None, Some(size), _) => {
             let (columns, rows) = parse_size(size)?;
             let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-            let spec = MembraneSpec {
-                id: "m".into(),
-                columns,
-                rows,
-                elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
-                height: None,
-                spacing: None,
-                origin: None,
-                drag: 0.0,
-            };
-            add_membrane(&mut model, &spec).map_err(|e| miette!("{e}"))?;
+            let spec = MembraneSpec::new("m", columns, rows).mass(MASS).stiffness(STIFFNESS).damping(DAMPING);
+            model.add_membrane(spec).map_err(|e| miette!("{e}"))?;
             let centre = (rows / 2) * columns + columns / 2;
             model.set_initial_position(centre, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
             time_engine(System::new(&model), centre_pickup(&model, centre)?, args, 1.0 / RATE)?
@@ -117,17 +107,8 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 (n * voices, rate, "voice bank")
             } else {
                 let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-                add_string(
-                    &mut model,
-                    &StringSpec {
-                        id: "s".into(),
-                        masses: n,
-                        elements: Elements::Lumped { mass: MASS, stiffness: STIFFNESS, damping: DAMPING },
-                        drag: 0.0,
-                        pluck: None,
-                    },
-                )
-                .map_err(|e| miette!("{e}"))?;
+                let string = StringSpec::new("s", n).mass(MASS).stiffness(STIFFNESS).damping(DAMPING);
+                model.add_string(string).map_err(|e| miette!("{e}"))?;
                 model.set_initial_position(n / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
                 time_engine(System::new(&model), centre_pickup(&model, n / 2)?, args, 1.0 / RATE)?
             }
@@ -181,14 +162,8 @@ fn measure(
 
 /// One channel listening to the position of mass `mass`.
 fn centre_pickup(model: &Model, mass: usize) -> miette::Result<Pickups> {
-    let spec = hooke::engine::PickupSpec {
-        channel: 1,
-        mass: model.masses()[mass].id.clone(),
-        quantity: hooke::engine::Quantity::Position,
-        axis: 0,
-        weight: 1.0,
-    };
-    Pickups::new(&[spec], model).map_err(|(_, e)| miette!("{e}"))
+    let spec = PickupSpec::position(model.masses()[mass].id.as_str());
+    Pickups::new(&[spec], model).map_err(|e| miette!("{e}"))
 }
 
 /// Steps per second of a bank of `voices` strings.

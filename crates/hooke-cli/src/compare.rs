@@ -1,11 +1,11 @@
 //! `hooke compare`: every scheme against a reference run, one table row per scheme.
 
-use crate::run::{load_run, read_model, StepArgs};
+use crate::load::{load_run, parse_reference, read_model, StepArgs};
 use clap::Args;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::energy_deviation;
 use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
-use hooke::model::file::ModelFile;
+use hooke::format::model::ModelFile;
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use miette::miette;
@@ -68,25 +68,6 @@ fn simulate(file: &ModelFile, scheme: SchemeKind, dt: f64, steps: u64, every: u6
     let started = Instant::now();
     engine.run(steps, &mut [], &mut [&mut trajectory]).map_err(|e| miette!("{scheme}: {e}"))?;
     Ok(Run { trajectory, seconds: started.elapsed().as_secs_f64() })
-}
-
-/// The reference scheme and its rate multiple.
-pub fn parse_reference(text: &str, rate: f64) -> miette::Result<(SchemeKind, u64)> {
-    let Some((name, reference_rate)) = text.split_once('@') else {
-        let scheme = text.parse::<SchemeKind>().map_err(|e| miette!("--reference: {e}"))?;
-        return Ok((scheme, 1));
-    };
-    let scheme = name.parse::<SchemeKind>().map_err(|e| miette!("--reference: {e}"))?;
-    let reference_rate: f64 = reference_rate
-        .parse()
-        .map_err(|_| miette!("--reference: expected SCHEME@RATE with RATE in Hz, found \"{text}\""))?;
-    let multiple = (reference_rate / rate).round();
-    if multiple < 1.0 || (multiple * rate - reference_rate).abs() > 1e-9 * reference_rate {
-        return Err(miette!(
-            "--reference: the reference rate {reference_rate} Hz must be a whole multiple of the compared rate {rate} Hz"
-        ));
-    }
-    Ok((scheme, multiple as u64))
 }
 
 fn parse_schemes(text: &str) -> miette::Result<Vec<SchemeKind>> {

@@ -3,7 +3,7 @@
 //! section 4.3, Algorithms 1-4, generalised to every scheme).
 
 use crate::analyze::{mode_table, ModeJson};
-use crate::run::parse_scheme;
+use crate::load::parse_scheme;
 use clap::{Args, Subcommand};
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::analysis::report::{analyse, AnalysisOptions};

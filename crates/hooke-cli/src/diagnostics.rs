@@ -1,6 +1,6 @@
 //! Turning library errors into miette reports.
 
-use hooke::model::SourceError;
+use hooke::format::SourceError;
 use miette::{Diagnostic, NamedSource, SourceSpan};
 
 /// A [`SourceError`] with its source text, so miette can show the offending line.

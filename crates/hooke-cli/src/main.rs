@@ -5,6 +5,7 @@ mod bench;
 mod compare;
 mod design;
 mod diagnostics;
+mod load;
 mod plot;
 mod render;
 mod run;

@@ -2,8 +2,7 @@
 //! `analyze`. The pictures themselves are drawn by the `hooke-plot` crate; this module reads the
 //! command line, runs what is needed and names the file.
 
-use crate::compare::parse_reference;
-use crate::run::{load_run, parse_scheme, read_model, LoadedRun, StepArgs};
+use crate::load::{load_run, parse_reference, parse_scheme, read_model, LoadedRun, StepArgs};
 use clap::{Args, ValueEnum};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;

@@ -2,11 +2,12 @@
 //! simulated at K times the output rate and decimated, and `hooke demo`, the guitar phrase.
 
 use crate::diagnostics::FileDiagnostic;
-use crate::run::{parse_format, parse_scheme, read_model, write_wav_file};
-use hooke::instrument::file::{parse as parse_instrument, InstrumentFile};
+use crate::load::{parse_format, parse_scheme, read_model};
+use crate::run::write_wav_file;
+use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
+use hooke::format::score::parse as parse_score;
 use hooke::io::{SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
-use hooke::score::file::parse as parse_score;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use miette::{miette, IntoDiagnostic};
 use std::path::{Path, PathBuf};
@@ -162,7 +163,7 @@ fn build(
                 ),
                 _ => String::new(),
             };
-            let located = hooke::model::SourceError { message: format!("{}{hint}", error.message), ..error };
+            let located = hooke::format::SourceError { message: format!("{}{hint}", error.message), ..error };
             Err(FileDiagnostic::new(located, text).into())
         }
     }

@@ -1,14 +1,10 @@
 //! `hooke run`.
 
-use crate::diagnostics::FileDiagnostic;
+use crate::load::{load_run, parse_format, parse_scheme, read_model, LoadedRun, StepArgs};
 use clap::Args;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
-use hooke::engine::{
-    EnergyMonitor, EnergySummary, Engine, EngineConfig, Observer, PartialRunSettings, RunLength, RunSettings,
-    StepSize,
-};
+use hooke::engine::{EnergyMonitor, EnergySummary, Engine, EngineConfig, Observer};
 use hooke::io::{AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
-use hooke::model::file::{parse, ModelFile};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -58,68 +54,6 @@ pub struct RunArgs {
     pub plot: Option<PathBuf>,
 }
 
-/// The step and the length of a run, from the command line; they override the file's `[run]`.
-#[derive(Args, Debug, Default, Clone)]
-pub struct StepArgs {
-    /// Steps per second, Hz.
-    #[arg(long, conflicts_with = "dt")]
-    pub rate: Option<f64>,
-    /// Step length, s.
-    #[arg(long)]
-    pub dt: Option<f64>,
-    /// Simulated time, s.
-    #[arg(long, conflicts_with = "steps")]
-    pub duration: Option<f64>,
-    /// Number of steps.
-    #[arg(long)]
-    pub steps: Option<u64>,
-}
-
-/// A parsed model file with its run settings completed: file, then command line, then defaults.
-pub struct LoadedRun {
-    /// The model file.
-    pub file: ModelFile,
-    /// The settings in force.
-    pub settings: RunSettings,
-    /// The number of steps (at least 1).
-    pub steps: u64,
-}
-
-/// Parses `source` and settles the run settings; errors point into the file or at the flag.
-pub fn load_run(
-    source: &str,
-    file_name: &str,
-    scheme: Option<SchemeKind>,
-    step: &StepArgs,
-) -> miette::Result<LoadedRun> {
-    let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
-    let settings = file.run.overridden_by(command_line_settings(scheme, step)?).or_defaults();
-    let steps = settings.length.steps(settings.step.seconds());
-    if steps == 0 {
-        return Err(miette!(
-            "the run is shorter than half a step (dt = {} s): nothing to simulate",
-            settings.step.seconds()
-        ));
-    }
-    Ok(LoadedRun { file, settings, steps })
-}
-
-/// Reads a model file, with the error naming it when it cannot be read.
-pub fn read_model(path: &Path) -> miette::Result<String> {
-    std::fs::read_to_string(path)
-        .into_diagnostic()
-        .wrap_err_with(|| format!("cannot read model file {}", path.display()))
-}
-
-pub fn parse_scheme(name: &str) -> Result<SchemeKind, String> {
-    name.parse::<SchemeKind>().map_err(|e| e.to_string())
-}
-
-pub fn parse_format(name: &str) -> Result<SampleFormat, String> {
-    SampleFormat::from_name(name)
-        .ok_or_else(|| format!("unknown format \"{name}\"; expected f32, i16 or i24"))
-}
-
 /// `hooke run MODEL.toml ...`.
 pub fn run_command(args: &RunArgs) -> miette::Result<()> {
     if let Some(path) = &args.plot {
@@ -132,27 +66,6 @@ pub fn run_command(args: &RunArgs) -> miette::Result<()> {
         crate::plot::run_plot(&loaded, &args.model, path)?;
     }
     Ok(())
-}
-
-/// Settings from the command line, validated as the file's are.
-fn command_line_settings(scheme: Option<SchemeKind>, args: &StepArgs) -> miette::Result<PartialRunSettings> {
-    let flag = |name: &'static str| {
-        move |e: hooke::model::ModelError| miette!("--{name}: expected {}, found {}", e.expected, e.found)
-    };
-    Ok(PartialRunSettings {
-        scheme,
-        step: match (args.rate, args.dt) {
-            (Some(hz), _) => Some(StepSize::rate(hz).map_err(flag("rate"))?),
-            (None, Some(dt)) => Some(StepSize::dt(dt).map_err(flag("dt"))?),
-            (None, None) => None,
-        },
-        length: match (args.duration, args.steps) {
-            (Some(d), _) => Some(RunLength::duration(d).map_err(flag("duration"))?),
-            (None, Some(0)) => return Err(miette!("--steps: expected at least 1 step, found 0")),
-            (None, Some(n)) => Some(RunLength::Steps(n)),
-            (None, None) => None,
-        },
-    })
 }
 
 fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<()> {

@@ -2,7 +2,7 @@
 //! the pictures are not blank, SVG is well-formed and deterministic, files are written whole or
 //! not at all, and bad input gets a clear error.
 
-use hooke::model::file::parse;
+use hooke::format::model::parse;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use hooke_plot::output::{render_png, render_svg};

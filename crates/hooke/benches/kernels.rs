@@ -11,8 +11,7 @@ use hooke::kernel::chain::{ChainKernel, Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::kernel::Real;
-use hooke::model::generate::{add_string, Elements, StringSpec};
-use hooke::model::Model;
+use hooke::model::{Model, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use std::hint::black_box;
@@ -108,9 +107,7 @@ fn schemes(c: &mut Criterion) {
     let mut group = c.benchmark_group("schemes/string-80");
     let n = 80;
     let mut model = Model::new(1).unwrap();
-    let elements = Elements::Lumped { mass: 1e-3, stiffness: 230_400.0, damping: 4.8e-3 };
-    add_string(&mut model, &StringSpec { id: "s".into(), masses: n, elements, drag: 0.0, pluck: None })
-        .unwrap();
+    model.add_string(StringSpec::new("s", n).mass(1e-3).stiffness(230_400.0).damping(4.8e-3)).unwrap();
     model.set_initial_position(n / 2, &[1e-3]).unwrap();
     let system = System::new(&model);
     for scheme in SchemeKind::ALL.into_iter().filter(|s| *s != SchemeKind::ForwardEuler) {

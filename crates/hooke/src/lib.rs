@@ -1,13 +1,13 @@
 //! Hooke: networks of masses, springs and dampers, simulated with known accuracy.
 //!
-//! Data flows one way: a model file ([`model::file`]) or code builds a validated
+//! Data flows one way: a model file ([`format::model`]) or code builds a validated
 //! [`model::Model`]; [`system::System`] compiles it to flat arrays; a [`scheme::Scheme`] steps a
 //! [`system::State`]; [`engine`] runs the loop, renders the pickups and feeds observers (energy, CSV);
 //! [`io`] writes WAV and CSV. Units are SI everywhere.
 //!
 //! ```
 //! use hooke::engine::{Engine, EngineConfig};
-//! use hooke::model::file::parse;
+//! use hooke::format::model::parse;
 //!
 //! let file = parse(r#"
 //!     [model]
@@ -35,6 +35,7 @@
 pub mod analysis;
 pub mod engine;
 pub mod forces;
+pub mod format;
 pub mod instrument;
 pub mod io;
 pub mod kernel;

@@ -22,8 +22,7 @@ use hooke::analysis::regions::{
 use hooke::analysis::report::{analyse, AnalysisOptions, ModelModes, SchemeAnalysis};
 use hooke::analysis::stability::{symplectic_euler_largest_step, StableStep};
 use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
-use hooke::model::generate::{add_string, Elements, StringSpec};
-use hooke::model::{LinkSpec, Mass, Model};
+use hooke::model::{Anchor, Mass, Model, Spring, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::f64::consts::PI;
@@ -37,9 +36,7 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
 /// as docs/errata.md reads it).
 fn string(n: usize, mass: f64, stiffness: f64, damping: f64) -> Model {
     let mut model = Model::new(1).unwrap();
-    let elements = Elements::Lumped { mass, stiffness, damping };
-    add_string(&mut model, &StringSpec { id: "s".into(), masses: n, elements, drag: 0.0, pluck: None })
-        .unwrap();
+    model.add_string(StringSpec::new("s", n).mass(mass).stiffness(stiffness).damping(damping)).unwrap();
     model
 }
 
@@ -608,7 +605,7 @@ fn strings_designed_for_each_scheme_measure_440_hz_and_one_second_in_that_scheme
 fn pendulum_at(pivot: [f64; 2], bob: [f64; 2]) -> Model {
     let mut model = Model::new(2).unwrap();
     model.set_gravity(&[0.0, -9.81]).unwrap();
-    model.add_anchor("pivot", &pivot).unwrap();
+    model.add_anchor(Anchor::new("pivot").position(pivot)).unwrap();
     model
         .add_mass(Mass {
             id: "bob".into(),
@@ -618,16 +615,7 @@ fn pendulum_at(pivot: [f64; 2], bob: [f64; 2]) -> Model {
             drag: 0.0,
         })
         .unwrap();
-    model
-        .add_link(LinkSpec {
-            id: None,
-            a: "pivot",
-            b: "bob",
-            stiffness: 1e4,
-            rest_length: None,
-            damping: 0.0,
-        })
-        .unwrap();
+    model.add_spring(Spring::new("pivot", "bob", 1e4)).unwrap();
     model
 }
 
@@ -747,15 +735,17 @@ fn a_large_string_takes_the_sparse_path_and_finds_its_lowest_and_highest_modes()
 /// mass: the damping is not modal.
 fn non_modal_chain() -> Model {
     let mut model = Model::new(1).unwrap();
-    model.add_anchor("left", &[0.0]).unwrap();
+    model.add_anchor(Anchor::new("left").position([0.0])).unwrap();
     for (id, mass, drag) in [("m1", 1.0, 0.0), ("m2", 1.5, 0.0), ("m3", 0.8, 5.0)] {
         model.add_mass(Mass { id: id.into(), mass, position: vec![0.0], velocity: vec![0.0], drag }).unwrap();
     }
-    model.add_anchor("right", &[0.0]).unwrap();
+    model.add_anchor(Anchor::new("right").position([0.0])).unwrap();
     for (a, b, stiffness, damping) in
         [("left", "m1", 3e5, 0.0), ("m1", "m2", 2e5, 6.0), ("m2", "m3", 4e5, 0.0), ("m3", "right", 1e5, 0.0)]
     {
-        model.add_link(LinkSpec { id: None, a, b, stiffness, rest_length: None, damping }).unwrap();
+        model
+            .add_spring(Spring { id: None, a: a.into(), b: b.into(), stiffness, rest_length: None, damping })
+            .unwrap();
     }
     model.set_initial_position(0, &[1e-3]).unwrap();
     model.set_initial_position(1, &[-0.5e-3]).unwrap();
@@ -829,7 +819,7 @@ fn tuning_a_prestressed_2d_chain_follows_its_tension() {
     // to 1 m): the transverse modes' frequencies come from the tension, which scales with k. The
     // dampers act along the links, so only the drag damps the transverse modes.
     let mut model = Model::new(2).unwrap();
-    model.add_anchor("left", &[0.0, 0.0]).unwrap();
+    model.add_anchor(Anchor::new("left").position([0.0, 0.0])).unwrap();
     for i in 1..=3 {
         let id = format!("m{i}");
         model
@@ -842,10 +832,17 @@ fn tuning_a_prestressed_2d_chain_follows_its_tension() {
             })
             .unwrap();
     }
-    model.add_anchor("right", &[4.0, 0.0]).unwrap();
+    model.add_anchor(Anchor::new("right").position([4.0, 0.0])).unwrap();
     for (a, b) in [("left", "m1"), ("m1", "m2"), ("m2", "m3"), ("m3", "right")] {
         model
-            .add_link(LinkSpec { id: None, a, b, stiffness: 100.0, rest_length: Some(0.9), damping: 0.05 })
+            .add_spring(Spring {
+                id: None,
+                a: a.into(),
+                b: b.into(),
+                stiffness: 100.0,
+                rest_length: Some(0.9),
+                damping: 0.05,
+            })
             .unwrap();
     }
     let target = TuneTarget { frequency_hz: 20.0, time_constant: Some(2.0) };
@@ -865,16 +862,25 @@ fn free_motions_of_a_non_modal_2d_network_are_at_zero_not_unstable() {
     // Two masses on slack (rest-length) springs in a row: sideways they are free. A dashpot on one
     // spring and drag on one mass make the damping non-modal.
     let mut model = Model::new(2).unwrap();
-    model.add_anchor("left", &[0.0, 0.0]).unwrap();
+    model.add_anchor(Anchor::new("left").position([0.0, 0.0])).unwrap();
     for (i, drag) in [(1, 0.0), (2, 2.0)] {
         let id = format!("m{i}");
         model
             .add_mass(Mass { id, mass: 1.0, position: vec![i as f64, 0.0], velocity: vec![0.0, 0.0], drag })
             .unwrap();
     }
-    model.add_anchor("right", &[3.0, 0.0]).unwrap();
+    model.add_anchor(Anchor::new("right").position([3.0, 0.0])).unwrap();
     for (a, b, damping) in [("left", "m1", 0.0), ("m1", "m2", 3.0), ("m2", "right", 0.0)] {
-        model.add_link(LinkSpec { id: None, a, b, stiffness: 1e4, rest_length: None, damping }).unwrap();
+        model
+            .add_spring(Spring {
+                id: None,
+                a: a.into(),
+                b: b.into(),
+                stiffness: 1e4,
+                rest_length: None,
+                damping,
+            })
+            .unwrap();
     }
     let report = analysis(&model, SchemeKind::Rk4, 1e-3);
     assert_eq!(report.damping, Damping::NonModal);
@@ -908,7 +914,7 @@ fn states_that_cannot_be_linearised_are_errors() {
     assert!(error.to_string().contains("not finite at mass \"bob\""), "{error}");
     // A model without masses has no mode.
     let mut empty = Model::new(1).unwrap();
-    empty.add_anchor("a", &[0.0]).unwrap();
+    empty.add_anchor(Anchor::new("a").position([0.0])).unwrap();
     let error =
         analyse(&System::new(&empty), SchemeKind::Rk4, 1e-3, &AnalysisOptions::default()).unwrap_err();
     assert_eq!(error, AnalysisError::NoMasses);

@@ -1,8 +1,8 @@
 //! One test per validation rule: the error names file, line and column, the offending text and
 //! what was expected. No bad file panics.
 
-use hooke::model::file::parse;
-use hooke::model::SourceError;
+use hooke::format::model::parse;
+use hooke::format::SourceError;
 
 /// Parses `source` (named `bad.toml`), expecting an error.
 fn error(source: &str) -> SourceError {

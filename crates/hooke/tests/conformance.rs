@@ -7,7 +7,7 @@ use common::oscillator;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Pickups};
-use hooke::model::file::parse;
+use hooke::format::model::parse;
 use hooke::model::Model;
 use hooke::scheme::{SchemeKind, EXACT_ORDER};
 use hooke::system::System;

@@ -6,8 +6,8 @@
 use hooke::analysis::energy::energy;
 use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
 use hooke::forces::{self, contact};
+use hooke::format::model::{load, parse, parse_relative_to};
 use hooke::linalg::sparse::SparseMatrix;
-use hooke::model::file::{load, parse, parse_relative_to};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Every TOML model shown in README.md and docs/model-format.md parses and runs a few steps.
 
 use hooke::engine::{Engine, EngineConfig, Pickups};
-use hooke::model::file::parse;
+use hooke::format::model::parse;
 use hooke::system::System;
 use std::path::Path;
 

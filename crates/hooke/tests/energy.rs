@@ -7,8 +7,7 @@ mod common;
 use common::{oscillator, StateLog};
 use hooke::analysis::energy::energy;
 use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Pickups};
-use hooke::model::generate::{add_string, Elements, StringSpec};
-use hooke::model::Model;
+use hooke::model::{Model, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 use std::f64::consts::PI;
@@ -42,17 +41,7 @@ fn for_each_state(
 fn morgan_qiao_2008_string() -> Model {
     let mut model = Model::new(1).unwrap();
     let omega0: f64 = 18497.2439;
-    add_string(
-        &mut model,
-        &StringSpec {
-            id: "s".into(),
-            masses: 20,
-            elements: Elements::Lumped { mass: 1.0, stiffness: omega0 * omega0, damping: 0.0 },
-            drag: 0.0,
-            pluck: None,
-        },
-    )
-    .unwrap();
+    model.add_string(StringSpec::new("s", 20).mass(1.0).stiffness(omega0 * omega0).damping(0.0)).unwrap();
     model.set_initial_position(5, &[1.0]).unwrap();
     model
 }

@@ -6,12 +6,12 @@
 
 use hooke::engine::excitation::{Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
-use hooke::instrument::file::parse as parse_instrument;
+use hooke::format::instrument::parse as parse_instrument;
+use hooke::format::model::parse as parse_model;
+use hooke::format::score::parse as parse_score;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::Instrument;
-use hooke::model::file::parse as parse_model;
 use hooke::scheme::SchemeKind;
-use hooke::score::file::parse as parse_score;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 
 use hooke::analysis::energy::energy;
 use hooke::engine::{EnergyMonitor, Engine, EngineConfig, Observer, PickupRecorder, Pickups, StepSize};
-use hooke::model::file::{parse, ModelFile};
+use hooke::format::model::{parse, ModelFile};
 use hooke::model::Node;
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};

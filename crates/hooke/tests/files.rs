@@ -2,8 +2,8 @@
 //! its name only when complete; an unstable run keeps its rows and reports the failing step.
 
 use hooke::engine::{Engine, EngineConfig, Pickups, RunError};
+use hooke::format::model::parse;
 use hooke::io::{write_csv_file, write_wav_file, CsvError, SampleFormat, WavOptions};
-use hooke::model::file::parse;
 use hooke::system::System;
 
 fn folder(name: &str) -> std::path::PathBuf {

@@ -7,8 +7,8 @@ mod common;
 use common::{closed_form, quadratic_roots};
 use hooke::engine::{Engine, EngineConfig, Pickups};
 use hooke::forces;
-use hooke::model::file::parse;
-use hooke::model::{Mass, Model};
+use hooke::format::model::parse;
+use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use std::f64::consts::PI;
@@ -137,7 +137,7 @@ fn geometric_spring_dashpot_drag_and_gravity_forces_in_2d_and_3d() {
         };
         let mut model = Model::new(dim).unwrap();
         model.set_gravity(&pad([0.0, -9.81])).unwrap();
-        model.add_anchor("a", &pad([0.0, 0.0])).unwrap();
+        model.add_anchor(Anchor::new("a").position(pad([0.0, 0.0]))).unwrap();
         model
             .add_mass(Mass {
                 id: "m".into(),
@@ -147,16 +147,7 @@ fn geometric_spring_dashpot_drag_and_gravity_forces_in_2d_and_3d() {
                 drag: 0.1,
             })
             .unwrap();
-        model
-            .add_link(hooke::model::LinkSpec {
-                id: None,
-                a: "a",
-                b: "m",
-                stiffness: 2.0,
-                rest_length: Some(1.0),
-                damping: 0.5,
-            })
-            .unwrap();
+        model.add_spring(Spring::new("a", "m", 2.0).rest_length(1.0).damping(0.5)).unwrap();
         let system = System::new(&model);
         let state = system.initial_state();
         let mut f = vec![0.0; state.x.len()];

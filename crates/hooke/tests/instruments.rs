@@ -7,11 +7,11 @@ mod measure;
 
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::engine::decimate::Decimator;
+use hooke::format::score::parse;
 use hooke::instrument::frets::{fret_pitch, fret_stop, FretMethod};
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::{Instrument, InstrumentError, PartKind, StringPart};
 use hooke::scheme::SchemeKind;
-use hooke::score::file::parse;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use measure::{spectral_peak, spectrum};
 
@@ -409,7 +409,7 @@ fn every_example_instrument_plays_its_scores() {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
     let mut played = 0;
     for instrument_name in ["guitar", "drum", "reed", "sitar", "pendulum"] {
-        let file = hooke::instrument::file::load(&folder.join(format!("{instrument_name}.toml"))).unwrap();
+        let file = hooke::format::instrument::load(&folder.join(format!("{instrument_name}.toml"))).unwrap();
         let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
         let mut scores: Vec<_> = std::fs::read_dir(&folder)
             .unwrap()
@@ -419,7 +419,7 @@ fn every_example_instrument_plays_its_scores() {
         scores.sort();
         assert!(!scores.is_empty(), "no score for {instrument_name}");
         for path in scores {
-            let score = hooke::score::file::load(&path, &instrument).unwrap_or_else(|e| panic!("{e}"));
+            let score = hooke::format::score::load(&path, &instrument).unwrap_or_else(|e| panic!("{e}"));
             // The first 0.2 s (or the whole score if shorter) of each.
             let mut performance =
                 Performance::new(&instrument, score, PerformanceOptions { oversample, ..Default::default() })
@@ -444,7 +444,7 @@ fn the_pair_in_the_score_format_documentation_plays() {
     let blocks: Vec<&str> =
         page.split("```toml\n").skip(1).map(|block| block.split("```").next().unwrap()).collect();
     assert_eq!(blocks.len(), 2, "the page shows one instrument and one score");
-    let file = hooke::instrument::file::parse(blocks[0], "docs/score-format.md (instrument)").unwrap();
+    let file = hooke::format::instrument::parse(blocks[0], "docs/score-format.md (instrument)").unwrap();
     let (oversample, instrument) = file.build_stable(file.scheme, file.rate, None).unwrap();
     let output = render(&instrument, blocks[1], PerformanceOptions { oversample, ..Default::default() });
     assert_eq!(output.len(), 1, "mono");

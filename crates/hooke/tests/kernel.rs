@@ -2,8 +2,8 @@
 //! threads, block splits and tiles change nothing; f32 agrees to its precision.
 
 use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups, Precision, Quantity, RunError};
+use hooke::format::model::parse;
 use hooke::kernel::chain::UniformChain;
-use hooke::model::file::parse;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
@@ -19,7 +19,7 @@ fn string(n: usize, taps: &[usize]) -> (System, Pickups) {
         .enumerate()
         .map(|(i, &mass)| PickupSpec {
             channel: 1 + i % 2,
-            mass: format!("s.{}", mass + 1),
+            mass: format!("s.{}", mass + 1).into(),
             quantity: if i % 3 == 0 { Quantity::Velocity } else { Quantity::Position },
             axis: 0,
             weight: 1.0 + i as f64,
@@ -104,7 +104,7 @@ fn the_kernel_matches_the_general_path_on_one_tile_and_on_many() {
         assert_eq!(fast[0].len(), slow[0].len());
         let error = max_relative(&fast, &slow);
         assert!(error < 1e-12, "{n} masses: samples differ by {error:e} of the peak");
-        let (a, b) = (renderer.state(), simulation.state());
+        let (a, b) = (renderer.state(), &simulation.state());
         let peak = b.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let state_error = a.x.iter().zip(&b.x).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max) / peak;
         assert!(state_error < 1e-12, "{n} masses: states differ by {state_error:e}");

@@ -5,7 +5,7 @@
 mod common;
 
 use common::oscillator;
-use hooke::model::{LinkSpec, Mass, Model};
+use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 
@@ -170,7 +170,7 @@ const CHAIN_GRAVITY: f64 = -9.81;
 fn chain() -> Model {
     let mut model = Model::new(1).unwrap();
     model.set_gravity(&[CHAIN_GRAVITY]).unwrap();
-    model.add_anchor("left", &[0.0]).unwrap();
+    model.add_anchor(Anchor::new("left").position([0.0])).unwrap();
     let (x0, v0) = ([0.1, -0.05, 0.2], [0.0, 0.3, -0.1]);
     for i in 0..3 {
         let mass = Mass {
@@ -182,14 +182,16 @@ fn chain() -> Model {
         };
         model.add_mass(mass).unwrap();
     }
-    model.add_anchor("right", &[0.0]).unwrap();
+    model.add_anchor(Anchor::new("right").position([0.0])).unwrap();
     for (a, b, stiffness, damping) in [
         ("left", "m1", 40.0, 0.0),
         ("m1", "m2", 60.0, 0.3),
         ("m2", "m3", 50.0, 0.5),
         ("m3", "right", 30.0, 0.0),
     ] {
-        model.add_link(LinkSpec { id: None, a, b, stiffness, rest_length: None, damping }).unwrap();
+        model
+            .add_spring(Spring { id: None, a: a.into(), b: b.into(), stiffness, rest_length: None, damping })
+            .unwrap();
     }
     model
 }
@@ -416,15 +418,17 @@ fn rk4_converges_at_fourth_order_on_a_damped_chain() {
 fn schemes_leave_anchors_and_the_clock_alone_in_2d() {
     let mut model = Model::new(2).unwrap();
     model.set_gravity(&[0.0, -9.81]).unwrap();
-    model.add_anchor("a", &[0.0, 0.0]).unwrap();
-    model.add_anchor("b", &[2.0, 0.5]).unwrap();
+    model.add_anchor(Anchor::new("a").position([0.0, 0.0])).unwrap();
+    model.add_anchor(Anchor::new("b").position([2.0, 0.5])).unwrap();
     for (id, position, drag) in [("p", [0.7, -0.3], 0.0), ("q", [1.4, -0.2], 0.3)] {
         let mass =
             Mass { id: id.into(), mass: 0.4, position: position.to_vec(), velocity: vec![0.1, 0.2], drag };
         model.add_mass(mass).unwrap();
     }
     for (a, b, stiffness, damping) in [("a", "p", 50.0, 0.2), ("p", "q", 80.0, 0.1), ("q", "b", 60.0, 0.0)] {
-        model.add_link(LinkSpec { id: None, a, b, stiffness, rest_length: None, damping }).unwrap();
+        model
+            .add_spring(Spring { id: None, a: a.into(), b: b.into(), stiffness, rest_length: None, damping })
+            .unwrap();
     }
     let system = System::new(&model);
     for kind in [SchemeKind::Rk4, SchemeKind::Vefrl] {

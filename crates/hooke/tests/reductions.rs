@@ -28,7 +28,7 @@ fn hooke_run(scheme: SchemeKind) -> Vec<(f64, f64)> {
         MASS * OMEGA0 * OMEGA0,
         MASS * GAMMA
     );
-    let file = hooke::model::file::parse(&source, "reed.toml").unwrap();
+    let file = hooke::format::model::parse(&source, "reed.toml").unwrap();
     let mut log = StateLog::default();
     let mut simulation = Engine::from_system(
         System::new(&file.model),

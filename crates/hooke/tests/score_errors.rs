@@ -1,12 +1,12 @@
 //! Bad scores and instrument files: each error names the line and column of the offending text,
 //! what was expected and what was found.
 
-use hooke::instrument::file::parse as parse_instrument;
+use hooke::format::instrument::parse as parse_instrument;
+use hooke::format::score::parse;
+use hooke::format::SourceError;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::Instrument;
-use hooke::model::SourceError;
 use hooke::scheme::SchemeKind;
-use hooke::score::file::parse;
 use std::sync::OnceLock;
 
 fn instrument() -> &'static Instrument {
@@ -129,4 +129,13 @@ fn the_analysis_chooses_the_oversampling() {
         error.message.contains("string E4") && error.message.contains("needs a rate above 5392"),
         "{error}"
     );
+}
+
+#[test]
+fn a_drive_sinusoid_error_points_at_the_sinusoid_field() {
+    let drive = "[[drive]]\ntime = 0.0\npart = \"E2\"\nposition = 0.5\nduration = 0.5\n";
+    let score = format!("{HEADER}{drive}sinusoids = [{{ amplitude = 1.0, frequency = -5.0 }}]\n");
+    fails(&score, 8, 45, "-5.0", &["drive on \"E2\" at 0 s, sinusoid 1", "`frequency`", "a value >= 0"]);
+    let score = format!("{HEADER}{drive}constant = 1.0\ngain = 2.0\n");
+    fails(&score, 9, 8, "2.0", &["`gain`", "`gain` only with `wav`"]);
 }

@@ -21,8 +21,7 @@ use super::error::AnalysisError;
 use super::modes::Damping;
 use super::poles::{dominant, DiscretePole, OSCILLATOR_TOLERANCE};
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
-use crate::model::generate::{add_string, Elements, StringSpec};
-use crate::model::{BarrierSpec, CollisionSpec, ForceSpec, LinkSpec, Mass, MassSelection, Model};
+use crate::model::{BarrierSpec, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use faer::c64;
@@ -343,45 +342,42 @@ pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> 
         scaled.add_mass(Mass { drag: mass.drag * damping_scale, ..mass.clone() })?;
     }
     for anchor in model.anchors() {
-        scaled.add_anchor(&anchor.id, &anchor.position)?;
+        scaled.add_anchor(anchor.clone())?;
     }
+    // Masses and anchors keep their indices, so the handles of `model` name the same nodes.
     for link in model.links() {
-        scaled.add_link(LinkSpec {
-            id: link.id.as_deref(),
-            a: model.node_id(link.a),
-            b: model.node_id(link.b),
+        let spring = Spring {
+            id: link.id.clone(),
+            a: link.a.into(),
+            b: link.b.into(),
             stiffness: link.stiffness * stiffness_scale,
             rest_length: Some(link.rest_length),
             damping: link.damping * damping_scale,
-        })?;
+        };
+        scaled.add_spring(spring)?;
     }
-    let mass_id = |i: usize| model.masses()[i].id.as_str();
     for barrier in model.barriers() {
         scaled.add_barrier(BarrierSpec {
-            id: barrier.id.as_deref(),
-            masses: MassSelection::Ids(barrier.masses.iter().map(|&i| mass_id(i)).collect()),
-            position: &barrier.position,
-            normal: &barrier.normal,
+            id: barrier.id.clone(),
+            masses: barrier.masses.iter().map(|&i| Node::Mass(i)).collect::<Vec<_>>().into(),
+            position: barrier.position.clone(),
+            normal: barrier.normal.clone(),
             stiffness: barrier.stiffness,
             exponent: barrier.exponent,
         })?;
     }
     for collision in model.collisions() {
         scaled.add_collision(CollisionSpec {
-            id: collision.id.as_deref(),
-            a: mass_id(collision.a),
-            b: mass_id(collision.b),
+            id: collision.id.clone(),
+            a: Node::Mass(collision.a).into(),
+            b: Node::Mass(collision.b).into(),
             distance: collision.distance,
             stiffness: collision.stiffness,
             exponent: collision.exponent,
         })?;
     }
     for force in model.external_forces() {
-        scaled.add_force(ForceSpec {
-            mass: mass_id(force.mass),
-            axis: force.axis,
-            signal: force.signal.clone(),
-        })?;
+        scaled.add_force(ForceSpec::new(Node::Mass(force.mass), force.signal.clone()).axis(force.axis))?;
     }
     Ok(scaled)
 }
@@ -425,16 +421,7 @@ pub fn design_string(
     }
     let string = |mass: f64, stiffness: f64, damping: f64| -> Result<Model, AnalysisError> {
         let mut model = Model::new(1)?;
-        add_string(
-            &mut model,
-            &StringSpec {
-                id: "s".to_string(),
-                masses,
-                elements: Elements::Lumped { mass, stiffness, damping },
-                drag: 0.0,
-                pluck: None,
-            },
-        )?;
+        model.add_string(StringSpec::new("s", masses).mass(mass).stiffness(stiffness).damping(damping))?;
         Ok(model)
     };
     // Lightly damped, so that the prototype's modes are ordered by frequency as the result's.

@@ -20,7 +20,7 @@
 
 use super::error::AnalysisError;
 use super::linearise::Linearisation;
-use crate::model::{LinkSpec, Mass, Model};
+use crate::model::{Anchor, Mass, Model, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use faer::{c64, Mat};
@@ -154,24 +154,11 @@ pub fn oscillator_poles(
 /// ground.
 fn bank_model(bank: &[Oscillator], h: f64) -> Result<Model, AnalysisError> {
     let mut model = Model::new(1)?;
-    model.add_anchor("ground", &[0.0])?;
+    let ground = model.add_anchor(Anchor::new("ground"))?;
     for (i, oscillator) in bank.iter().enumerate() {
-        let id = format!("q{i}");
-        model.add_mass(Mass {
-            id: id.clone(),
-            mass: 1.0,
-            position: vec![0.0],
-            velocity: vec![0.0],
-            drag: 0.0,
-        })?;
-        model.add_link(LinkSpec {
-            id: None,
-            a: "ground",
-            b: &id,
-            stiffness: oscillator.omega0_squared * h * h,
-            rest_length: None,
-            damping: oscillator.gamma * h,
-        })?;
+        let mass = model.add_mass(Mass::new(format!("q{i}"), 1.0))?;
+        let spring = Spring::new(ground, mass, oscillator.omega0_squared * h * h);
+        model.add_spring(spring.damping(oscillator.gamma * h))?;
     }
     Ok(model)
 }

@@ -200,3 +200,14 @@ pub enum Event {
         stopped: bool,
     },
 }
+
+/// Why an engine could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A pickup names no mass of the model, or the channels have gaps.
+    #[error(transparent)]
+    Pickup(#[from] super::PickupError),
+    /// A figure of the [`EngineConfig`] is out of range.
+    #[error(transparent)]
+    Config(#[from] ModelError),
+}

@@ -11,19 +11,19 @@
 //! steps a system it was not built for.
 //!
 //! ```
-//! use hooke::engine::{Engine, EngineConfig, PickupSpec, Quantity};
-//! use hooke::model::generate::{add_string, Elements, StringSpec};
-//! use hooke::model::Model;
-//! let mut model = Model::new(1).unwrap();
-//! let elements = Elements::Lumped { mass: 1e-3, stiffness: 2e5, damping: 0.0 };
-//! add_string(&mut model, &StringSpec { id: "s".into(), masses: 10, elements, drag: 0.0, pluck: None }).unwrap();
-//! model.set_initial_position(3, &[1e-3]).unwrap();
-//! let pickup = PickupSpec { channel: 1, mass: "s.4".into(), quantity: Quantity::Position, axis: 0, weight: 1.0 };
-//! let mut engine = Engine::new(&model, &[pickup], EngineConfig::default().rate(48_000.0)).unwrap();
+//! use hooke::engine::{Engine, EngineConfig, PickupSpec};
+//! use hooke::model::{Model, StringSpec};
+//!
+//! let mut model = Model::new(1)?;
+//! let masses = model.add_string(StringSpec::new("s", 10).mass(1e-3).stiffness(2e5))?;
+//! model.set_initial_position(3, &[1e-3])?;
+//! let config = EngineConfig::default().rate(48_000.0);
+//! let mut engine = Engine::new(&model, &[PickupSpec::position(masses[3])], config)?;
 //! let mut block = vec![0.0f32; 64];
-//! engine.render(&mut [&mut block[..]]).unwrap();
+//! engine.render(&mut [&mut block[..]])?;
 //! assert_eq!(engine.step(), 64);
 //! assert!(block[0] > 0.0 && block[0] < 1e-3); // the sample after the first step
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod config;
@@ -36,14 +36,14 @@ mod stage;
 
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
-pub use config::{EngineConfig, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
+pub use config::{EngineConfig, EngineError, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
 pub use energy_monitor::{EnergyMonitor, EnergySummary};
-pub use pickup::{PickupRecorder, PickupSpec, Pickups};
+pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
-use crate::model::{Model, ModelError};
+use crate::model::Model;
 use crate::scheme::{EnergyExchange, SchemeError, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
@@ -204,13 +204,13 @@ pub struct Engine {
 impl Engine {
     /// `model` with the pickups `pickups` (one output channel per channel number), run as
     /// `config` says. The error names what is wrong: a pickup, or a figure of the config.
-    pub fn new(model: &Model, pickups: &[PickupSpec], config: EngineConfig) -> Result<Self, ModelError> {
-        let pickups = Pickups::new(pickups, model).map_err(|(_, error)| error)?;
+    pub fn new(model: &Model, pickups: &[PickupSpec], config: EngineConfig) -> Result<Self, EngineError> {
+        let pickups = Pickups::new(pickups, model)?;
         Self::from_system(System::new(model), pickups, config)
     }
 
     /// A compiled system with resolved pickups, run as `config` says.
-    pub fn from_system(system: System, pickups: Pickups, config: EngineConfig) -> Result<Self, ModelError> {
+    pub fn from_system(system: System, pickups: Pickups, config: EngineConfig) -> Result<Self, EngineError> {
         config.check()?;
         let pool = (config.threads > 1)
             .then(|| {

@@ -1,22 +1,88 @@
 //! Pickups: weighted sums of masses' positions or velocities, one sum per output channel.
 
-use crate::model::{check_finite, Model, ModelError, Node};
+use crate::model::{check_finite, de, Model, ModelError, NodeRef};
 use crate::quantity::Quantity;
 use crate::system::{Observer, State, System};
+use serde::Deserialize;
 
-/// One term of an output channel, as a user names it.
-#[derive(Debug, Clone, PartialEq)]
+/// One term of an output channel, as a user names it (a model file's `[[pickup]]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PickupSpec {
-    /// Output channel, 1-based.
+    /// Output channel, 1-based (default 1).
+    #[serde(default = "PickupSpec::first_channel")]
     pub channel: usize,
-    /// Id of the mass listened to.
-    pub mass: String,
-    /// Position or velocity.
+    /// The mass listened to.
+    pub mass: NodeRef,
+    /// Position (the default) or velocity.
+    #[serde(default = "PickupSpec::position_quantity", deserialize_with = "de::quantity")]
     pub quantity: Quantity,
-    /// Component: 0 = x, 1 = y, 2 = z.
+    /// Component: 0 = x (the default), 1 = y, 2 = z.
+    #[serde(default, deserialize_with = "de::axis")]
     pub axis: usize,
-    /// Weight of this term in the channel's sum (output units per m or per m/s).
+    /// Weight of this term in the channel's sum, output units per m or per m/s (default 1).
+    #[serde(default = "PickupSpec::unit_weight")]
     pub weight: f64,
+}
+
+impl Default for PickupSpec {
+    /// Channel 1, the position along x of no mass yet, weight 1.
+    fn default() -> Self {
+        Self::position(NodeRef::default())
+    }
+}
+
+impl PickupSpec {
+    /// Listens to the position of `mass` (m), along x, on channel 1, with weight 1.
+    pub fn position(mass: impl Into<NodeRef>) -> Self {
+        Self { channel: 1, mass: mass.into(), quantity: Quantity::Position, axis: 0, weight: 1.0 }
+    }
+
+    /// Listens to the velocity of `mass` (m/s), along x, on channel 1, with weight 1.
+    pub fn velocity(mass: impl Into<NodeRef>) -> Self {
+        Self { quantity: Quantity::Velocity, ..Self::position(mass) }
+    }
+
+    /// Sets the output channel, 1-based.
+    pub fn channel(mut self, channel: usize) -> Self {
+        self.channel = channel;
+        self
+    }
+
+    /// Sets the component: 0 = x, 1 = y, 2 = z.
+    pub fn axis(mut self, axis: usize) -> Self {
+        self.axis = axis;
+        self
+    }
+
+    /// Sets the weight in the channel's sum, output units per m or per m/s.
+    pub fn weight(mut self, weight: f64) -> Self {
+        self.weight = weight;
+        self
+    }
+
+    fn first_channel() -> usize {
+        1
+    }
+
+    fn position_quantity() -> Quantity {
+        Quantity::Position
+    }
+
+    fn unit_weight() -> f64 {
+        1.0
+    }
+}
+
+/// A pickup spec that breaks a rule: which one (its index in the list) and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("pickup {} of the list: {error}", index + 1)]
+pub struct PickupError {
+    /// Index of the faulty spec, 0-based.
+    pub index: usize,
+    /// The broken rule.
+    #[source]
+    pub error: ModelError,
 }
 
 /// One resolved term: which coordinate of the state, which quantity, what weight.
@@ -34,12 +100,12 @@ pub struct Pickups {
 }
 
 impl Pickups {
-    /// Resolves pickup specs against a model. On error, returns the index of the faulty spec.
-    /// Channels must be numbered 1, 2, ... without gaps.
-    pub fn new(specs: &[PickupSpec], model: &Model) -> Result<Self, (usize, ModelError)> {
+    /// Resolves pickup specs against a model; the error names the faulty spec. Channels must be
+    /// numbered 1, 2, ... without gaps.
+    pub fn new(specs: &[PickupSpec], model: &Model) -> Result<Self, PickupError> {
         let mut channels: Vec<Vec<Tap>> = Vec::new();
         for (index, spec) in specs.iter().enumerate() {
-            let tap = resolve(spec, model).map_err(|e| (index, e))?;
+            let tap = resolve(spec, model).map_err(|error| PickupError { index, error })?;
             if channels.len() < spec.channel {
                 channels.resize(spec.channel, Vec::new());
             }
@@ -47,15 +113,15 @@ impl Pickups {
         }
         if let Some(empty) = channels.iter().position(Vec::is_empty) {
             let index = specs.iter().position(|s| s.channel > empty + 1).unwrap_or(0);
-            return Err((
+            return Err(PickupError {
                 index,
-                ModelError::new(
+                error: ModelError::new(
                     "pickup",
                     "channel",
                     format!("channels numbered without gaps (channel {} has no pickup)", empty + 1),
                     specs[index].channel,
                 ),
-            ));
+            });
         }
         Ok(Self { channels })
     }
@@ -109,38 +175,13 @@ impl Pickups {
 }
 
 fn resolve(spec: &PickupSpec, model: &Model) -> Result<Tap, ModelError> {
-    let subject = format!("pickup on \"{}\"", spec.mass);
+    let subject = format!("pickup on \"{}\"", model.label(&spec.mass));
     if spec.channel == 0 {
         return Err(ModelError::new(subject, "channel", "a channel number >= 1", 0));
     }
-    let mass = match model.node(&spec.mass) {
-        Some(Node::Mass(i)) => i,
-        Some(Node::Anchor(_)) => {
-            return Err(ModelError::new(
-                subject,
-                "mass",
-                "the id of a mass (anchors do not move)",
-                format!("anchor \"{}\"", spec.mass),
-            ))
-        }
-        None => {
-            return Err(ModelError::new(
-                subject,
-                "mass",
-                "the id of a mass defined in the model",
-                format!("unknown id \"{}\"", spec.mass),
-            ))
-        }
-    };
+    let mass = model.resolve_mass(&subject, "mass", &spec.mass)?;
+    model.check_axis(&subject, spec.axis)?;
     let dim = model.dimension();
-    if spec.axis >= dim {
-        return Err(ModelError::new(
-            subject,
-            "axis",
-            format!("one of the model's {dim} axes ({})", &"x, y, z"[..3 * dim - 2]),
-            ["x", "y", "z"][spec.axis.min(2)],
-        ));
-    }
     check_finite(&subject, "weight", spec.weight)?;
     Ok(Tap { coordinate: mass * dim + spec.axis, quantity: spec.quantity, weight: spec.weight })
 }

@@ -4,14 +4,15 @@
 use super::{check_stable, Instrument, InstrumentError, MembranePart, Part, PartKind};
 use crate::analysis::design::{tune, TuneTarget};
 use crate::analysis::report::AnalysisOptions;
-use crate::engine::{PickupSpec, Quantity};
-use crate::model::generate::{add_membrane, Elements, MembraneSpec};
-use crate::model::{Model, ModelError};
+use crate::engine::PickupSpec;
+use crate::model::{MembraneSpec, Model, ModelError, Node};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use serde::Deserialize;
 
 /// A drum to build.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct DrumSpec {
     /// Masses along x.
     pub columns: usize,
@@ -57,23 +58,13 @@ pub fn drum(spec: &DrumSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
         return Err(ModelError::new("drum", "pickups", "fractions strictly between 0 and 1", bad).into());
     }
     let mut membrane = Model::new(1)?;
-    add_membrane(
-        &mut membrane,
-        &MembraneSpec {
-            id: "drum".to_string(),
-            columns: spec.columns,
-            rows: spec.rows,
-            elements: Elements::Physical {
-                length: spec.size[0],
-                tension: spec.tension,
-                density: spec.density,
-                decay_time: Some(spec.decay),
-            },
-            height: Some(spec.size[1]),
-            spacing: None,
-            origin: None,
-            drag: 0.0,
-        },
+    membrane.add_membrane(
+        MembraneSpec::new("drum", spec.columns, spec.rows)
+            .width(spec.size[0])
+            .height(spec.size[1])
+            .tension(spec.tension)
+            .surface_density(spec.density)
+            .decay_time(spec.decay),
     )?;
     let part = |source| InstrumentError::Analysis { part: "drum".to_string(), source };
     let target = TuneTarget { frequency_hz: spec.pitch, time_constant: Some(spec.decay) };
@@ -98,12 +89,8 @@ pub fn drum(spec: &DrumSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
         .pickups
         .iter()
         .enumerate()
-        .map(|(channel, [x, y])| PickupSpec {
-            channel: channel + 1,
-            mass: model.masses()[membrane.mass_at(*x, *y)].id.clone(),
-            quantity: Quantity::Position,
-            axis: 0,
-            weight: 1.0,
+        .map(|(channel, [x, y])| {
+            PickupSpec::position(Node::Mass(membrane.mass_at(*x, *y))).channel(channel + 1)
         })
         .collect();
     let parts = vec![Part { name: "drum".to_string(), kind: PartKind::Membrane(membrane) }];

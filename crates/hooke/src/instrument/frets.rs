@@ -16,7 +16,7 @@
 use super::{check_stable, InstrumentError, StringPart};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
-use crate::model::{LinkSpec, Mass, Model, ModelError};
+use crate::model::{Anchor, Mass, Model, ModelError, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
@@ -141,31 +141,17 @@ fn max_fret(masses: usize) -> usize {
 /// the first link of stiffness `stiffness` (its damper keeping the string's `Z / k`).
 fn stopped_string(string: &StringPart, sounding: usize, stiffness: f64) -> Result<Model, ModelError> {
     let mut model = Model::new(1)?;
-    model.add_anchor("stop", &[0.0])?;
-    model.add_anchor("bridge", &[0.0])?;
-    let ids: Vec<String> = (0..sounding).map(|i| format!("m{i}")).collect();
-    for id in &ids {
-        model.add_mass(Mass {
-            id: id.clone(),
-            mass: string.mass,
-            position: vec![0.0],
-            velocity: vec![0.0],
-            drag: 0.0,
-        })?;
+    let stop = model.add_anchor(Anchor::new("stop"))?;
+    let bridge = model.add_anchor(Anchor::new("bridge"))?;
+    let mut nodes = vec![stop];
+    for i in 0..sounding {
+        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass))?);
     }
+    nodes.push(bridge);
     let ratio = string.damping / string.stiffness;
-    let ends = std::iter::once("stop").chain(ids.iter().map(String::as_str)).chain(std::iter::once("bridge"));
-    let pairs: Vec<&str> = ends.collect();
-    for (j, pair) in pairs.windows(2).enumerate() {
+    for (j, pair) in nodes.windows(2).enumerate() {
         let k = if j == 0 { stiffness } else { string.stiffness };
-        model.add_link(LinkSpec {
-            id: None,
-            a: pair[0],
-            b: pair[1],
-            stiffness: k,
-            rest_length: None,
-            damping: ratio * k,
-        })?;
+        model.add_spring(Spring::new(pair[0], pair[1], k).damping(ratio * k))?;
     }
     Ok(model)
 }

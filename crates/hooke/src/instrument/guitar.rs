@@ -5,9 +5,8 @@
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
-use crate::engine::{PickupSpec, Quantity};
-use crate::model::generate::{add_string, Elements, StringSpec};
-use crate::model::{Model, ModelError};
+use crate::engine::PickupSpec;
+use crate::model::{Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
@@ -102,15 +101,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         let design = design_string(spec.masses, mass, target, scheme, dt)
             .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        add_string(
-            &mut model,
-            &StringSpec {
-                id: name.clone(),
-                masses: spec.masses,
-                elements: Elements::Lumped { mass, stiffness: design.stiffness, damping: design.damping },
-                drag: 0.0,
-                pluck: None,
-            },
+        model.add_string(
+            StringSpec::new(name, spec.masses).mass(mass).stiffness(design.stiffness).damping(design.damping),
         )?;
         designs.push(design);
     }
@@ -136,14 +128,14 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             }),
         })
         .collect();
-    let pickups = string_pickups(&model, &parts, &spec.pickups, spec.stereo);
+    let pickups = string_pickups(&parts, &spec.pickups, spec.stereo);
     Ok(Instrument { kind: "guitar", model, parts, pickups, scheme, dt })
 }
 
 /// Pickups at fractions `positions` of every string part's length, equally weighted; with
 /// `stereo`, two channels with the strings panned from left (first) to right (last) at
 /// constant power over the middle half of the field.
-pub fn string_pickups(model: &Model, parts: &[Part], positions: &[f64], stereo: bool) -> Vec<PickupSpec> {
+pub fn string_pickups(parts: &[Part], positions: &[f64], stereo: bool) -> Vec<PickupSpec> {
     let strings: Vec<&StringPart> = parts
         .iter()
         .filter_map(|p| match &p.kind {
@@ -159,13 +151,8 @@ pub fn string_pickups(model: &Model, parts: &[Part], positions: &[f64], stereo: 
         for &position in positions {
             let mass = string.masses[string.mass_at(position)];
             for (channel, gain) in gains.iter().enumerate() {
-                pickups.push(PickupSpec {
-                    channel: channel + 1,
-                    mass: model.masses()[mass].id.clone(),
-                    quantity: Quantity::Position,
-                    axis: 0,
-                    weight: gain / positions.len() as f64,
-                });
+                let weight = gain / positions.len() as f64;
+                pickups.push(PickupSpec::position(Node::Mass(mass)).channel(channel + 1).weight(weight));
             }
         }
     }

@@ -4,11 +4,10 @@
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
 //! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
-//! Builders: [`guitar`], [`drum`], [`reed`], [`sitar`], [`pendulum`]; [`file`] reads them from
-//! TOML (docs/score-format.md).
+//! Builders: [`guitar`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or [`InstrumentSpec`] for
+//! any of them; the instrument file format (docs/score-format.md) reads their specs.
 
 pub mod drum;
-pub mod file;
 pub mod frets;
 pub mod guitar;
 pub mod pendulum;
@@ -170,6 +169,69 @@ pub struct Instrument {
     pub scheme: SchemeKind,
     /// The simulation step it was built for, s.
     pub dt: f64,
+}
+
+/// The instruments, with their parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InstrumentSpec {
+    /// A guitar (`[guitar]`).
+    Guitar(guitar::GuitarSpec),
+    /// A drum (`[drum]`).
+    Drum(drum::DrumSpec),
+    /// A reed (`[reed]`).
+    Reed(reed::ReedSpec),
+    /// A sitar-like string (`[sitar]`).
+    Sitar(sitar::SitarSpec),
+    /// An elastic pendulum (`[pendulum]`).
+    Pendulum(pendulum::PendulumSpec),
+}
+
+/// The largest oversampling [`InstrumentSpec::build_stable`] tries.
+pub const MAX_OVERSAMPLE: usize = 16;
+
+impl InstrumentSpec {
+    /// The scheme an instrument runs with unless told otherwise: symplectic Euler, but the
+    /// reed's stiff contact takes the energy-conserving scheme of Chatziioannou 2019.
+    pub fn default_scheme(&self) -> SchemeKind {
+        match self {
+            InstrumentSpec::Reed(_) => SchemeKind::EnergyConserving,
+            _ => SchemeKind::SymplecticEuler,
+        }
+    }
+
+    /// Builds the instrument for `scheme` at step `dt` (s).
+    pub fn build(&self, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
+        match self {
+            InstrumentSpec::Guitar(spec) => guitar::guitar(spec, scheme, dt),
+            InstrumentSpec::Drum(spec) => drum::drum(spec, scheme, dt),
+            InstrumentSpec::Reed(spec) => reed::reed(spec, scheme, dt),
+            InstrumentSpec::Sitar(spec) => sitar::sitar(spec, scheme, dt),
+            InstrumentSpec::Pendulum(spec) => pendulum::pendulum(spec, scheme, dt),
+        }
+    }
+
+    /// Builds the instrument with `scheme` simulating at `oversample` times `rate` (Hz), or,
+    /// without an oversampling, at the smallest from 1 to [`MAX_OVERSAMPLE`] at which the
+    /// analysis finds every mode stable. Returns the oversampling used and the instrument.
+    pub fn build_stable(
+        &self,
+        scheme: SchemeKind,
+        rate: f64,
+        oversample: Option<usize>,
+    ) -> Result<(usize, Instrument), InstrumentError> {
+        if let Some(k) = oversample {
+            return Ok((k, self.build(scheme, 1.0 / (rate * k as f64))?));
+        }
+        let mut last = None;
+        for k in 1..=MAX_OVERSAMPLE {
+            match self.build(scheme, 1.0 / (rate * k as f64)) {
+                Ok(instrument) => return Ok((k, instrument)),
+                Err(error @ InstrumentError::Unstable { .. }) => last = Some(error),
+                Err(error) => return Err(error),
+            }
+        }
+        Err(last.expect("at least one try"))
+    }
 }
 
 impl Instrument {

@@ -5,13 +5,15 @@
 //! y on the right.
 
 use super::{check_stable, BodyPart, Instrument, InstrumentError, Part, PartKind};
-use crate::engine::{PickupSpec, Quantity};
-use crate::model::{LinkSpec, Mass, Model, ModelError};
+use crate::engine::PickupSpec;
+use crate::model::{Anchor, Mass, Model, ModelError, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use serde::Deserialize;
 
 /// An elastic pendulum to build.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PendulumSpec {
     /// The bob, kg.
     pub mass: f64,
@@ -59,32 +61,13 @@ pub fn pendulum(spec: &PendulumSpec, scheme: SchemeKind, dt: f64) -> Result<Inst
     let length = spec.gravity / (TAU * spec.swing_hz).powi(2);
     let mut model = Model::new(2)?;
     model.set_gravity(&[0.0, -spec.gravity])?;
-    model.add_anchor("pivot", &[0.0, 0.0])?;
-    model.add_mass(Mass {
-        id: "bob".to_string(),
-        mass: spec.mass,
-        position: vec![0.0, -length],
-        velocity: vec![0.0, 0.0],
-        drag: 2.0 / spec.decay,
-    })?;
-    model.add_link(LinkSpec {
-        id: None,
-        a: "pivot",
-        b: "bob",
-        stiffness,
-        rest_length: Some(length - spec.mass * spec.gravity / stiffness),
-        damping: 0.0,
-    })?;
+    let pivot = model.add_anchor(Anchor::new("pivot").position([0.0, 0.0]))?;
+    let bob = model.add_mass(Mass::new("bob", spec.mass).position([0.0, -length]).drag(2.0 / spec.decay))?;
+    model.add_spring(
+        Spring::new(pivot, bob, stiffness).rest_length(length - spec.mass * spec.gravity / stiffness),
+    )?;
     check_stable(&System::new(&model), scheme, dt, "pendulum")?;
-    let pickups = (0..2)
-        .map(|axis| PickupSpec {
-            channel: axis + 1,
-            mass: "bob".to_string(),
-            quantity: Quantity::Velocity,
-            axis,
-            weight: 1.0,
-        })
-        .collect();
+    let pickups = (0..2).map(|axis| PickupSpec::velocity(bob).axis(axis).channel(axis + 1)).collect();
     let parts = vec![Part { name: "bob".to_string(), kind: PartKind::Body(BodyPart { mass: 0 }) }];
     Ok(Instrument { kind: "pendulum", model, parts, pickups, scheme, dt })
 }

@@ -3,14 +3,16 @@
 //! pressure a score's `drive` events apply.
 
 use super::{check_stable, BodyPart, Instrument, InstrumentError, Part, PartKind};
-use crate::engine::{PickupSpec, Quantity};
-use crate::model::{BarrierSpec, LinkSpec, Mass, MassSelection, Model};
+use crate::engine::PickupSpec;
+use crate::model::{Anchor, BarrierSpec, Mass, Model, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use serde::Deserialize;
 
 /// A reed to build. Chatziioannou 2019 gives the quantities per unit reed area; they are read
 /// here as a 1 m^2 reed, so the mass is in kg and the pressure a force in N.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ReedSpec {
     /// Mass `M`, kg.
     pub mass: f64,
@@ -45,38 +47,14 @@ impl Default for ReedSpec {
 /// paper runs it with the energy-conserving scheme, which handles the stiff contact).
 pub fn reed(spec: &ReedSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     let mut model = Model::new(1)?;
-    model.add_anchor("rest", &[0.0])?;
-    model.add_mass(Mass {
-        id: "reed".to_string(),
-        mass: spec.mass,
-        position: vec![0.0],
-        velocity: vec![0.0],
-        drag: spec.gamma,
-    })?;
-    model.add_link(LinkSpec {
-        id: None,
-        a: "rest",
-        b: "reed",
-        stiffness: spec.mass * spec.omega0 * spec.omega0,
-        rest_length: None,
-        damping: 0.0,
-    })?;
-    model.add_barrier(BarrierSpec {
-        id: Some("lay"),
-        masses: MassSelection::Ids(vec!["reed"]),
-        position: &[spec.lay],
-        normal: &[-1.0],
-        stiffness: spec.contact_stiffness,
-        exponent: spec.exponent,
-    })?;
+    let rest = model.add_anchor(Anchor::new("rest"))?;
+    let reed = model.add_mass(Mass::new("reed", spec.mass).drag(spec.gamma))?;
+    model.add_spring(Spring::new(rest, reed, spec.mass * spec.omega0 * spec.omega0))?;
+    model.add_barrier(
+        BarrierSpec::new([reed], [spec.lay], [-1.0], spec.contact_stiffness, spec.exponent).id("lay"),
+    )?;
     check_stable(&System::new(&model), scheme, dt, "reed")?;
-    let pickups = vec![PickupSpec {
-        channel: 1,
-        mass: "reed".to_string(),
-        quantity: Quantity::Position,
-        axis: 0,
-        weight: 1.0,
-    }];
+    let pickups = vec![PickupSpec::position(reed)];
     let parts = vec![Part { name: "reed".to_string(), kind: PartKind::Body(BodyPart { mass: 0 }) }];
     Ok(Instrument { kind: "reed", model, parts, pickups, scheme, dt })
 }

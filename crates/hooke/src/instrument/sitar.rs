@@ -6,13 +6,14 @@ use super::frets::FretMethod;
 use super::guitar::string_pickups;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
-use crate::model::generate::{add_string, Elements, StringSpec};
-use crate::model::{BarrierSpec, MassSelection, Model, ModelError};
+use crate::model::{BarrierSpec, Model, ModelError, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use serde::Deserialize;
 
 /// A sitar-like string to build.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SitarSpec {
     /// Masses along the string.
     pub masses: usize,
@@ -74,19 +75,11 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     let design = design_string(spec.masses, spec.mass, target, scheme, dt)
         .map_err(|source| InstrumentError::Analysis { part: "sitar".to_string(), source })?;
     let mut model = Model::new(1)?;
-    add_string(
-        &mut model,
-        &StringSpec {
-            id: "sitar".to_string(),
-            masses: spec.masses,
-            elements: Elements::Lumped {
-                mass: spec.mass,
-                stiffness: design.stiffness,
-                damping: design.damping,
-            },
-            drag: 0.0,
-            pluck: None,
-        },
+    let masses = model.add_string(
+        StringSpec::new("sitar", spec.masses)
+            .mass(spec.mass)
+            .stiffness(design.stiffness)
+            .damping(design.damping),
     )?;
     check_stable(&System::new(&model), scheme, dt, "sitar")?;
     if scheme == SchemeKind::SymplecticEuler && spec.barrier_exponent == 1.0 {
@@ -105,16 +98,11 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             .into());
         }
     }
-    let ids: Vec<String> =
-        (spec.masses - spec.barrier_masses + 1..=spec.masses).map(|i| format!("sitar.{i}")).collect();
-    model.add_barrier(BarrierSpec {
-        id: Some("jawari"),
-        masses: MassSelection::Ids(ids.iter().map(String::as_str).collect()),
-        position: &[spec.barrier_position],
-        normal: &[1.0],
-        stiffness: spec.barrier_stiffness,
-        exponent: spec.barrier_exponent,
-    })?;
+    let over = masses[spec.masses - spec.barrier_masses..].to_vec();
+    model.add_barrier(
+        BarrierSpec::new(over, [spec.barrier_position], [1.0], spec.barrier_stiffness, spec.barrier_exponent)
+            .id("jawari"),
+    )?;
     let n = spec.masses;
     let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
     let string = StringPart {
@@ -129,6 +117,6 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         fret_method: FretMethod::Between,
     };
     let parts = vec![Part { name: "sitar".to_string(), kind: PartKind::String(string) }];
-    let pickups = string_pickups(&model, &parts, &spec.pickups, false);
+    let pickups = string_pickups(&parts, &spec.pickups, false);
     Ok(Instrument { kind: "sitar", model, parts, pickups, scheme, dt })
 }

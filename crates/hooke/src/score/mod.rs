@@ -1,11 +1,11 @@
-//! Scores: timed events that play an [`Instrument`](crate::instrument::Instrument) (the
-//! guitar script of Morgan & Qiao 2009 with plucks, frets, releases and damping, plus strikes,
-//! bows, drives and parameter changes). [`file`] reads the TOML format (docs/score-format.md) and
-//! resolves each event against the instrument into a [`Cue`]: what to do to which masses at which
-//! time. [`crate::engine::excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
+//! Scores: timed events that play an [`Instrument`](crate::instrument::Instrument) (the guitar
+//! script of Morgan & Qiao 2009: plucks, frets, releases and damping, plus strikes, bows, drives and
+//! parameter changes). The score format (docs/score-format.md, read by the file layer above)
+//! resolves each event against the instrument into a [`Cue`]: what to do to which masses at
+//! which time.
+//! [`crate::engine::excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
 //! pulse, a drive); [`performance`] plays the cues.
 
-pub mod file;
 pub mod performance;
 
 pub use crate::engine::excitation::{Bow, Drive, Hammer, Pulse};

@@ -6,10 +6,9 @@
 //! settings now say). Excitations and the choice of path are the engine's.
 
 use crate::engine::excitation::Excitation;
-use crate::engine::{Engine, EngineConfig, Event, PathKind, RunError, StepSize};
+use crate::engine::{Engine, EngineConfig, EngineError, Event, PathKind, RunError, StepSize};
 use crate::instrument::frets::FretStop;
 use crate::instrument::{Instrument, Part, PartKind};
-use crate::model::ModelError;
 use crate::score::{Action, Score};
 
 /// How to perform.
@@ -69,7 +68,7 @@ impl Performance {
         instrument: &Instrument,
         score: Score,
         options: PerformanceOptions,
-    ) -> Result<Self, ModelError> {
+    ) -> Result<Self, EngineError> {
         let dt = instrument.dt;
         let config = EngineConfig {
             scheme: instrument.scheme,

@@ -2,27 +2,16 @@
 #![allow(dead_code)]
 
 use hooke::engine::{Engine, EngineConfig, Observer, Pickups};
-use hooke::model::{LinkSpec, Mass, Model};
+use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
 use hooke::system::{State, System};
 
 /// One mass (1 kg) on a spring-damper to an anchor at 0, in 1D: `x'' = -w0^2 x - gamma v`.
 pub fn oscillator(omega0: f64, gamma: f64, x0: f64, v0: f64) -> Model {
     let mut model = Model::new(1).unwrap();
-    model.add_anchor("ground", &[0.0]).unwrap();
-    model
-        .add_mass(Mass { id: "m".into(), mass: 1.0, position: vec![x0], velocity: vec![v0], drag: 0.0 })
-        .unwrap();
-    model
-        .add_link(LinkSpec {
-            id: None,
-            a: "ground",
-            b: "m",
-            stiffness: omega0 * omega0,
-            rest_length: None,
-            damping: gamma,
-        })
-        .unwrap();
+    let ground = model.add_anchor(Anchor::new("ground")).unwrap();
+    let m = model.add_mass(Mass::new("m", 1.0).position([x0]).velocity([v0])).unwrap();
+    model.add_spring(Spring::new(ground, m, omega0 * omega0).damping(gamma)).unwrap();
     model
 }
 

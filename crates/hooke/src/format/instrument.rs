@@ -1,0 +1,279 @@
+//! The TOML instrument format (docs/score-format.md): one table naming the instrument
+//! (`[guitar]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
+//! optional `[render]` table (scheme, output rate, oversampling). An instrument is built for a
+//! scheme and a simulation rate, so reading the file and building it are two steps; errors of
+//! either name the file, line and column.
+//!
+//! `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
+//! field optional, defaulting to the spec's `Default`); `[guitar]` names its strings by pitch
+//! (`tuning`, `names`) and may give one density or decay for all strings, so it has a reader
+//! of its own that makes a [`GuitarSpec`].
+
+use super::source::{read_source, Document, SourceError, Step};
+use crate::instrument::drum::DrumSpec;
+use crate::instrument::frets::FretMethod;
+use crate::instrument::guitar::{note_frequency, GuitarSpec};
+use crate::instrument::pendulum::PendulumSpec;
+use crate::instrument::reed::ReedSpec;
+use crate::instrument::sitar::SitarSpec;
+use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAMPLE};
+use crate::scheme::SchemeKind;
+use serde::Deserialize;
+use std::path::Path;
+use Step::{Index, Key};
+
+/// An instrument file, read and checked, ready to build at a scheme and rate.
+#[derive(Debug, Clone)]
+pub struct InstrumentFile {
+    /// What to build.
+    pub spec: InstrumentSpec,
+    /// `[render] scheme`, or the instrument's default.
+    pub scheme: SchemeKind,
+    /// `[render] rate`: the output rate, Hz (default 44100).
+    pub rate: f64,
+    /// `[render] oversample`: simulation steps per output sample; `None`: chosen by the analysis.
+    pub oversample: Option<usize>,
+    file: String,
+    source: String,
+    table: &'static str,
+}
+
+impl InstrumentFile {
+    /// Builds the instrument with `scheme` simulating at `oversample` times `rate` (Hz).
+    pub fn build(&self, scheme: SchemeKind, rate: f64, oversample: usize) -> Result<Instrument, SourceError> {
+        self.build_stable(scheme, rate, Some(oversample)).map(|(_, instrument)| instrument)
+    }
+
+    /// Builds at the given oversampling, or, without one, at the smallest from 1 to
+    /// [`MAX_OVERSAMPLE`] at which the analysis finds every mode stable
+    /// ([`InstrumentSpec::build_stable`]). Returns the oversampling used and the instrument.
+    pub fn build_stable(
+        &self,
+        scheme: SchemeKind,
+        rate: f64,
+        oversample: Option<usize>,
+    ) -> Result<(usize, Instrument), SourceError> {
+        self.spec.build_stable(scheme, rate, oversample).map_err(|error| self.locate(error))
+    }
+
+    /// Places a build error on the field it names, or on the instrument's table.
+    fn locate(&self, error: InstrumentError) -> SourceError {
+        let document = match Document::parse(&self.file, &self.source) {
+            Ok(document) => document,
+            Err(unparsable) => return unparsable,
+        };
+        let table = [Key(self.table)];
+        let span = match &error {
+            InstrumentError::Model(model) => document.field_span(&table, model.field),
+            _ => document.span(&table).unwrap_or(0..0),
+        };
+        document.error_at(span, error.to_string())
+    }
+}
+
+/// Reads the instrument file at `path`.
+pub fn load(path: &Path) -> Result<InstrumentFile, SourceError> {
+    let (file, source) = read_source(path, "instrument")?;
+    parse(&source, &file)
+}
+
+/// Parses an instrument file; `file` names the source in errors.
+pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
+    let document = Document::parse(file, source)?;
+    let tables: Tables = document.read()?;
+    let given: Vec<&'static str> = [
+        ("guitar", tables.guitar.is_some()),
+        ("drum", tables.drum.is_some()),
+        ("reed", tables.reed.is_some()),
+        ("sitar", tables.sitar.is_some()),
+        ("pendulum", tables.pendulum.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, given)| given.then_some(name))
+    .collect();
+    let table =
+        match given[..] {
+            [table] => table,
+            [] => return Err(document.error_at(
+                0..0,
+                "expected one instrument table: [guitar], [drum], [reed], [sitar] or [pendulum]; found none",
+            )),
+            [_, second, ..] => {
+                return Err(document.error_at(
+                    document.span(&[Key(second)]).unwrap_or(0..0),
+                    format!("expected one instrument table; found a second, [{second}]"),
+                ))
+            }
+        };
+    let Tables { guitar, drum, reed, sitar, pendulum, render } = tables;
+    let spec = match (guitar, drum, reed, sitar, pendulum) {
+        (Some(guitar), ..) => InstrumentSpec::Guitar(guitar.spec(&document)?),
+        (_, Some(drum), ..) => InstrumentSpec::Drum(drum),
+        (_, _, Some(reed), ..) => InstrumentSpec::Reed(reed),
+        (_, _, _, Some(sitar), _) => InstrumentSpec::Sitar(sitar),
+        (.., pendulum) => InstrumentSpec::Pendulum(pendulum.expect("one table")),
+    };
+    let render = render.unwrap_or_default();
+    let at = |field: &str| document.span(&[Key("render"), Key(field)]).unwrap_or(0..0);
+    let scheme = match &render.scheme {
+        Some(name) => name.parse::<SchemeKind>().map_err(|e| {
+            document.error_at(at("scheme"), format!("expected a scheme name ({e}); found \"{name}\""))
+        })?,
+        None => spec.default_scheme(),
+    };
+    let rate = match render.rate {
+        Some(rate) if rate.is_finite() && rate >= 1.0 && rate.fract() == 0.0 => rate,
+        Some(rate) => {
+            return Err(document
+                .error_at(at("rate"), format!("expected an output rate in whole Hz (>= 1); found {rate}")))
+        }
+        None => 44_100.0,
+    };
+    let oversample = match render.oversample {
+        Some(k) if (1..=MAX_OVERSAMPLE).contains(&k) => Some(k),
+        Some(k) => {
+            return Err(document.error_at(
+                at("oversample"),
+                format!("expected an oversampling from 1 to {MAX_OVERSAMPLE}; found {k}"),
+            ))
+        }
+        None => None,
+    };
+    Ok(InstrumentFile {
+        spec,
+        scheme,
+        rate,
+        oversample,
+        file: file.to_string(),
+        source: source.to_string(),
+        table,
+    })
+}
+
+/// The tables of an instrument file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Tables {
+    guitar: Option<GuitarFields>,
+    drum: Option<DrumSpec>,
+    reed: Option<ReedSpec>,
+    sitar: Option<SitarSpec>,
+    pendulum: Option<PendulumSpec>,
+    render: Option<RenderFields>,
+}
+
+/// `[render]`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RenderFields {
+    scheme: Option<String>,
+    rate: Option<f64>,
+    oversample: Option<usize>,
+}
+
+/// A pitch: a note name (`"E2"`) or a frequency in Hz.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum Pitch {
+    Name(String),
+    Hz(f64),
+}
+
+/// One value for every string, or a list.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum PerString {
+    One(f64),
+    Each(Vec<f64>),
+}
+
+impl PerString {
+    fn values(self, count: usize) -> Vec<f64> {
+        match self {
+            PerString::One(value) => vec![value; count],
+            PerString::Each(values) => values,
+        }
+    }
+}
+
+/// `[guitar]`: a [`GuitarSpec`] whose strings are named by pitch; every field optional.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuitarFields {
+    masses: Option<usize>,
+    tuning: Option<Vec<Pitch>>,
+    names: Option<Vec<String>>,
+    linear_density: Option<PerString>,
+    decay: Option<PerString>,
+    scale_length: Option<f64>,
+    frets: Option<usize>,
+    fret_method: Option<String>,
+    pickups: Option<Vec<f64>>,
+    stereo: Option<bool>,
+}
+
+impl GuitarFields {
+    /// The guitar: the defaults of [`GuitarSpec`] where a field is not given (a new tuning
+    /// resets every string's density and decay).
+    fn spec(self, document: &Document<'_>) -> Result<GuitarSpec, SourceError> {
+        let at = |path: &[Step<'_>], message: String| {
+            document.error_at(document.span(&[&[Key("guitar")], path].concat()).unwrap_or(0..0), message)
+        };
+        let mut spec = GuitarSpec::default();
+        if let Some(tuning) = self.tuning {
+            spec.strings = Vec::with_capacity(tuning.len());
+            for (i, pitch) in tuning.into_iter().enumerate() {
+                spec.strings.push(match pitch {
+                    Pitch::Name(name) => match note_frequency(&name) {
+                        Some(hz) => (name, hz),
+                        None => {
+                            return Err(at(
+                                &[Key("tuning"), Index(i)],
+                                format!(
+                                    "expected a note name such as \"E2\", \"C#4\" or \"Bb3\", or a frequency in Hz; \
+                                     found \"{name}\""
+                                ),
+                            ))
+                        }
+                    },
+                    Pitch::Hz(hz) => (format!("{hz}Hz"), hz),
+                });
+            }
+            let count = spec.strings.len();
+            spec.linear_density = vec![GuitarSpec::default().linear_density[0]; count];
+            spec.decay = vec![3.0; count];
+        }
+        if let Some(names) = self.names {
+            if names.len() != spec.strings.len() {
+                return Err(at(
+                    &[Key("names")],
+                    format!("expected one name per string ({}); found {}", spec.strings.len(), names.len()),
+                ));
+            }
+            for ((name, _), given) in spec.strings.iter_mut().zip(names) {
+                *name = given;
+            }
+        }
+        let count = spec.strings.len();
+        spec.masses = self.masses.unwrap_or(spec.masses);
+        spec.linear_density = self.linear_density.map_or(spec.linear_density, |v| v.values(count));
+        spec.decay = self.decay.map_or(spec.decay, |v| v.values(count));
+        spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
+        spec.frets = self.frets.unwrap_or(spec.frets);
+        spec.pickups = self.pickups.unwrap_or(spec.pickups);
+        spec.stereo = self.stereo.unwrap_or(spec.stereo);
+        if let Some(method) = self.fret_method {
+            spec.fret_method = match method.as_str() {
+                "between" => FretMethod::Between,
+                "nearest" => FretMethod::Nearest,
+                other => {
+                    return Err(at(
+                        &[Key("fret_method")],
+                        format!("expected \"between\" or \"nearest\"; found \"{other}\""),
+                    ))
+                }
+            };
+        }
+        Ok(spec)
+    }
+}

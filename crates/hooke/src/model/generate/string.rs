@@ -1,0 +1,180 @@
+//! A string of N masses between two anchors, displacements in 1D (Morgan & Qiao 2009,
+//! section 4.3).
+
+use super::{elements, lumped_values};
+use crate::model::validate::{check_count, check_finite, check_non_negative};
+use crate::model::{Anchor, Mass, Model, ModelError, Node, Spring};
+use serde::Deserialize;
+
+/// Initial triangular displacement of a string (1D), as left by a finger pluck.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pluck {
+    /// Where along the string, as a fraction of its length, strictly between 0 and 1.
+    pub position: f64,
+    /// Displacement at that point, m.
+    pub amplitude: f64,
+}
+
+/// A string (`[[string]]`): anchors `ID.0` and `ID.{N+1}`, masses `ID.1` .. `ID.N`, and a
+/// spring with a damper in parallel between neighbours. Its elements are given either lumped
+/// (`mass`, `stiffness`, optional `damping`) or physical (`length`, `tension`,
+/// `linear_density`, optional `decay_time`), not both.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StringSpec {
+    /// Id prefix of the generated nodes.
+    pub id: String,
+    /// Number of masses N (>= 1).
+    pub masses: usize,
+    /// Lumped: each mass, kg (> 0).
+    pub mass: Option<f64>,
+    /// Lumped: each spring, N/m (>= 0).
+    pub stiffness: Option<f64>,
+    /// Lumped: each damper (in parallel with each spring), N s/m (>= 0; default 0).
+    pub damping: Option<f64>,
+    /// Physical: length between the anchors, m (> 0).
+    pub length: Option<f64>,
+    /// Physical: tension, N (> 0).
+    pub tension: Option<f64>,
+    /// Physical: linear density, kg/m (> 0).
+    pub linear_density: Option<f64>,
+    /// Physical: time for the lowest mode to decay by 1/e, s (> 0; default lossless).
+    pub decay_time: Option<f64>,
+    /// Drag to ground of each mass, 1/s (>= 0).
+    #[serde(default)]
+    pub drag: f64,
+    /// Optional initial triangular shape.
+    pub pluck: Option<Pluck>,
+}
+
+impl StringSpec {
+    /// A string of `masses` masses; give its elements with [`StringSpec::mass`] and
+    /// [`StringSpec::stiffness`], or with [`StringSpec::length`], [`StringSpec::tension`] and
+    /// [`StringSpec::linear_density`].
+    pub fn new(id: impl Into<String>, masses: usize) -> Self {
+        Self { id: id.into(), masses, ..Self::default() }
+    }
+
+    /// Lumped: sets each mass, kg.
+    pub fn mass(mut self, mass: f64) -> Self {
+        self.mass = Some(mass);
+        self
+    }
+
+    /// Lumped: sets each spring's stiffness, N/m.
+    pub fn stiffness(mut self, stiffness: f64) -> Self {
+        self.stiffness = Some(stiffness);
+        self
+    }
+
+    /// Lumped: sets each damper's damping, N s/m.
+    pub fn damping(mut self, damping: f64) -> Self {
+        self.damping = Some(damping);
+        self
+    }
+
+    /// Physical: sets the length, m.
+    pub fn length(mut self, length: f64) -> Self {
+        self.length = Some(length);
+        self
+    }
+
+    /// Physical: sets the tension, N.
+    pub fn tension(mut self, tension: f64) -> Self {
+        self.tension = Some(tension);
+        self
+    }
+
+    /// Physical: sets the linear density, kg/m.
+    pub fn linear_density(mut self, density: f64) -> Self {
+        self.linear_density = Some(density);
+        self
+    }
+
+    /// Physical: sets the 1/e decay time of the lowest mode, s.
+    pub fn decay_time(mut self, seconds: f64) -> Self {
+        self.decay_time = Some(seconds);
+        self
+    }
+
+    /// Sets each mass's drag to ground, 1/s.
+    pub fn drag(mut self, gamma: f64) -> Self {
+        self.drag = gamma;
+        self
+    }
+
+    /// Starts the string in a triangle of height `amplitude` (m) peaking at `position` (a
+    /// fraction of the length).
+    pub fn pluck(mut self, position: f64, amplitude: f64) -> Self {
+        self.pluck = Some(Pluck { position, amplitude });
+        self
+    }
+}
+
+impl Model {
+    /// Adds a string (see [`StringSpec`]) to a 1D model; returns its masses from `ID.1` to
+    /// `ID.N`.
+    ///
+    /// Physical elements: with `dx = L / (N + 1)`, `m = rho dx`, `k = T / dx`; the decay uses
+    /// dampers `Z = c k` on the springs, whose modes decay at `sigma_n = -c omega_n^2 / 2`, with
+    /// `c` chosen so the lowest mode's analog time constant is `decay_time`, where
+    /// `omega_1^2 = (k/m) 4 sin^2(pi / (2 (N + 1)))`.
+    pub fn add_string(&mut self, spec: StringSpec) -> Result<Vec<Node>, ModelError> {
+        let subject = format!("string \"{}\"", spec.id);
+        if self.dimension() != 1 {
+            return Err(ModelError::new(
+                subject,
+                "dimension",
+                "a 1D model (a string moves transversally; use a chain in 2D/3D)",
+                format!("a {}D model", self.dimension()),
+            ));
+        }
+        check_count(&subject, "masses", spec.masses)?;
+        check_non_negative(&subject, "drag", spec.drag)?;
+        let elements = elements(
+            &subject,
+            &[("mass", spec.mass), ("stiffness", spec.stiffness), ("damping", spec.damping)],
+            &[
+                ("length", spec.length),
+                ("tension", spec.tension),
+                ("linear_density", spec.linear_density),
+                ("decay_time", spec.decay_time),
+            ],
+        )?;
+        let n = spec.masses;
+        let lumped = lumped_values(&subject, &elements, n, None, ["length", "tension", "linear_density"])?;
+        if let Some(p) = spec.pluck {
+            if !(p.position > 0.0 && p.position < 1.0) {
+                return Err(ModelError::new(
+                    subject,
+                    "pluck",
+                    "a position strictly between 0 and 1",
+                    p.position,
+                ));
+            }
+            check_finite(&subject, "pluck", p.amplitude)?;
+        }
+        let id = |i: usize| format!("{}.{i}", spec.id);
+        let shape = |i: usize| spec.pluck.map_or(0.0, |p| triangle(i as f64 / (n + 1) as f64, p));
+        let mut nodes = Vec::with_capacity(n + 2);
+        nodes.push(self.add_anchor(Anchor::new(id(0)))?);
+        for i in 1..=n {
+            nodes.push(self.add_mass(Mass::new(id(i), lumped.mass).position([shape(i)]).drag(spec.drag))?);
+        }
+        nodes.push(self.add_anchor(Anchor::new(id(n + 1)))?);
+        for pair in nodes.windows(2) {
+            self.add_spring(Spring::new(pair[0], pair[1], lumped.stiffness_x).damping(lumped.damping_x))?;
+        }
+        Ok(nodes[1..=n].to_vec())
+    }
+}
+
+/// Triangle of height `amplitude` peaking at `pluck.position`, zero at 0 and 1.
+fn triangle(s: f64, pluck: Pluck) -> f64 {
+    if s <= pluck.position {
+        pluck.amplitude * s / pluck.position
+    } else {
+        pluck.amplitude * (1.0 - s) / (1.0 - pluck.position)
+    }
+}
