@@ -53,7 +53,7 @@ use std::sync::Arc;
 
 /// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
 /// length asked for. Every path gives the same results for any split of the steps.
-const MAX_BLOCK: u64 = 4096;
+pub(crate) const MAX_BLOCK: u64 = 4096;
 
 /// Why a run stopped early. The observers keep everything up to the last good step.
 #[derive(Debug, thiserror::Error)]
@@ -239,7 +239,7 @@ impl Engine {
             forces: Vec::new(),
             queue: Vec::with_capacity(64),
             decimator: Decimator::new(config.oversample, channels),
-            record: Vec::new(),
+            record: Vec::with_capacity(channels * MAX_BLOCK as usize),
             pending: vec![Vec::new(); channels],
         })
     }
@@ -379,9 +379,10 @@ impl Engine {
     /// Computes every excitation's force for the step starting at `step` and holds it; drops
     /// the excitations that are over.
     fn hold_forces(&mut self, step: u64) {
-        for coordinate in std::mem::take(&mut self.held) {
-            self.set_force(coordinate, 0.0);
+        for i in 0..self.held.len() {
+            self.set_force(self.held[i], 0.0);
         }
+        self.held.clear();
         let (dt, dimension) = (self.paths.dt, self.system.dimension());
         let (stage, system, forces) = (&mut self.stage, &self.system, &mut self.forces);
         forces.clear();

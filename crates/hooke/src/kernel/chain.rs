@@ -183,6 +183,8 @@ pub struct ChainKernel<T: Real> {
     x_next: Vec<T>,
     v_next: Vec<T>,
     scratch: Scratch<T>,
+    /// One block's tap samples (kept between calls).
+    block_record: Vec<f64>,
 }
 
 /// The non-finite value found at the end of a block.
@@ -207,7 +209,16 @@ impl<T: Real> ChainKernel<T> {
         };
         let x = padded(x, chain.left, chain.right);
         let v = padded(v, 0.0, 0.0);
-        Self { chain, coefficients, x_next: x.clone(), v_next: v.clone(), x, v, scratch: Scratch::default() }
+        Self {
+            chain,
+            coefficients,
+            x_next: x.clone(),
+            v_next: v.clone(),
+            x,
+            v,
+            scratch: Scratch::default(),
+            block_record: Vec::new(),
+        }
     }
 
     /// A kernel starting from a [`State`] of the system `chain` was detected in (masses first).
@@ -249,12 +260,14 @@ impl<T: Real> ChainKernel<T> {
         let n = self.chain.masses;
         let block = if n <= TILE { SINGLE_TILE_BLOCK } else { BLOCK };
         let mut done = 0;
-        let mut block_record = vec![0.0; taps.len() * block];
+        let mut kept = std::mem::take(&mut self.block_record);
+        kept.resize(taps.len() * block, 0.0);
         while done < steps {
             let length = block.min(steps - done);
-            let block_record = &mut block_record[..taps.len() * length];
+            let block_record = &mut kept[..taps.len() * length];
             block_record.fill(0.0);
             if !self.run_block(length, taps, block_record, pool) {
+                self.block_record = kept;
                 return Err((done, NonFiniteBlock { block_steps: length }));
             }
             std::mem::swap(&mut self.x, &mut self.x_next);
@@ -264,6 +277,7 @@ impl<T: Real> ChainKernel<T> {
             }
             done += length;
         }
+        self.block_record = kept;
         Ok(())
     }
 
@@ -285,9 +299,21 @@ impl<T: Real> ChainKernel<T> {
                 || run_small(coefficients, x, v, x_next, v_next, length, taps, record),
             );
         }
-        let tile = if n <= TILE { n } else { TILE };
         let coefficients = self.coefficients;
         let (x, v) = (&self.x, &self.v);
+        if n <= TILE {
+            // One tile: no job list to build.
+            let job = TileJob {
+                start: 1,
+                end: n + 1,
+                taps,
+                out_x: &mut self.x_next[1..=n],
+                out_v: &mut self.v_next[1..=n],
+                record,
+            };
+            return run_tile(&coefficients, x, v, n, length, job, &mut self.scratch);
+        }
+        let tile = TILE;
         // Split outputs and tap records by tile (taps sorted by mass).
         let mut jobs = Vec::with_capacity(n.div_ceil(tile));
         let (mut out_x, mut out_v, mut record_left) =

@@ -308,13 +308,17 @@ pub struct StringBank<const L: usize> {
     groups: Vec<StringGroup<L>>,
     channels: usize,
     records: Vec<Vec<f64>>,
+    /// Each group's outcome of the last call (kept between calls).
+    outcomes: Vec<Result<(), NonFiniteMass>>,
 }
 
 impl<const L: usize> StringBank<L> {
-    /// A bank of `groups` recording `channels` output channels.
-    pub fn new(groups: Vec<StringGroup<L>>, channels: usize) -> Self {
-        let records = vec![Vec::new(); groups.len()];
-        Self { groups, channels, records }
+    /// A bank of `groups` recording `channels` output channels, with room for `steps` steps per
+    /// call before it allocates.
+    pub fn new(groups: Vec<StringGroup<L>>, channels: usize, steps: usize) -> Self {
+        let records = vec![Vec::with_capacity(channels * steps); groups.len()];
+        let outcomes = vec![Ok(()); groups.len()];
+        Self { groups, channels, records, outcomes }
     }
 
     /// The number of output channels.
@@ -343,7 +347,7 @@ impl<const L: usize> StringBank<L> {
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<(), (usize, NonFiniteMass)> {
         let size = self.channels * steps;
-        let mut outcomes = vec![Ok(()); self.groups.len()];
+        let outcomes = &mut self.outcomes;
         type Job<'a, const L: usize> =
             (&'a mut StringGroup<L>, (&'a mut Vec<f64>, &'a mut Result<(), NonFiniteMass>));
         let run = |(group, (own, outcome)): Job<'_, L>| {

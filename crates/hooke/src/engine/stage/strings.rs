@@ -107,7 +107,7 @@ impl<const L: usize> StringStage<L> {
             group.set_taps(taps);
         }
         Some(Self {
-            bank: StringBank::new(groups, pickups.channel_count()),
+            bank: StringBank::new(groups, pickups.channel_count(), crate::engine::MAX_BLOCK as usize),
             dt,
             step: state.step,
             place,
