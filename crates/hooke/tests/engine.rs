@@ -98,6 +98,11 @@ fn every_example_instrument_plays_the_former_performance() {
     }
 }
 
+/// The position of mass `s.5` and half the velocity of `s.21`.
+fn two_pickups() -> [PickupSpec; 2] {
+    [PickupSpec::position("s.5"), PickupSpec::velocity("s.21").channel(2).weight(0.5)]
+}
+
 /// A plucked 1D string of 30 masses from the model format, with two pickups.
 fn string_engine(config: EngineConfig) -> Engine {
     let file = parse_model(
@@ -106,22 +111,7 @@ fn string_engine(config: EngineConfig) -> Engine {
         "string.toml",
     )
     .unwrap();
-    let pickups = [
-        PickupSpec {
-            channel: 1,
-            mass: "s.5".into(),
-            quantity: hooke::engine::Quantity::Position,
-            axis: 0,
-            weight: 1.0,
-        },
-        PickupSpec {
-            channel: 2,
-            mass: "s.21".into(),
-            quantity: hooke::engine::Quantity::Velocity,
-            axis: 0,
-            weight: 0.5,
-        },
-    ];
+    let pickups = two_pickups();
     Engine::new(&file.model, &pickups, config).unwrap()
 }
 
@@ -234,22 +224,7 @@ fn a_changed_link_is_never_stepped_by_a_stale_scheme() {
         "stiffer.toml",
     )
     .unwrap();
-    let pickups = [
-        PickupSpec {
-            channel: 1,
-            mass: "s.5".into(),
-            quantity: hooke::engine::Quantity::Position,
-            axis: 0,
-            weight: 1.0,
-        },
-        PickupSpec {
-            channel: 2,
-            mass: "s.21".into(),
-            quantity: hooke::engine::Quantity::Velocity,
-            axis: 0,
-            weight: 0.5,
-        },
-    ];
+    let pickups = two_pickups();
     let mut fresh = Engine::new(&file.model, &pickups, config).unwrap();
     let motions: Vec<(usize, f64)> = (0..30).map(|i| (i, state.x[i])).collect();
     fresh.apply(Event::Shape(motions));
