@@ -142,13 +142,13 @@ fn scheduled_events_land_on_their_step_in_any_block_size_on_every_path() {
         let mut expected = vec![Vec::new(); 2];
         for (step, event) in events() {
             stepped.advance(step - stepped.step(), &mut expected).unwrap();
-            stepped.apply(event);
+            stepped.apply(event).unwrap();
         }
         stepped.advance(FRAMES as u64 - stepped.step(), &mut expected).unwrap();
         for block in [1, 64, 4096] {
             let mut engine = string_engine(config);
             for (step, event) in events() {
-                engine.schedule(step, event);
+                engine.schedule(step, event).unwrap();
             }
             let mut output = [vec![0.0f64; FRAMES], vec![0.0f64; FRAMES]];
             for start in (0..FRAMES).step_by(block) {
@@ -169,7 +169,7 @@ fn the_kernel_and_the_general_path_render_the_same_events() {
         let mut engine = string_engine(config);
         assert_eq!(engine.path(), if kernels { PathKind::Chain } else { PathKind::General });
         for (step, event) in events() {
-            engine.schedule(step, event);
+            engine.schedule(step, event).unwrap();
         }
         let mut output = vec![Vec::new(); 2];
         engine.advance(2000, &mut output).unwrap();
@@ -212,7 +212,7 @@ fn a_changed_link_is_never_stepped_by_a_stale_scheme() {
     changed.advance(100, &mut ignored).unwrap();
     for j in 0..31 {
         let (a, b) = (if j == 0 { 30 } else { j - 1 }, if j == 30 { 31 } else { j });
-        changed.apply(Event::Link { a, b, stiffness: 4e5, damping: 1e-3 });
+        changed.apply(Event::Link { a, b, stiffness: 4e5, damping: 1e-3 }).unwrap();
     }
     let state = changed.state();
     let mut after = vec![Vec::new(); 2];
@@ -227,11 +227,57 @@ fn a_changed_link_is_never_stepped_by_a_stale_scheme() {
     let pickups = two_pickups();
     let mut fresh = Engine::new(&file.model, &pickups, config).unwrap();
     let motions: Vec<(usize, f64)> = (0..30).map(|i| (i, state.x[i])).collect();
-    fresh.apply(Event::Shape(motions));
+    fresh.apply(Event::Shape(motions)).unwrap();
     for i in 0..30 {
-        fresh.apply(Event::Motion { coordinate: i, position: state.x[i], velocity: state.v[i] });
+        fresh.apply(Event::Motion { coordinate: i, position: state.x[i], velocity: state.v[i] }).unwrap();
     }
     let mut expected = vec![Vec::new(); 2];
     fresh.advance(200, &mut expected).unwrap();
     assert!(largest_difference(&after, &expected) < 1e-12, "{:e}", largest_difference(&after, &expected));
+}
+
+#[test]
+fn a_mass_change_moves_the_pitch_as_sqrt_k_over_m_says_on_every_path() {
+    // One mass between two anchors: w = sqrt(2 k / m). Quadrupling the mass halves it.
+    let file = parse_model(
+        "[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmasses = 1\nmass = 1e-3\nstiffness = 1e3\n\
+         pluck = { position = 0.5, amplitude = 1e-3 }\n",
+        "one.toml",
+    )
+    .unwrap();
+    for config in [EngineConfig::default(), EngineConfig::default().scheme(SchemeKind::Midpoint)] {
+        let mut engine = Engine::new(&file.model, &[PickupSpec::position("s.1")], config).unwrap();
+        let lowest = |engine: &Engine| {
+            engine.analyse(&hooke::analysis::report::AnalysisOptions::default()).unwrap().modes[0]
+                .mode
+                .frequency_hz()
+        };
+        let before = lowest(&engine);
+        assert!((before - (2.0f64 * 1e3 / 1e-3).sqrt() / std::f64::consts::TAU).abs() < 1e-9 * before);
+        engine.apply(Event::Mass { mass: 0, kilograms: 4e-3 }).unwrap();
+        assert!((lowest(&engine) - before / 2.0).abs() < 1e-9 * before);
+        // And the run follows: the zero crossings of the position come at the new period.
+        let mut output = vec![Vec::new()];
+        engine.advance(4000, &mut output).unwrap();
+        let crossings = output[0].windows(2).filter(|w| w[0] > 0.0 && w[1] <= 0.0).count() as f64;
+        let expected = 4000.0 / 44_100.0 * before / 2.0;
+        assert!((crossings - expected).abs() <= 1.0, "{crossings} crossings, {expected} expected");
+    }
+}
+
+#[test]
+fn an_event_that_does_not_fit_is_refused_and_changes_nothing() {
+    let mut engine = string_engine(EngineConfig::default());
+    let path = engine.path();
+    for (event, field) in [
+        (Event::Mass { mass: 0, kilograms: -1.0 }, "kilograms"),
+        (Event::Drag { mass: 99, drag: 1.0 }, "mass"),
+        (Event::Motion { coordinate: 30, position: 0.0, velocity: 0.0 }, "coordinate"),
+        (Event::Link { a: 0, b: 1, stiffness: f64::NAN, damping: 0.0 }, "stiffness"),
+    ] {
+        let error = engine.apply(event.clone()).unwrap_err();
+        assert_eq!(error.field, field, "{error}");
+        assert!(engine.schedule(10, event).is_err());
+    }
+    assert_eq!(engine.path(), path, "nothing was applied");
 }

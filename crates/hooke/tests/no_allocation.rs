@@ -79,7 +79,7 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     let config = EngineConfig::default().dt(instrument.dt).oversample(2);
     let mut engine = Engine::new(&instrument.model, &instrument.pickups, config).unwrap();
     let pulse = Pulse { coordinate: 40, peak: 0.5, duration: 0.05 };
-    engine.apply(Event::Excite(Excitation::Pulse(pulse)));
+    engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
     assert_eq!(allocations_per_render(&mut engine, 100), 0, "guitar");
     assert_eq!(engine.path(), PathKind::Strings);
     let _ = Pickups::default();

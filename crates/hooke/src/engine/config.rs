@@ -5,6 +5,7 @@ use super::excitation::Excitation;
 use super::settings::StepSize;
 use crate::model::ModelError;
 use crate::scheme::SchemeKind;
+use crate::system::System;
 
 /// The precision of the stencil kernels (the other paths are always f64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -192,6 +193,13 @@ pub enum Event {
         /// Drag, N s/m.
         drag: f64,
     },
+    /// Set a mass's mass, kg (> 0).
+    Mass {
+        /// The mass (index).
+        mass: usize,
+        /// Its new mass, kg.
+        kilograms: f64,
+    },
     /// Stop a mass where it is (velocity 0 from now on) or free it.
     Stop {
         /// The mass (index).
@@ -210,4 +218,61 @@ pub enum EngineError {
     /// A figure of the [`EngineConfig`] is out of range.
     #[error(transparent)]
     Config(#[from] ModelError),
+}
+
+impl Event {
+    /// Checks the event against `system`: every index in range, every figure finite and of the
+    /// right sign. The error names the field, what was expected and what was found.
+    pub fn check(&self, system: &System) -> Result<(), ModelError> {
+        let coordinates = system.mass_coordinates();
+        let in_range = |field: &'static str, index: usize, count: usize, what: &str| {
+            if index < count {
+                Ok(())
+            } else {
+                Err(ModelError::new("event", field, format!("one of the {count} {what}"), index))
+            }
+        };
+        let finite = |field: &'static str, value: f64, positive: bool| {
+            if value.is_finite() && (!positive || value >= 0.0) {
+                Ok(())
+            } else {
+                let expected = if positive { "a finite number >= 0" } else { "a finite number" };
+                Err(ModelError::new("event", field, expected, value))
+            }
+        };
+        match self {
+            Self::Shape(values) => values.iter().try_for_each(|&(c, x)| {
+                in_range("coordinate", c, coordinates, "moving coordinates")?;
+                finite("position", x, false)
+            }),
+            Self::Motion { coordinate, position, velocity } => {
+                in_range("coordinate", *coordinate, coordinates, "moving coordinates")?;
+                finite("position", *position, false)?;
+                finite("velocity", *velocity, false)
+            }
+            Self::Excite(excitation) => {
+                in_range("coordinate", excitation.coordinate(), coordinates, "moving coordinates")
+            }
+            Self::Link { a, b, stiffness, damping } => {
+                let nodes = system.node_ids().len();
+                in_range("a", *a, nodes, "nodes")?;
+                in_range("b", *b, nodes, "nodes")?;
+                finite("stiffness", *stiffness, true)?;
+                finite("damping", *damping, true)
+            }
+            Self::Drag { mass, drag } => {
+                in_range("mass", *mass, system.mass_count(), "masses")?;
+                finite("drag", *drag, true)
+            }
+            Self::Mass { mass, kilograms } => {
+                in_range("mass", *mass, system.mass_count(), "masses")?;
+                if kilograms.is_finite() && *kilograms > 0.0 {
+                    Ok(())
+                } else {
+                    Err(ModelError::new("event", "kilograms", "a finite mass > 0 kg", kilograms))
+                }
+            }
+            Self::Stop { mass, .. } => in_range("mass", *mass, system.mass_count(), "masses"),
+        }
+    }
 }

@@ -176,6 +176,18 @@ pub enum Excitation {
     Drive(Drive),
 }
 
+impl Excitation {
+    /// The state coordinate it acts on.
+    pub fn coordinate(&self) -> usize {
+        match self {
+            Self::Pulse(pulse) => pulse.coordinate,
+            Self::Strike(hammer) => hammer.coordinate,
+            Self::Bow(bow) => bow.coordinate,
+            Self::Drive(drive) => drive.coordinate,
+        }
+    }
+}
+
 /// An excitation in play and what it carries from step to step.
 #[derive(Debug, Clone)]
 pub(crate) enum Playing {
@@ -200,16 +212,6 @@ impl Playing {
                 Self::Bow(bow, relative)
             }
             Excitation::Drive(drive) => Self::Drive(drive),
-        }
-    }
-
-    /// The coordinate it acts on.
-    pub(crate) fn coordinate(excitation: &Excitation) -> usize {
-        match excitation {
-            Excitation::Pulse(pulse) => pulse.coordinate,
-            Excitation::Strike(hammer) => hammer.coordinate,
-            Excitation::Bow(bow) => bow.coordinate,
-            Excitation::Drive(drive) => drive.coordinate,
         }
     }
 

@@ -43,7 +43,7 @@ pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
-use crate::model::Model;
+use crate::model::{Model, ModelError};
 use crate::scheme::{EnergyExchange, SchemeError, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
@@ -83,6 +83,14 @@ pub enum RunError {
         time: f64,
         /// What the scheme reported.
         source: SchemeError,
+    },
+    /// An event did not fit the system (an index out of range, a figure that is not finite).
+    #[error("an event at step {step} was refused: {source}")]
+    Event {
+        /// The step it was to apply at.
+        step: u64,
+        /// What is wrong with it.
+        source: ModelError,
     },
     /// An observer could not write its output.
     #[error("writing output failed at step {step}: {source}")]
@@ -309,8 +317,11 @@ impl Engine {
         analyse(&self.system, self.paths.config.scheme, self.paths.dt, options)
     }
 
-    /// Applies `event` now, before the next step.
-    pub fn apply(&mut self, event: Event) {
+    /// Applies `event` now, before the next step. An event that does not fit the system (an
+    /// index out of range, a figure that is not finite or of the wrong sign) changes nothing and
+    /// is refused with an error that names it.
+    pub fn apply(&mut self, event: Event) -> Result<(), ModelError> {
+        event.check(&self.system)?;
         self.paths.played = true;
         match event {
             Event::Shape(values) => self.set_motions(values.into_iter().map(|(c, x)| (c, x, 0.0))),
@@ -318,7 +329,7 @@ impl Engine {
                 self.set_motions(std::iter::once((coordinate, position, velocity)))
             }
             Event::Excite(excitation) => {
-                let (x, _) = self.stage.motion(Playing::coordinate(&excitation));
+                let (x, _) = self.stage.motion(excitation.coordinate());
                 self.playing.push((Playing::start(excitation, x), self.stage.step()));
             }
             Event::Link { a, b, stiffness, damping } => {
@@ -338,6 +349,12 @@ impl Engine {
                     self.rebuild(|_| ());
                 }
             }
+            Event::Mass { mass, kilograms } => {
+                self.system.set_mass(mass, kilograms);
+                if !self.stage.set_mass(&self.system, mass) {
+                    self.rebuild(|_| ());
+                }
+            }
             Event::Stop { mass, stopped } => {
                 self.paths.stopped.retain(|&m| m != mass);
                 if stopped {
@@ -348,12 +365,16 @@ impl Engine {
                 }
             }
         }
+        Ok(())
     }
 
-    /// Applies `event` when the simulation reaches step `step` (now, if it has already).
-    pub fn schedule(&mut self, step: u64, event: Event) {
+    /// Applies `event` when the simulation reaches step `step` (now, if it has already). The
+    /// event is checked now, as [`Engine::apply`] checks it.
+    pub fn schedule(&mut self, step: u64, event: Event) -> Result<(), ModelError> {
+        event.check(&self.system)?;
         let at = self.queue.partition_point(|(s, _)| *s <= step);
         self.queue.insert(at, (step, event));
+        Ok(())
     }
 
     /// Sets coordinates' positions (m) and velocities (m/s), rebuilding the path at most once.
@@ -514,7 +535,8 @@ impl Engine {
             let step = self.step();
             while self.queue.first().is_some_and(|(at, _)| *at <= step) {
                 let (_, event) = self.queue.remove(0);
-                self.apply(event);
+                // Checked when it was scheduled, against a system whose sizes do not change.
+                let _ = self.apply(event);
             }
             let next_event = self.queue.first().map_or(u64::MAX, |(at, _)| *at);
             let run = if self.playing.is_empty() && observers.is_empty() {

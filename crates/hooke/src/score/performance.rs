@@ -9,6 +9,7 @@ use crate::engine::excitation::Excitation;
 use crate::engine::{Engine, EngineConfig, EngineError, Event, PathKind, RunError, StepSize};
 use crate::instrument::frets::FretStop;
 use crate::instrument::{Instrument, Part, PartKind};
+use crate::model::ModelError;
 use crate::score::{Action, Score};
 
 /// How to perform.
@@ -128,7 +129,7 @@ impl Performance {
         while self.engine.step() < end {
             let step = self.engine.step();
             while self.next_cue < self.score.cues.len() && self.cue_steps[self.next_cue] <= step {
-                self.apply(self.next_cue);
+                self.apply(self.next_cue).map_err(|source| RunError::Event { step, source })?;
                 self.next_cue += 1;
             }
             let next_cue = self.cue_steps.get(self.next_cue).copied().unwrap_or(u64::MAX);
@@ -143,7 +144,7 @@ impl Performance {
     }
 
     /// Applies cue `cue` to the engine now.
-    fn apply(&mut self, cue: usize) {
+    fn apply(&mut self, cue: usize) -> Result<(), ModelError> {
         let cue = &self.score.cues[cue];
         let part = cue.part;
         let setting = &mut self.settings[part];
@@ -186,7 +187,7 @@ impl Performance {
     }
 
     /// Sets every link, stop and drag of part `part` from its setting.
-    fn configure(&mut self, part: usize) {
+    fn configure(&mut self, part: usize) -> Result<(), ModelError> {
         let setting = self.settings[part];
         let engine = &mut self.engine;
         let dim = self.dimension;
@@ -205,16 +206,20 @@ impl Performance {
                         b: string.node(j + 1),
                         stiffness: k * setting.tension,
                         damping: z * setting.damping,
-                    });
+                    })?;
                 }
                 for (i, &mass) in string.masses.iter().enumerate() {
                     let stopped = stop.is_some_and(|s| s.mass == i);
                     if stopped {
-                        engine.apply(Event::Motion { coordinate: mass * dim, position: 0.0, velocity: 0.0 });
+                        engine.apply(Event::Motion {
+                            coordinate: mass * dim,
+                            position: 0.0,
+                            velocity: 0.0,
+                        })?;
                     }
-                    engine.apply(Event::Stop { mass, stopped });
+                    engine.apply(Event::Stop { mass, stopped })?;
                     let muted = stop.is_some_and(|s| i < s.mass);
-                    engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })));
+                    engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
                 }
             }
             PartKind::Membrane(membrane) => {
@@ -224,13 +229,14 @@ impl Performance {
                         b,
                         stiffness: k * setting.tension,
                         damping: z * setting.damping,
-                    });
+                    })?;
                 }
                 for &mass in &membrane.masses {
-                    engine.apply(drag(mass, setting.damp));
+                    engine.apply(drag(mass, setting.damp))?;
                 }
             }
-            PartKind::Body(body) => engine.apply(drag(body.mass, setting.damp)),
+            PartKind::Body(body) => engine.apply(drag(body.mass, setting.damp))?,
         }
+        Ok(())
     }
 }

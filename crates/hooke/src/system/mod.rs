@@ -207,6 +207,8 @@ pub struct System {
     masses: Vec<f64>,
     inverse_mass: Vec<f64>,
     gravity_force: Vec<f64>,
+    /// Gravity, m/s^2, one entry per axis.
+    gravity: Vec<f64>,
     drag: Vec<f64>,
     springs: LinkArrays,
     dampers: LinkArrays,
@@ -324,6 +326,7 @@ impl System {
             masses,
             inverse_mass,
             gravity_force,
+            gravity: model.gravity().to_vec(),
             drag,
             springs,
             dampers,
@@ -428,6 +431,19 @@ impl System {
     /// Changes the coefficient of damper `damper`, N s/m.
     pub(crate) fn set_damper_coefficient(&mut self, damper: usize, damping: f64) {
         self.dampers.coefficient[damper] = damping;
+        self.revision += 1;
+    }
+
+    /// Changes the mass of mass `mass`, kg (> 0), and the gravity force on it.
+    pub(crate) fn set_mass(&mut self, mass: usize, kilograms: f64) {
+        let dim = self.dimension;
+        self.masses[mass] = kilograms;
+        self.inverse_mass[mass * dim..(mass + 1) * dim].fill(1.0 / kilograms);
+        if !self.gravity_force.is_empty() {
+            for (force, g) in self.gravity_force[mass * dim..(mass + 1) * dim].iter_mut().zip(&self.gravity) {
+                *force = kilograms * g;
+            }
+        }
         self.revision += 1;
     }
 

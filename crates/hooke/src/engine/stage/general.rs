@@ -123,6 +123,10 @@ impl Stage for GeneralStage {
         true
     }
 
+    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
+        true
+    }
+
     fn set_force(&mut self, _coordinate: usize, _force: f64) -> bool {
         // The scheme reads held forces from the system.
         true

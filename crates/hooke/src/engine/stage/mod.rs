@@ -36,6 +36,11 @@ pub(crate) trait Stage: Send {
     fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool;
     /// Takes the drag of mass `mass` as now set in the system.
     fn set_drag(&mut self, system: &System, mass: usize) -> bool;
+    /// Takes the mass of mass `mass` as now set in the system (only the general path can: its
+    /// scheme is rebuilt from the system).
+    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
+        false
+    }
     /// Holds `force` (N) on a moving state coordinate until changed.
     fn set_force(&mut self, coordinate: usize, force: f64) -> bool;
     /// The force (N) on a moving state coordinate now from everything but the held forces.
