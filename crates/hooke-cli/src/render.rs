@@ -118,7 +118,8 @@ fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
     let mut output = vec![Vec::new(); performance.channels()];
     let started = Instant::now();
     let result = performance.render(performance.total_steps(), &mut output);
-    performance.finish(&mut output);
+    // The output has one vector per channel, so the flush cannot be refused.
+    let _ = performance.finish(&mut output);
     let seconds = started.elapsed().as_secs_f64();
     let wav = WavOptions { format: args.format, normalize: !args.no_normalize };
     let report = write_wav_file(&args.output, &output, rate as u32, wav)?;

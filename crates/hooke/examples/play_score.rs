@@ -21,7 +21,7 @@ pub fn run(out: &Path) -> Result<Vec<Vec<f64>>, Box<dyn std::error::Error>> {
     let mut performance = Performance::new(&instrument, score, options)?;
     let mut channels = vec![Vec::new(); performance.channels()];
     performance.render(performance.total_steps(), &mut channels)?;
-    performance.finish(&mut channels);
+    performance.finish(&mut channels)?;
     let options = WavOptions { format: SampleFormat::Int24, normalize: true };
     write_wav_file(out, &channels, file.rate as u32, options)?;
     println!("wrote {} ({oversample}x oversampled, {} path)", out.display(), performance.path().name());

@@ -38,7 +38,7 @@ fn perform(
     while performance.step() < performance.total_steps() {
         performance.render(chunk, &mut output).unwrap();
     }
-    performance.finish(&mut output);
+    performance.finish(&mut output).unwrap();
     (output, performance)
 }
 
@@ -280,4 +280,15 @@ fn an_event_that_does_not_fit_is_refused_and_changes_nothing() {
         assert!(engine.schedule(10, event).is_err());
     }
     assert_eq!(engine.path(), path, "nothing was applied");
+}
+
+#[test]
+fn an_output_with_the_wrong_number_of_channels_is_refused() {
+    let mut engine = string_engine(EngineConfig::default());
+    let error = engine.advance(10, &mut [Vec::new()]).unwrap_err();
+    assert!(matches!(error, hooke::engine::RunError::Channels { expected: 2, found: 1 }), "{error}");
+    let mut one = [0.0f32; 8];
+    assert!(engine.render(&mut [&mut one[..]]).is_err());
+    assert!(engine.flush(&mut []).is_err());
+    assert_eq!(engine.step(), 0, "nothing was stepped");
 }

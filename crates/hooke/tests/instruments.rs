@@ -48,7 +48,7 @@ fn render(instrument: &Instrument, score: &str, options: PerformanceOptions) -> 
     let mut performance = Performance::new(instrument, score, options).unwrap();
     let mut output = vec![Vec::new(); performance.channels()];
     performance.render(performance.total_steps(), &mut output).unwrap();
-    performance.finish(&mut output);
+    performance.finish(&mut output).unwrap();
     output
 }
 
@@ -249,7 +249,7 @@ fn render_in_chunks(
     while performance.step() < performance.total_steps() {
         performance.render(chunk, &mut output).unwrap();
     }
-    performance.finish(&mut output);
+    performance.finish(&mut output).unwrap();
     (output, performance.uses_kernel())
 }
 
@@ -427,7 +427,7 @@ fn every_example_instrument_plays_its_scores() {
             let mut output = vec![Vec::new(); performance.channels()];
             let steps = performance.total_steps().min((0.2 / instrument.dt) as u64);
             performance.render(steps, &mut output).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            performance.finish(&mut output);
+            performance.finish(&mut output).unwrap();
             assert!(output.iter().flatten().all(|x| x.is_finite()), "{}", path.display());
             played += 1;
         }

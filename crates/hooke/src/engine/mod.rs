@@ -92,6 +92,14 @@ pub enum RunError {
         /// What is wrong with it.
         source: ModelError,
     },
+    /// The output given has not one vector per channel.
+    #[error("the output has {found} channel(s); the engine's pickups make {expected}")]
+    Channels {
+        /// The engine's channels.
+        expected: usize,
+        /// The vectors given.
+        found: usize,
+    },
     /// An observer could not write its output.
     #[error("writing output failed at step {step}: {source}")]
     Output {
@@ -453,6 +461,9 @@ impl Engine {
     /// block of this size. On an instability, the frames before it are kept and the rest of
     /// the block is zero.
     pub fn render<S: Sample>(&mut self, output: &mut [&mut [S]]) -> Result<(), RunError> {
+        if output.len() != self.channels() {
+            return Err(RunError::Channels { expected: self.channels(), found: output.len() });
+        }
         let frames = output.first().map_or(0, |channel| channel.len()) as u64;
         let factor = self.paths.config.oversample as u64;
         // Output n is complete once input n K + D has arrived (input i: the sample after step i + 1).
@@ -481,8 +492,12 @@ impl Engine {
 
     /// Appends the last output frames, owed by the decimator's look-ahead, taking the input
     /// after the last step as zero (the end of an offline render).
-    pub fn flush(&mut self, output: &mut [Vec<f64>]) {
+    pub fn flush(&mut self, output: &mut [Vec<f64>]) -> Result<(), RunError> {
+        if output.len() != self.channels() {
+            return Err(RunError::Channels { expected: self.channels(), found: output.len() });
+        }
         self.decimator.finish(output);
+        Ok(())
     }
 
     /// Takes `steps` more simulation steps, appending the output frames they complete to
@@ -496,6 +511,9 @@ impl Engine {
         output: &mut [Vec<f64>],
         observers: &mut [&mut dyn Observer],
     ) -> Result<u64, RunError> {
+        if output.len() != self.channels() {
+            return Err(RunError::Channels { expected: self.channels(), found: output.len() });
+        }
         let start = self.step();
         if !observers.is_empty() {
             if self.stage.general().is_none() {

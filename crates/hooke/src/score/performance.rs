@@ -139,8 +139,8 @@ impl Performance {
     }
 
     /// Flushes the decimator: the output's last samples.
-    pub fn finish(&mut self, output: &mut [Vec<f64>]) {
-        self.engine.flush(output);
+    pub fn finish(&mut self, output: &mut [Vec<f64>]) -> Result<(), RunError> {
+        self.engine.flush(output)
     }
 
     /// Applies cue `cue` to the engine now.
