@@ -161,10 +161,12 @@ impl Paths {
         let dt = self.dt;
         if self.kernels && self.config.scheme == SchemeKind::SymplecticEuler {
             let stencil = || {
-                let pool = self.pool.clone();
-                let precision = self.config.precision;
+                if !self.stopped.is_empty() {
+                    return None;
+                }
+                let (pool, precision) = (self.pool.clone(), self.config.precision);
                 let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
-                self.stopped.is_empty().then(|| Box::new(kernel) as Box<dyn Stage>)
+                Some(Box::new(kernel) as Box<dyn Stage>)
             };
             let bank = || {
                 let strings = stage::string_paths(system)?;
