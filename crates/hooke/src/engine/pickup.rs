@@ -159,17 +159,7 @@ impl Pickups {
     /// The value of each channel for a state, appended to `out` (one value per channel).
     pub(super) fn sample(&self, state: &State, out: &mut [Vec<f64>]) {
         for (taps, channel) in self.channels.iter().zip(out) {
-            let value = taps
-                .iter()
-                .map(|tap| {
-                    let source = match tap.quantity {
-                        Quantity::Position => &state.x,
-                        Quantity::Velocity => &state.v,
-                    };
-                    tap.weight * source[tap.coordinate]
-                })
-                .sum();
-            channel.push(value);
+            channel.push(taps.iter().map(|tap| tap.weight * state.read(tap.coordinate, tap.quantity)).sum());
         }
     }
 }
