@@ -106,10 +106,9 @@ impl BarrierSpec {
         }
     }
 
-    /// Names the barrier.
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
+    setters! {
+        /// Names the barrier.
+        some id(id: impl Into<String>) => id;
     }
 }
 
@@ -168,10 +167,9 @@ impl CollisionSpec {
         Self { id: None, a: a.into(), b: b.into(), distance, stiffness, exponent }
     }
 
-    /// Names the collision.
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
+    setters! {
+        /// Names the collision.
+        some id(id: impl Into<String>) => id;
     }
 }
 

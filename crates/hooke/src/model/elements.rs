@@ -86,22 +86,13 @@ impl Mass {
         Self { id: id.into(), mass, ..Self::default() }
     }
 
-    /// Sets the initial position, m.
-    pub fn position(mut self, position: impl Into<Vec<f64>>) -> Self {
-        self.position = position.into();
-        self
-    }
-
-    /// Sets the initial velocity, m/s.
-    pub fn velocity(mut self, velocity: impl Into<Vec<f64>>) -> Self {
-        self.velocity = velocity.into();
-        self
-    }
-
-    /// Sets the drag to ground, 1/s.
-    pub fn drag(mut self, gamma: f64) -> Self {
-        self.drag = gamma;
-        self
+    setters! {
+        /// Sets the initial position, m.
+        set position(position: impl Into<Vec<f64>>) => position;
+        /// Sets the initial velocity, m/s.
+        set velocity(velocity: impl Into<Vec<f64>>) => velocity;
+        /// Sets the drag to ground, 1/s.
+        set drag(gamma: f64) => drag;
     }
 }
 
@@ -123,10 +114,9 @@ impl Anchor {
         Self { id: id.into(), position: Vec::new() }
     }
 
-    /// Sets the position, m.
-    pub fn position(mut self, position: impl Into<Vec<f64>>) -> Self {
-        self.position = position.into();
-        self
+    setters! {
+        /// Sets the position, m.
+        set position(position: impl Into<Vec<f64>>) => position;
     }
 }
 
@@ -156,22 +146,13 @@ impl Spring {
         Self { a: a.into(), b: b.into(), stiffness, ..Self::default() }
     }
 
-    /// Names the spring.
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
-    }
-
-    /// Sets the rest length, m.
-    pub fn rest_length(mut self, length: f64) -> Self {
-        self.rest_length = Some(length);
-        self
-    }
-
-    /// Sets the damping of the damper in parallel, N s/m.
-    pub fn damping(mut self, damping: f64) -> Self {
-        self.damping = damping;
-        self
+    setters! {
+        /// Names the spring.
+        some id(id: impl Into<String>) => id;
+        /// Sets the rest length, m.
+        some rest_length(length: f64) => rest_length;
+        /// Sets the damping of the damper in parallel, N s/m.
+        set damping(damping: f64) => damping;
     }
 }
 
@@ -195,10 +176,9 @@ impl Damper {
         Self { id: None, a: a.into(), b: b.into(), damping }
     }
 
-    /// Names the damper.
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
+    setters! {
+        /// Names the damper.
+        some id(id: impl Into<String>) => id;
     }
 }
 
@@ -249,22 +229,13 @@ impl Initial {
         Self { mass: mass.into(), ..Self::default() }
     }
 
-    /// Sets the position, m.
-    pub fn position(mut self, position: impl Into<Vec<f64>>) -> Self {
-        self.position = position.into();
-        self
-    }
-
-    /// Moves the position by `displacement`, m.
-    pub fn displacement(mut self, displacement: impl Into<Vec<f64>>) -> Self {
-        self.displacement = displacement.into();
-        self
-    }
-
-    /// Sets the velocity, m/s.
-    pub fn velocity(mut self, velocity: impl Into<Vec<f64>>) -> Self {
-        self.velocity = velocity.into();
-        self
+    setters! {
+        /// Sets the position, m.
+        set position(position: impl Into<Vec<f64>>) => position;
+        /// Moves the position by `displacement`, m.
+        set displacement(displacement: impl Into<Vec<f64>>) => displacement;
+        /// Sets the velocity, m/s.
+        set velocity(velocity: impl Into<Vec<f64>>) => velocity;
     }
 }
 

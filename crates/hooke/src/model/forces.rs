@@ -25,10 +25,9 @@ impl Sinusoid {
         Self { amplitude, frequency, phase: 0.0 }
     }
 
-    /// Sets the phase, rad.
-    pub fn phase(mut self, phase: f64) -> Self {
-        self.phase = phase;
-        self
+    setters! {
+        /// Sets the phase, rad.
+        set phase(phase: f64) => phase;
     }
 
     /// Checks the term: amplitude and phase finite, frequency finite and >= 0. `subject` names
@@ -168,10 +167,9 @@ impl ForceSpec {
         Self { mass: mass.into(), axis: 0, signal }
     }
 
-    /// Sets the axis: 0 = x, 1 = y, 2 = z.
-    pub fn axis(mut self, axis: usize) -> Self {
-        self.axis = axis;
-        self
+    setters! {
+        /// Sets the axis: 0 = x, 1 = y, 2 = z.
+        set axis(axis: usize) => axis;
     }
 }
 

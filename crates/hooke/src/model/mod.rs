@@ -27,6 +27,23 @@
 //! # Ok::<(), hooke::model::ModelError>(())
 //! ```
 
+/// The builder methods of a spec type, one per optional field: `name(value) -> Self` sets the
+/// field to `value.into()`, or to `Some(value.into())` for `some` fields. Each entry carries its
+/// doc comment (with the unit) into the method.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $kind:ident $name:ident($value:ident: $type:ty) => $field:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $value: $type) -> Self {
+                setters!(@assign $kind self.$field, $value.into());
+                self
+            }
+        )*
+    };
+    (@assign some $place:expr, $value:expr) => { $place = Some($value) };
+    (@assign set $place:expr, $value:expr) => { $place = $value };
+}
+
 mod contact;
 pub(crate) mod de;
 mod elements;

@@ -57,16 +57,11 @@ impl ChainSpec {
         }
     }
 
-    /// Ties the last mass to `node`.
-    pub fn to(mut self, node: impl Into<NodeRef>) -> Self {
-        self.to = Some(node.into());
-        self
-    }
-
-    /// Sets each link's damping, N s/m.
-    pub fn damping(mut self, damping: f64) -> Self {
-        self.damping = damping;
-        self
+    setters! {
+        /// Ties the last mass to `node`.
+        some to(node: impl Into<NodeRef>) => to;
+        /// Sets each link's damping, N s/m.
+        set damping(damping: f64) => damping;
     }
 }
 

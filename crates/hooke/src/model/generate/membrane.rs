@@ -54,70 +54,29 @@ impl MembraneSpec {
         Self { id: id.into(), columns, rows, ..Self::default() }
     }
 
-    /// Lumped: sets each mass, kg.
-    pub fn mass(mut self, mass: f64) -> Self {
-        self.mass = Some(mass);
-        self
-    }
-
-    /// Lumped: sets each link's stiffness, N/m.
-    pub fn stiffness(mut self, stiffness: f64) -> Self {
-        self.stiffness = Some(stiffness);
-        self
-    }
-
-    /// Lumped: sets each damper's damping, N s/m.
-    pub fn damping(mut self, damping: f64) -> Self {
-        self.damping = Some(damping);
-        self
-    }
-
-    /// Lumped, 2D/3D: sets the grid spacing, m.
-    pub fn spacing(mut self, spacing: f64) -> Self {
-        self.spacing = Some(spacing);
-        self
-    }
-
-    /// 2D/3D: sets the position of node `ID.0.0`, m.
-    pub fn origin(mut self, origin: impl Into<Vec<f64>>) -> Self {
-        self.origin = origin.into();
-        self
-    }
-
-    /// Physical: sets the width along x, m.
-    pub fn width(mut self, width: f64) -> Self {
-        self.width = Some(width);
-        self
-    }
-
-    /// Physical: sets the height along y, m.
-    pub fn height(mut self, height: f64) -> Self {
-        self.height = Some(height);
-        self
-    }
-
-    /// Physical: sets the tension per unit length, N/m.
-    pub fn tension(mut self, tension: f64) -> Self {
-        self.tension = Some(tension);
-        self
-    }
-
-    /// Physical: sets the surface density, kg/m^2.
-    pub fn surface_density(mut self, density: f64) -> Self {
-        self.surface_density = Some(density);
-        self
-    }
-
-    /// Physical: sets the 1/e decay time of the lowest mode, s.
-    pub fn decay_time(mut self, seconds: f64) -> Self {
-        self.decay_time = Some(seconds);
-        self
-    }
-
-    /// Sets each mass's drag to ground, 1/s.
-    pub fn drag(mut self, gamma: f64) -> Self {
-        self.drag = gamma;
-        self
+    setters! {
+        /// Lumped: sets each mass, kg.
+        some mass(mass: f64) => mass;
+        /// Lumped: sets each link's stiffness, N/m.
+        some stiffness(stiffness: f64) => stiffness;
+        /// Lumped: sets each damper's damping, N s/m.
+        some damping(damping: f64) => damping;
+        /// Lumped, 2D/3D: sets the grid spacing, m.
+        some spacing(spacing: f64) => spacing;
+        /// 2D/3D: sets the position of node `ID.0.0`, m.
+        set origin(origin: impl Into<Vec<f64>>) => origin;
+        /// Physical: sets the width along x, m.
+        some width(width: f64) => width;
+        /// Physical: sets the height along y, m.
+        some height(height: f64) => height;
+        /// Physical: sets the tension per unit length, N/m.
+        some tension(tension: f64) => tension;
+        /// Physical: sets the surface density, kg/m^2.
+        some surface_density(density: f64) => surface_density;
+        /// Physical: sets the 1/e decay time of the lowest mode, s.
+        some decay_time(seconds: f64) => decay_time;
+        /// Sets each mass's drag to ground, 1/s.
+        set drag(gamma: f64) => drag;
     }
 }
 

@@ -56,52 +56,23 @@ impl StringSpec {
         Self { id: id.into(), masses, ..Self::default() }
     }
 
-    /// Lumped: sets each mass, kg.
-    pub fn mass(mut self, mass: f64) -> Self {
-        self.mass = Some(mass);
-        self
-    }
-
-    /// Lumped: sets each spring's stiffness, N/m.
-    pub fn stiffness(mut self, stiffness: f64) -> Self {
-        self.stiffness = Some(stiffness);
-        self
-    }
-
-    /// Lumped: sets each damper's damping, N s/m.
-    pub fn damping(mut self, damping: f64) -> Self {
-        self.damping = Some(damping);
-        self
-    }
-
-    /// Physical: sets the length, m.
-    pub fn length(mut self, length: f64) -> Self {
-        self.length = Some(length);
-        self
-    }
-
-    /// Physical: sets the tension, N.
-    pub fn tension(mut self, tension: f64) -> Self {
-        self.tension = Some(tension);
-        self
-    }
-
-    /// Physical: sets the linear density, kg/m.
-    pub fn linear_density(mut self, density: f64) -> Self {
-        self.linear_density = Some(density);
-        self
-    }
-
-    /// Physical: sets the 1/e decay time of the lowest mode, s.
-    pub fn decay_time(mut self, seconds: f64) -> Self {
-        self.decay_time = Some(seconds);
-        self
-    }
-
-    /// Sets each mass's drag to ground, 1/s.
-    pub fn drag(mut self, gamma: f64) -> Self {
-        self.drag = gamma;
-        self
+    setters! {
+        /// Lumped: sets each mass, kg.
+        some mass(mass: f64) => mass;
+        /// Lumped: sets each spring's stiffness, N/m.
+        some stiffness(stiffness: f64) => stiffness;
+        /// Lumped: sets each damper's damping, N s/m.
+        some damping(damping: f64) => damping;
+        /// Physical: sets the length, m.
+        some length(length: f64) => length;
+        /// Physical: sets the tension, N.
+        some tension(tension: f64) => tension;
+        /// Physical: sets the linear density, kg/m.
+        some linear_density(density: f64) => linear_density;
+        /// Physical: sets the 1/e decay time of the lowest mode, s.
+        some decay_time(seconds: f64) => decay_time;
+        /// Sets each mass's drag to ground, 1/s.
+        set drag(gamma: f64) => drag;
     }
 
     /// Starts the string in a triangle of height `amplitude` (m) peaking at `position` (a
