@@ -46,10 +46,19 @@ fn a_trajectory_is_written_in_one_call() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "step,t,m.x,m.vx,kinetic,potential,total");
-    // Steps 0, 5 and 10. Symplectic Euler from x = 0.1, w^2 h^2 = 0.01: v1 = -0.1, x1 = 0.099.
+    // Steps 0, 5 and 10.
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with("0,0.0,0.1,0.0,"));
     assert!(lines[3].starts_with("10,"));
+    // Symplectic Euler by hand (Morgan & Qiao 2009, eq. (26)): v' = v - h k x / m, x' = x + h v'.
+    let (mut x, mut v) = (0.1f64, 0.0f64);
+    for _ in 0..5 {
+        v -= 0.01 * 100.0 * x;
+        x += 0.01 * v;
+    }
+    let row: Vec<f64> = lines[2].split(',').map(|c| c.parse().unwrap()).collect();
+    assert_eq!(row[0], 5.0);
+    assert!((row[2] - x).abs() < 1e-15 && (row[3] - v).abs() < 1e-15, "{row:?} against x {x}, v {v}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! implicit schemes still take faer's scratch memory per solve.)
 
 use hooke::engine::excitation::{Excitation, Pulse};
-use hooke::engine::{Engine, EngineConfig, Event, PathKind, Pickups};
+use hooke::engine::{Engine, EngineConfig, Event, PathKind};
 use hooke::format::model::parse;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::scheme::SchemeKind;
@@ -82,5 +82,4 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
     assert_eq!(allocations_per_render(&mut engine, 100), 0, "guitar");
     assert_eq!(engine.path(), PathKind::Strings);
-    let _ = Pickups::default();
 }
