@@ -5,7 +5,10 @@ mod bench;
 mod compare;
 mod design;
 mod diagnostics;
+mod interrupt;
+mod limits;
 mod load;
+mod outputs;
 mod plot;
 mod render;
 mod run;
@@ -54,14 +57,16 @@ enum Command {
 }
 
 fn main() -> miette::Result<()> {
+    restore_broken_pipe_default();
     let cli = Cli::parse();
     miette::set_hook(Box::new(|_| Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())))?;
+    let interrupt = interrupt::Interrupt::install();
     match cli.command {
-        Command::Run(args) => run::run_command(&args),
+        Command::Run(args) => run::run_command(&args, &interrupt),
         Command::Analyze(args) => analyze::analyze(&args),
         Command::Design(args) => design::design(&args),
-        Command::Demo { out_dir } => render::demo(&out_dir),
-        Command::Render(args) => render::render(&args),
+        Command::Demo { out_dir } => render::demo(&out_dir, &interrupt),
+        Command::Render(args) => render::render(&args, &interrupt),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemes => {
             list_schemes();
@@ -69,6 +74,16 @@ fn main() -> miette::Result<()> {
         }
         Command::Bench(args) => bench::bench(&args),
         Command::Plot(args) => plot::plot(&args),
+    }
+}
+
+/// Lets a closed pipe end the program quietly, as it does other command-line tools
+/// (`hooke analyze --json | head`): Rust ignores SIGPIPE, and printing then panics.
+fn restore_broken_pipe_default() {
+    // SAFETY: setting a signal's disposition to its default at start-up, before any thread.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -2,11 +2,14 @@
 //! simulated at K times the output rate and decimated, and `hooke demo`, the guitar phrase.
 
 use crate::diagnostics::FileDiagnostic;
+use crate::interrupt::{stopped_message, Interrupt};
+use crate::limits::{check_memory, check_work};
 use crate::load::{parse_format, parse_scheme, read_model};
+use crate::outputs::check_outputs;
 use crate::run::write_wav_file;
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
 use hooke::format::score::parse as parse_score;
-use hooke::io::{SampleFormat, WavOptions};
+use hooke::io::{check_wav_size, SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use miette::{miette, IntoDiagnostic};
@@ -26,9 +29,9 @@ pub struct RenderArgs {
     /// Output sample rate, Hz (default: the instrument file's, else 44100).
     #[arg(long)]
     pub rate: Option<u32>,
-    /// Simulation steps per output sample (default: the file's, else the smallest the analysis
-    /// finds stable).
-    #[arg(long)]
+    /// Simulation steps per output sample, 1 to 16 (default: the file's, else the smallest the
+    /// analysis finds stable).
+    #[arg(long, value_parser = parse_oversample)]
     pub oversample: Option<usize>,
     /// Scheme (default: the instrument file's).
     #[arg(long, value_parser = parse_scheme)]
@@ -39,8 +42,8 @@ pub struct RenderArgs {
     /// Write the samples as simulated (in metres) instead of normalising the peak to -1 dBFS.
     #[arg(long)]
     pub no_normalize: bool,
-    /// Threads for the string kernel (the strings are independent).
-    #[arg(long, default_value_t = 1)]
+    /// Threads for the string kernel (the strings are independent), 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub threads: usize,
     /// Use the general path even where the string kernel applies.
     #[arg(long)]
@@ -51,7 +54,8 @@ const DEMO_INSTRUMENT: &str = include_str!("../../../examples/instruments/guitar
 const DEMO_SCORE: &str = include_str!("../../../examples/instruments/guitar-phrase.toml");
 
 /// `hooke render ...`.
-pub fn render(args: &RenderArgs) -> miette::Result<()> {
+pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
+    check_outputs([("--output", Some(args.output.as_path()))])?;
     let instrument = read_model(&args.instrument)?;
     let score = read_model(&args.score)?;
     let sources = Sources {
@@ -59,11 +63,11 @@ pub fn render(args: &RenderArgs) -> miette::Result<()> {
         score: (&score, &args.score.display().to_string()),
         score_folder: args.score.parent(),
     };
-    perform(sources, args)
+    perform(sources, args, interrupt)
 }
 
 /// `hooke demo`: the guitar phrase of examples/instruments/guitar-phrase.toml to `hooke-demo.wav`.
-pub fn demo(out_dir: &Path) -> miette::Result<()> {
+pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
     let args = RenderArgs {
         instrument: PathBuf::from("examples/instruments/guitar.toml"),
         score: PathBuf::from("examples/instruments/guitar-phrase.toml"),
@@ -81,7 +85,8 @@ pub fn demo(out_dir: &Path) -> miette::Result<()> {
         score: (DEMO_SCORE, "<demo: examples/instruments/guitar-phrase.toml>"),
         score_folder: None,
     };
-    perform(sources, &args)
+    check_outputs([("--out-dir", Some(args.output.as_path()))])?;
+    perform(sources, &args, interrupt)
 }
 
 /// The two files' texts and names.
@@ -91,7 +96,7 @@ struct Sources<'a> {
     score_folder: Option<&'a Path>,
 }
 
-fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
+fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let (instrument_text, instrument_name) = sources.instrument;
     let file = parse_instrument(instrument_text, instrument_name)
         .map_err(|e| FileDiagnostic::new(e, instrument_text))?;
@@ -106,18 +111,31 @@ fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
     if let Some(name) = &score.name {
         eprintln!("score: {name}");
     }
-    let options = PerformanceOptions { oversample, threads: args.threads.max(1), kernels: !args.general };
+    let options = PerformanceOptions { oversample, threads: args.threads, kernels: !args.general };
     let mut performance = Performance::new(&instrument, score, options).map_err(|e| miette!("{e}"))?;
+    let total = performance.total_steps();
+    check_work("the score", total, instrument.model.masses().len())?;
+    let frames = total / oversample as u64 + 1;
+    check_wav_size(frames, performance.channels(), args.format).map_err(|e| miette!("--output: {e}"))?;
+    check_memory(
+        "the sound kept until the score ends",
+        u128::from(frames) * performance.channels() as u128 * 8,
+    )?;
     eprintln!(
         "{}: {} at {} Hz ({oversample} x {rate} Hz), {} path",
         instrument.kind,
         scheme.name(),
         rate * oversample as f64,
-        if performance.uses_kernel() { "string-kernel" } else { "general" }
+        performance.path().name()
     );
-    let mut output = vec![Vec::new(); performance.channels()];
+    let mut output = vec![Vec::with_capacity(frames as usize); performance.channels()];
     let started = Instant::now();
-    let result = performance.render(performance.total_steps(), &mut output);
+    // Blocks of about a million mass-steps: a signal is seen within a fraction of a second.
+    let block = (1_000_000 / instrument.model.masses().len().max(1) as u64).clamp(1, 1 << 16);
+    let mut result = Ok(0);
+    while performance.step() < total && result.is_ok() && !interrupt.requested() {
+        result = performance.render(block, &mut output);
+    }
     // The output has one vector per channel, so the flush cannot be refused.
     let _ = performance.finish(&mut output);
     let seconds = started.elapsed().as_secs_f64();
@@ -141,8 +159,31 @@ fn perform(sources: Sources<'_>, args: &RenderArgs) -> miette::Result<()> {
             hooke::engine::decimate::Decimator::new(oversample, 1).stop_band_attenuation_db()
         );
     }
-    eprintln!("rendered {duration} s of sound in {seconds:.3} s: {:.1}x real time", duration / seconds);
-    result.into_diagnostic().map(|_| ())
+    let rendered = performance.step() as f64 / (rate * oversample as f64);
+    eprintln!("rendered {rendered:.3} s of sound in {seconds:.3} s: {:.1}x real time", rendered / seconds);
+    result.into_diagnostic()?;
+    if interrupt.requested() {
+        return Err(miette!("{}; score length {duration} s", stopped_message(performance.step(), total)));
+    }
+    Ok(())
+}
+
+/// `--oversample`: 1 to [`hooke::instrument::MAX_OVERSAMPLE`].
+fn parse_oversample(text: &str) -> Result<usize, String> {
+    let max = hooke::instrument::MAX_OVERSAMPLE;
+    match text.parse::<usize>() {
+        Ok(k) if (1..=max).contains(&k) => Ok(k),
+        _ => Err(format!("expected a whole number of steps per sample from 1 to {max}, found \"{text}\"")),
+    }
+}
+
+/// `--threads`: 1 to [`hooke::engine::MAX_THREADS`].
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let max = hooke::engine::MAX_THREADS;
+    match text.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of threads from 1 to {max}, found \"{text}\"")),
+    }
 }
 
 /// Builds the instrument; when the analysis finds it unstable, says at which oversampling it

@@ -1,10 +1,13 @@
 //! `hooke run`.
 
+use crate::interrupt::{stopped_message, Interrupt};
+use crate::limits::{check_memory, check_work};
 use crate::load::{load_run, parse_format, parse_scheme, read_model, LoadedRun, StepArgs};
+use crate::outputs::check_outputs;
 use clap::Args;
 use hooke::analysis::invariants::{contraction_factor, BalanceMonitor};
 use hooke::engine::{EnergyMonitor, EnergySummary, Engine, EngineConfig, Observer};
-use hooke::io::{AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
+use hooke::io::{check_wav_size, AtomicFile, CsvWriter, SampleFormat, WavOptions, WavReport};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -33,9 +36,10 @@ pub struct RunArgs {
     /// WAV sample encoding: f32 (default), i16 or i24.
     #[arg(long, value_parser = parse_format)]
     pub format: Option<SampleFormat>,
-    /// Scale the WAV so its peak is at -1 dBFS.
+    /// Write the pickups' values as simulated (m, m/s, N) instead of scaling the WAV's peak to
+    /// -1 dBFS (the default, so that the file is audible).
     #[arg(long)]
-    pub normalize: bool,
+    pub no_normalize: bool,
     /// Write positions and velocities of every mass to this CSV file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
@@ -55,12 +59,17 @@ pub struct RunArgs {
 }
 
 /// `hooke run MODEL.toml ...`.
-pub fn run_command(args: &RunArgs) -> miette::Result<()> {
+pub fn run_command(args: &RunArgs, interrupt: &Interrupt) -> miette::Result<()> {
     if let Some(path) = &args.plot {
         crate::plot::check_output(path, false)?;
     }
+    check_outputs([
+        ("--wav", args.wav.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--plot", args.plot.as_deref()),
+    ])?;
     let source = read_model(&args.model)?;
-    run_source(&source, &args.model.display().to_string(), args)?;
+    run_source(&source, &args.model.display().to_string(), args, interrupt)?;
     if let Some(path) = &args.plot {
         let loaded = load_run(&source, &args.model.display().to_string(), args.scheme, &args.step)?;
         crate::plot::run_plot(&loaded, &args.model, path)?;
@@ -68,13 +77,13 @@ pub fn run_command(args: &RunArgs) -> miette::Result<()> {
     Ok(())
 }
 
-fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<()> {
+fn run_source(source: &str, file_name: &str, args: &RunArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let LoadedRun { file, settings, steps } = load_run(source, file_name, args.scheme, &args.step)?;
     let dt = settings.step.seconds();
     let wav_rate = wav_rate(settings.step.hertz(), args.wav.is_some())?;
     let wav_options = WavOptions {
         format: args.format.unwrap_or(file.wav.format),
-        normalize: args.normalize || file.wav.normalize,
+        normalize: !args.no_normalize && file.wav.normalize,
     };
     let system = System::new(&file.model);
     let mass_count = system.mass_count();
@@ -85,8 +94,19 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         settings.step.hertz(),
         steps as f64 * dt
     );
+    check_work("the run", steps, mass_count)?;
     if !args.force {
         crate::analyze::check_before_run(&system, settings.scheme, dt, steps)?;
+    }
+    let config = EngineConfig::default().scheme(settings.scheme).dt(dt);
+    let mut engine = Engine::from_system(system, file.pickups.clone(), config).map_err(|e| miette!("{e}"))?;
+    let frames = if args.wav.is_some() { steps + 1 } else { 0 };
+    if args.wav.is_some() {
+        check_wav_size(frames, engine.channels(), wav_options.format).map_err(|e| miette!("--wav: {e}"))?;
+        check_memory(
+            "--wav: the sound kept until the run ends",
+            u128::from(frames) * engine.channels() as u128 * 8,
+        )?;
     }
 
     // Outputs: every file is written under a temporary name and renamed when complete.
@@ -95,7 +115,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
             let out = AtomicFile::create(path)
                 .into_diagnostic()
                 .wrap_err_with(|| format!("cannot create {}", path.display()))?;
-            Some(CsvWriter::new(out, &system, args.every, steps, args.energy).into_diagnostic()?)
+            Some(CsvWriter::new(out, engine.system(), args.every, steps, args.energy).into_diagnostic()?)
         }
         None => None,
     };
@@ -112,17 +132,15 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
         observers.push(b);
     }
 
-    const CHUNK: u64 = 1 << 16;
-    let config = EngineConfig::default().scheme(settings.scheme).dt(dt);
-    let mut engine = Engine::from_system(system, file.pickups.clone(), config).map_err(|e| miette!("{e}"))?;
-    let capacity = if args.wav.is_some() { steps as usize + 1 } else { 0 };
-    let mut channels = vec![Vec::with_capacity(capacity); engine.channels()];
+    // Blocks of about a million mass-steps: a signal is seen within a fraction of a second.
+    let block = (1_000_000 / mass_count.max(1) as u64).clamp(1, 1 << 16);
+    let mut channels = vec![Vec::with_capacity(frames as usize); engine.channels()];
     engine.sample(&mut channels);
     let bar = progress_bar(steps);
     let started = Instant::now();
     let mut outcome = Ok(0);
-    while engine.step() < steps && outcome.is_ok() {
-        outcome = engine.run(CHUNK.min(steps - engine.step()), &mut channels, &mut observers);
+    while engine.step() < steps && outcome.is_ok() && !interrupt.requested() {
+        outcome = engine.run(block.min(steps - engine.step()), &mut channels, &mut observers);
         bar.set_position(engine.step());
         if args.wav.is_none() {
             channels.iter_mut().for_each(Vec::clear);
@@ -158,7 +176,11 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs) -> miette::Result<(
             report_balance(balance, &engine, &summary);
         }
     }
-    outcome.map(|_| ()).map_err(|e| miette!("{e}"))
+    outcome.map_err(|e| miette!("{e}"))?;
+    if interrupt.requested() {
+        return Err(miette!("{}", stopped_message(done, steps)));
+    }
+    Ok(())
 }
 
 /// The WAV header's sample rate: the step rate, which must be a whole number of Hz.
@@ -233,7 +255,8 @@ fn report_balance(balance: &BalanceMonitor, engine: &Engine, summary: &EnergySum
         } else {
             1e-6 * initial.x.iter().fold(1e-3f64, |m, x| m.max(x.abs()))
         };
-        if let Ok(d) = contraction_factor(system, engine.scheme(), engine.dt(), &initial, perturbation) {
+        let d = contraction_factor(system, engine.scheme(), engine.dt(), &initial, perturbation);
+        if let Some(d) = d.ok().filter(|d| d.is_finite()) {
             println!(
                 "symplectic contraction D (Chatziioannou 2019, eq. (20), one step from the start): {d:.15}"
             );

@@ -72,3 +72,56 @@ fn an_unstable_run_keeps_its_rows_and_names_the_step() {
     let rows = std::fs::read_to_string(&path).unwrap().lines().count() as u64 - 1;
     assert_eq!(rows, step, "steps 0 .. {} written", step - 1);
 }
+
+#[test]
+fn a_wav_that_cannot_hold_its_samples_or_holds_no_sound_is_refused_before_a_byte_is_written() {
+    use hooke::io::{check_wav_size, WavError};
+    // A RIFF file's sizes are 32-bit: 2^32 - 1 bytes in all, 44 of them header.
+    let limit_frames = (u64::from(u32::MAX) - 44) / 4;
+    assert!(check_wav_size(limit_frames, 1, SampleFormat::Float32).is_ok());
+    let error = check_wav_size(limit_frames + 1, 1, SampleFormat::Float32).unwrap_err();
+    assert!(matches!(error, WavError::TooLarge { .. }), "{error}");
+    assert!(error.to_string().contains("more than the 4294967251 a WAV file can hold"), "{error}");
+    assert!(check_wav_size(limit_frames + 1, 1, SampleFormat::Int16).is_ok(), "2-byte samples fit");
+    assert!(matches!(check_wav_size(10, 0, SampleFormat::Int16), Err(WavError::NoChannels)));
+
+    let dir = folder("wav-refused");
+    let path = dir.join("bad.wav");
+    let options = WavOptions { format: SampleFormat::Float32, normalize: false };
+    let error = write_wav_file(&path, &[vec![0.0, f64::INFINITY]], 8000, options).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "channel 1, frame 1: the sample is inf, not a finite number; nothing written"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file, no temporary file");
+}
+
+#[test]
+fn two_writers_to_one_target_leave_one_whole_file_and_no_temporary_one() {
+    use hooke::io::AtomicFile;
+    use std::io::Write;
+    let dir = folder("two-writers");
+    let target = dir.join("out.txt");
+    let mut first = AtomicFile::create(&target).unwrap();
+    let mut second = AtomicFile::create(&target).unwrap();
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "each writer has its own temporary file: {names:?}");
+    first.write_all(&[b'a'; 10_000]).unwrap();
+    second.write_all(&[b'b'; 20_000]).unwrap();
+    first.commit().unwrap();
+    second.commit().unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), vec![b'b'; 20_000], "the last commit, whole");
+    // A writer dropped before its commit leaves nothing behind.
+    let mut abandoned = AtomicFile::create(&dir.join("never.txt")).unwrap();
+    abandoned.write_all(b"partial").unwrap();
+    drop(abandoned);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    // A link planted at a predictable temporary name cannot redirect a write: the name is random.
+    let third = AtomicFile::create(&target).unwrap();
+    let fourth = AtomicFile::create(&target).unwrap();
+    let mut temporary: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    temporary.retain(|n| n != "out.txt");
+    assert_eq!(temporary.len(), 2);
+    assert_ne!(temporary[0], temporary[1]);
+    drop((third, fourth));
+}

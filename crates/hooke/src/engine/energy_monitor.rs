@@ -66,6 +66,7 @@ impl EnergyMonitor {
 impl Observer for EnergyMonitor {
     fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
         let now = energy(system, state);
+        check_finite_energy(&now, state.step)?;
         self.summary = Some(match self.summary {
             None => EnergySummary { initial: now, last: now, max_deviation: 0.0, last_step: state.step },
             Some(s) => EnergySummary {
@@ -77,4 +78,18 @@ impl Observer for EnergyMonitor {
         });
         Ok(())
     }
+}
+
+/// Refuses an energy that is not finite while the state is (the model's figures overflow double
+/// precision, e.g. a gravity near 1e308): a report or a file must not show NaN or inf as a result.
+pub fn check_finite_energy(energy: &Energy, step: u64) -> std::io::Result<()> {
+    if energy.total().is_finite() && energy.kinetic.is_finite() {
+        return Ok(());
+    }
+    Err(std::io::Error::other(format!(
+        "the energy at step {step} is not a finite number (kinetic {:e} J, potential {:e} J): the \
+         model's figures overflow double precision",
+        energy.kinetic,
+        energy.potential()
+    )))
 }

@@ -37,7 +37,7 @@ mod stage;
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
 pub use config::{EngineConfig, EngineError, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
-pub use energy_monitor::{EnergyMonitor, EnergySummary};
+pub use energy_monitor::{check_finite_energy, EnergyMonitor, EnergySummary};
 pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 

@@ -2,7 +2,7 @@
 
 use super::AtomicFile;
 use crate::analysis::energy::energy;
-use crate::engine::{Engine, RunError};
+use crate::engine::{check_finite_energy, Engine, RunError};
 use crate::system::{Observer, State, System};
 use std::io::{self, Write};
 use std::path::Path;
@@ -110,6 +110,7 @@ impl<W: Write> CsvWriter<W> {
         }
         if self.with_energy {
             let e = energy(system, state);
+            check_finite_energy(&e, state.step)?;
             self.push_number(e.kinetic);
             self.push_number(e.potential());
             self.push_number(e.total());

@@ -27,13 +27,21 @@ impl SampleFormat {
     }
 }
 
-/// How samples are encoded and scaled.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// How samples are encoded and scaled. The default is 32-bit float scaled to -1 dBFS: a
+/// simulation's values are metres or metres per second, often far below full scale, and a file
+/// should be audible unless raw values are asked for (`normalize: false`).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WavOptions {
     /// Sample encoding.
     pub format: SampleFormat,
     /// Scale so the largest absolute sample is at [`NORMALIZED_PEAK`] (-1 dBFS).
     pub normalize: bool,
+}
+
+impl Default for WavOptions {
+    fn default() -> Self {
+        Self { format: SampleFormat::default(), normalize: true }
+    }
 }
 
 /// The peak a normalised file reaches: -1 dBFS.
@@ -50,13 +58,89 @@ pub struct WavReport {
     pub over_full_scale: usize,
 }
 
+/// The most bytes of samples a RIFF WAV can hold: its size fields are 32-bit, and the header
+/// before the samples takes 44 bytes.
+pub const MAX_WAV_DATA_BYTES: u64 = u32::MAX as u64 - 44;
+
+impl SampleFormat {
+    /// Bytes per sample.
+    pub fn bytes(self) -> u64 {
+        match self {
+            SampleFormat::Float32 => 4,
+            SampleFormat::Int16 => 2,
+            SampleFormat::Int24 => 3,
+        }
+    }
+}
+
+/// Why a WAV file cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WavError {
+    /// Creating or writing the file failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The samples would not fit the format's 32-bit sizes (a header that wraps would announce
+    /// the wrong length).
+    #[error(
+        "{frames} frames of {channels} channel(s) in {bytes_per_sample}-byte samples need {} bytes, \
+         more than the {MAX_WAV_DATA_BYTES} a WAV file can hold (its sizes are 32-bit); write fewer \
+         steps, a lower rate, i16 samples, or a CSV file instead",
+        frames.saturating_mul(*channels as u64).saturating_mul(*bytes_per_sample)
+    )]
+    TooLarge {
+        /// Frames asked for.
+        frames: u64,
+        /// Channels per frame.
+        channels: usize,
+        /// Bytes per sample.
+        bytes_per_sample: u64,
+    },
+    /// There is nothing to write.
+    #[error("no output channel to write: the model has no pickup and no moving mass")]
+    NoChannels,
+    /// A sample is NaN or infinite: the signal it belongs to is not a sound.
+    #[error("channel {channel}, frame {frame}: the sample is {value}, not a finite number; nothing written")]
+    NotFinite {
+        /// Channel, 1-based.
+        channel: usize,
+        /// Frame, 0-based.
+        frame: usize,
+        /// The sample.
+        value: f64,
+    },
+    /// The encoder refused.
+    #[error("WAV encoding: {0}")]
+    Encode(#[from] hound::Error),
+}
+
+/// Checks, before any work, that `frames` frames of `channels` channels fit a WAV file.
+pub fn check_wav_size(frames: u64, channels: usize, format: SampleFormat) -> Result<(), WavError> {
+    if channels == 0 {
+        return Err(WavError::NoChannels);
+    }
+    let bytes = u128::from(frames) * channels as u128 * u128::from(format.bytes());
+    if channels > usize::from(u16::MAX) || bytes > u128::from(MAX_WAV_DATA_BYTES) {
+        return Err(WavError::TooLarge { frames, channels, bytes_per_sample: format.bytes() });
+    }
+    Ok(())
+}
+
 /// Writes `channels` (one vector per channel, equal lengths) as an interleaved WAV at `rate` Hz.
+/// Refuses, before writing a byte, a file too large for the format, no channels, or a sample
+/// that is not finite.
 pub fn write_wav<W: Write + Seek>(
     out: W,
     channels: &[Vec<f64>],
     rate: u32,
     options: WavOptions,
-) -> Result<WavReport, hound::Error> {
+) -> Result<WavReport, WavError> {
+    let frames = channels.first().map_or(0, Vec::len);
+    check_wav_size(frames as u64, channels.len(), options.format)?;
+    for (c, channel) in channels.iter().enumerate() {
+        if let Some(frame) = channel.iter().position(|s| !s.is_finite()) {
+            return Err(WavError::NotFinite { channel: c + 1, frame, value: channel[frame] });
+        }
+    }
     let raw_peak = channels.iter().flatten().fold(0.0f64, |p, s| p.max(s.abs()));
     let gain = if options.normalize && raw_peak > 0.0 { NORMALIZED_PEAK / raw_peak } else { 1.0 };
     let (bits, sample_format) = match options.format {
@@ -65,13 +149,12 @@ pub fn write_wav<W: Write + Seek>(
         SampleFormat::Int24 => (24, hound::SampleFormat::Int),
     };
     let spec = hound::WavSpec {
-        channels: u16::try_from(channels.len().max(1)).unwrap_or(u16::MAX),
+        channels: channels.len() as u16,
         sample_rate: rate,
         bits_per_sample: bits,
         sample_format,
     };
     let mut writer = hound::WavWriter::new(out, spec)?;
-    let frames = channels.first().map_or(0, Vec::len);
     let full_scale = f64::from((1u32 << (bits - 1)) - 1);
     let mut over_full_scale = 0;
     for frame in 0..frames {
@@ -97,7 +180,7 @@ pub fn write_wav_file(
     channels: &[Vec<f64>],
     rate: u32,
     options: WavOptions,
-) -> Result<WavReport, hound::Error> {
+) -> Result<WavReport, WavError> {
     let mut file = AtomicFile::create(path)?;
     let report = write_wav(file.writer(), channels, rate, options)?;
     file.commit()?;

@@ -70,6 +70,6 @@ impl OutputFields {
             })?,
             None => SampleFormat::default(),
         };
-        Ok(WavOptions { format, normalize: self.normalize.unwrap_or(false) })
+        Ok(WavOptions { format, normalize: self.normalize.unwrap_or(true) })
     }
 }
