@@ -253,3 +253,22 @@ extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, signal: i32) -> i32;
 }
+
+#[test]
+fn a_step_rate_near_a_whole_number_of_hz_plays_at_it_and_one_far_from_it_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), oscillator(100)).unwrap();
+    // dt = 0.0003 s is 3333.33 Hz: 1e-4 from 3333 Hz.
+    let out = hooke(&["run", "m.toml", "--dt", "0.0003", "--wav", "o.wav"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("note: the WAV plays at 3333 Hz"), "{}", stderr(&out));
+    assert_eq!(hound::WavReader::open(dir.path().join("o.wav")).unwrap().spec().sample_rate, 3333);
+    // 10.5 Hz is 4.8% from 10 or 11 Hz.
+    let out = hooke(&["run", "m.toml", "--rate", "10.5", "--wav", "p.wav"], dir.path());
+    assert!(
+        stderr(&out).contains("--wav: the step rate 10.5 Hz is 4.76% from a whole number of Hz"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("p.wav").exists());
+}

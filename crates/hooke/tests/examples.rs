@@ -243,7 +243,11 @@ fn assert_same_elements(name: &str, file: &ModelFile, example: &BlogExample) {
         assert_eq!(link.rest_length, spring.l0, "{name}: spring {}", spring.id);
         assert_eq!(link.damping, 0.0, "{name}: spring {}", spring.id);
     }
-    assert_eq!(file.run.scheme, Some(SchemeKind::ForwardEuler), "{name}: the blog's scheme");
+    // The blog's scheme, except where forward Euler blows the example up within its run and the
+    // file runs symplectic Euler instead (the recurrence test below uses forward Euler on all).
+    let expected =
+        if name == "triple-pendulum.toml" { SchemeKind::SymplecticEuler } else { SchemeKind::ForwardEuler };
+    assert_eq!(file.run.scheme, Some(expected), "{name}: the file's scheme");
     assert_eq!(file.run.step, Some(StepSize::Dt(example.dt)), "{name}: dt");
     assert_eq!(file.run.length.map(|l| l.steps(example.dt)), Some(example.steps), "{name}: steps");
 }
@@ -263,7 +267,7 @@ fn forward_euler_on_blog_examples_matches_straightforward_recurrence() {
         let mut simulation = Engine::from_system(
             System::new(&file.model),
             Pickups::default(),
-            EngineConfig::default().scheme(run.scheme).dt(run.step.seconds()),
+            EngineConfig::default().scheme(SchemeKind::ForwardEuler).dt(run.step.seconds()),
         )
         .unwrap();
         let mut recorder = Recorder::default();
