@@ -2,8 +2,8 @@
 //! Morgan & Qiao 2008, section 5; with the corrections of docs/errata.md) and against simulations
 //! measured independently (`measure`: FFT peaks, zero crossings, envelope fits).
 
-mod common;
-mod measure;
+use crate::common;
+use crate::measure;
 
 use common::oscillator;
 use faer::c64;

@@ -2,7 +2,7 @@
 //! (Morgan & Qiao 2009, section 3, eqs. 35-37, 44, 45, 71, with the corrections of
 //! docs/errata.md).
 
-mod common;
+use crate::common;
 
 use common::{closed_form, oscillator, positions, quadratic_roots};
 use hooke::scheme::SchemeKind;

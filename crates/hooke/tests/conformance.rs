@@ -1,7 +1,7 @@
 //! The conformance suite: one generic test per property, run for every scheme it applies to
 //! (Chatziioannou 2019, section 2; issue "Every integrator of the papers").
 
-mod common;
+use crate::common;
 
 use common::oscillator;
 use hooke::analysis::energy::energy;

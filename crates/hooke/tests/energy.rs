@@ -2,7 +2,7 @@
 //! modified energy exactly), forward Euler's grows by `1 + (w h)^2` per step (the scheme of
 //! Domoszlai's blog post; see docs/errata.md).
 
-mod common;
+use crate::common;
 
 use common::{oscillator, StateLog};
 use hooke::analysis::energy::energy;

@@ -2,7 +2,7 @@
 //! mode follows the single-oscillator recurrence of that mode; geometric forces, drag and
 //! gravity match hand-computed values.
 
-mod common;
+use crate::common;
 
 use common::{closed_form, quadratic_roots};
 use hooke::engine::{Engine, EngineConfig, Pickups};

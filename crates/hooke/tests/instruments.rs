@@ -3,7 +3,7 @@
 //! oversampled renders, and parity between rendering step by step and in blocks, between the
 //! string kernel and the general path, and between thread counts.
 
-mod measure;
+use crate::measure;
 
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::engine::decimate::Decimator;

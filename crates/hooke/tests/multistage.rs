@@ -2,7 +2,7 @@
 //! Algorithm 1; see docs/errata.md on lambda), against independent scalar implementations,
 //! closed forms and observed orders.
 
-mod common;
+use crate::common;
 
 use common::oscillator;
 use hooke::model::{Anchor, Mass, Model, Spring};

@@ -2,7 +2,7 @@
 //! spring-damper to ground, Hooke's step matches an independent scalar implementation of the
 //! paper's equations, step by step.
 
-mod common;
+use crate::common;
 
 use common::StateLog;
 use hooke::engine::{Engine, EngineConfig, Pickups};
