@@ -15,8 +15,9 @@ use miette::miette;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The string ../shared/bench/faust times: masses of 1 g, spring-dampers of 230400 N/m and
-/// 4.8e-3 N s/m, 48 kHz (K h^2 / M = 0.1, Z h / M = 1e-4), one mass displaced by 1 mm.
+/// The string the Faust peer (scripts/faust-peer) times: masses of 1 g, spring-dampers of
+/// 230400 N/m and 4.8e-3 N s/m, 48 kHz (K h^2 / M = 0.1, Z h / M = 1e-4), mass N / 2 displaced
+/// by 1 mm and listened to.
 const MASS: f64 = 1e-3;
 const STIFFNESS: f64 = 230_400.0;
 const DAMPING: f64 = 4.8e-3;
