@@ -40,7 +40,8 @@ impl Model {
     }
 
     /// The pickups a simulation listens to: `given` (ids or dicts), else those added in code,
-    /// else the file's, else none.
+    /// else the file's, else (as a file without pickups) one channel summing every mass's first
+    /// coordinate.
     pub(crate) fn resolve_pickups(
         &self,
         py: Python<'_>,
@@ -51,7 +52,8 @@ impl Model {
             None => self.pickups.clone(),
         };
         if specs.is_empty() && given.is_none() {
-            return Ok(self.file_pickups.clone().unwrap_or_default());
+            let all = || Pickups::sum_of_all_masses(&self.model);
+            return Ok(self.file_pickups.clone().unwrap_or_else(all));
         }
         Pickups::new(&specs, &self.model).map_err(|e| crate::errors::engine_error(py, &e.into()))
     }
@@ -540,7 +542,7 @@ impl Model {
     /// A simulation of this model (a copy: later changes to the model do not reach it) with
     /// `scheme` (a name from `hooke.schemes()`), a step given as `rate` (Hz) or `dt` (s), the
     /// `pickups` (mass ids, or dicts with mass, quantity, axis, weight, channel; default: those
-    /// added or the file's), `oversample` steps per output frame, `threads` for the kernels and
+    /// added, else the file's, else one channel summing every mass's first coordinate), `oversample` steps per output frame, `threads` for the kernels and
     /// `kernels=False` to force the general path. Defaults: the file's `[run]`, else
     /// symplectic Euler at 44 100 Hz.
     #[pyo3(signature = (scheme = None, rate = None, dt = None, pickups = None, oversample = 1, threads = 1, kernels = true))]

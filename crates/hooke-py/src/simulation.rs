@@ -442,7 +442,8 @@ impl Simulation {
     }
 
     /// Sets the spring (N/m) and damper (N s/m) between nodes `a` and `b`; a value not given
-    /// keeps the current one.
+    /// keeps the current one. A link built without damping has no damper to set (nor one built
+    /// without stiffness a spring): give it a little in the model.
     #[pyo3(signature = (a, b, stiffness = None, damping = None, at = None))]
     fn set_link(
         &mut self,
@@ -459,6 +460,24 @@ impl Simulation {
         let damper = system.damper_between(a, b);
         if spring.is_none() && damper.is_none() {
             return Err(model_rule("set_link", "b", "two nodes joined by a spring or a damper", "no link"));
+        }
+        // A link is compiled as a spring only where its stiffness was > 0 and as a damper only
+        // where its damping was: the other cannot be added while running.
+        if spring.is_none() && stiffness.is_some_and(|k| k != 0.0) {
+            return Err(model_rule(
+                "set_link",
+                "stiffness",
+                "0 (the link has no spring)",
+                stiffness.unwrap_or(0.0),
+            ));
+        }
+        if damper.is_none() && damping.is_some_and(|z| z != 0.0) {
+            return Err(model_rule(
+                "set_link",
+                "damping",
+                "0 (the link has no damper)",
+                damping.unwrap_or(0.0),
+            ));
         }
         let stiffness = stiffness.or(spring.map(|s| system.springs().coefficient[s])).unwrap_or(0.0);
         let damping = damping.or(damper.map(|d| system.dampers().coefficient[d])).unwrap_or(0.0);
