@@ -2,15 +2,13 @@
 //! ([`Performance`]), rendered in blocks with the GIL released.
 
 use crate::errors::{engine_error, run_error, source_error};
-use crate::simulation::channels_array;
+use crate::simulation::{channels_array, Blocks};
 use hooke::format::{instrument, score};
 use hooke::score::performance::{Performance as LibraryPerformance, PerformanceOptions};
 use pyo3::prelude::*;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// Simulation steps per block with the GIL released, at most: a block takes milliseconds.
-const BLOCK_STEPS: u64 = 1 << 14;
+use std::time::Instant;
 
 /// An instrument playing a score, ready to render.
 #[pyclass(module = "hooke._hooke")]
@@ -78,10 +76,13 @@ impl Performance {
         let mut output = vec![Vec::new(); self.performance_mut().channels()];
         let end = (self.performance_mut().step() + steps).min(self.performance_mut().total_steps());
         let mut outcome = Ok(0);
+        let mut blocks = Blocks::new();
         while self.performance_mut().step() < end && outcome.is_ok() {
-            let block = BLOCK_STEPS.min(end - self.performance_mut().step());
+            let block = blocks.size.min(end - self.performance_mut().step());
+            let began = Instant::now();
             let (performance, output) = (self.performance_mut(), &mut output);
             outcome = py.detach(move || performance.render(block, output));
+            blocks.adapt(block, began.elapsed().as_secs_f64());
             py.check_signals()?;
         }
         let frames = channels_array(py, output);

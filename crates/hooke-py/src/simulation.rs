@@ -22,17 +22,17 @@ const BLOCK_SECONDS: f64 = 0.05;
 
 /// Steps (or frames) per block, grown or shrunk so that each block takes about
 /// [`BLOCK_SECONDS`].
-struct Blocks {
-    size: u64,
+pub(crate) struct Blocks {
+    pub(crate) size: u64,
 }
 
 impl Blocks {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { size: 64 }
     }
 
     /// The next block's size after a block of `done` items took `seconds`.
-    fn adapt(&mut self, done: u64, seconds: f64) {
+    pub(crate) fn adapt(&mut self, done: u64, seconds: f64) {
         let rate = done as f64 / seconds.max(1e-6);
         self.size = ((rate * BLOCK_SECONDS) as u64).clamp(1, 1 << 22);
     }
