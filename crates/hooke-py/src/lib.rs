@@ -17,6 +17,7 @@ mod analysis;
 mod errors;
 mod model;
 mod performance;
+mod record;
 mod simulation;
 
 use hooke::engine::StepSize;

@@ -2,7 +2,7 @@
 //! ([`Performance`]), rendered in blocks with the GIL released.
 
 use crate::errors::{engine_error, run_error, source_error};
-use crate::simulation::{channels_array, Blocks};
+use crate::record::{channels_array, Blocks};
 use hooke::format::{instrument, score};
 use hooke::score::performance::{Performance as LibraryPerformance, PerformanceOptions};
 use pyo3::prelude::*;

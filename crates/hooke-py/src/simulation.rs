@@ -4,75 +4,18 @@
 use crate::analysis::analysis_result;
 use crate::errors::{analysis_error, engine_error, model_error, run_error};
 use crate::model_rule;
-use hooke::analysis::energy::energy;
+use crate::record::{channels_array, Blocks, Recorder};
 use hooke::analysis::report::AnalysisOptions;
 use hooke::engine::excitation::{Bow, Excitation, Hammer, Pulse};
-use hooke::engine::{Engine, EngineConfig, Event, Observer, PickupRecorder, Pickups, RunLength, Sample};
-use hooke::system::{State, System};
-use numpy::ndarray::{Array1, Array2, Array3};
+use hooke::engine::{Engine, EngineConfig, Event, Pickups, RunLength, Sample};
+use hooke::system::System;
+use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
-
-/// How long one block runs with the GIL released, s: Ctrl-C is answered within about this.
-const BLOCK_SECONDS: f64 = 0.05;
-
-/// Steps (or frames) per block, grown or shrunk so that each block takes about
-/// [`BLOCK_SECONDS`].
-pub(crate) struct Blocks {
-    pub(crate) size: u64,
-}
-
-impl Blocks {
-    pub(crate) fn new() -> Self {
-        Self { size: 64 }
-    }
-
-    /// The next block's size after a block of `done` items took `seconds`.
-    pub(crate) fn adapt(&mut self, done: u64, seconds: f64) {
-        let rate = done as f64 / seconds.max(1e-6);
-        self.size = ((rate * BLOCK_SECONDS) as u64).clamp(1, 1 << 22);
-    }
-}
-
-/// The rows of a run: every `every` steps and the last, with the pickups and, if asked, the
-/// energy of each.
-struct Recorder {
-    every: u64,
-    last_step: u64,
-    with_energy: bool,
-    coordinates: usize,
-    steps: Vec<u64>,
-    times: Vec<f64>,
-    positions: Vec<f64>,
-    velocities: Vec<f64>,
-    kinetic: Vec<f64>,
-    potential: Vec<f64>,
-    total: Vec<f64>,
-    pickups: PickupRecorder,
-}
-
-impl Observer for Recorder {
-    fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
-        if state.step % self.every != 0 && state.step != self.last_step {
-            return Ok(());
-        }
-        self.steps.push(state.step);
-        self.times.push(state.t);
-        self.positions.extend_from_slice(&state.x[..self.coordinates]);
-        self.velocities.extend_from_slice(&state.v[..self.coordinates]);
-        if self.with_energy {
-            let e = energy(system, state);
-            self.kinetic.push(e.kinetic);
-            self.potential.push(e.potential());
-            self.total.push(e.total());
-        }
-        self.pickups.observe(system, state)
-    }
-}
 
 /// A model compiled and running: its engine, the mass ids and the default run length.
 #[pyclass(module = "hooke._hooke")]
@@ -222,22 +165,10 @@ impl Simulation {
             return Err(model_rule("run", "every", "a step count >= 1", 0));
         }
         let total = length.steps(self.engine().dt());
-        let coordinates = self.engine().system().mass_coordinates();
         let rows = (total / every + 2) as usize;
-        let mut recorder = Recorder {
-            every,
-            last_step: self.engine().step() + total,
-            with_energy: energy,
-            coordinates,
-            steps: Vec::with_capacity(rows),
-            times: Vec::with_capacity(rows),
-            positions: Vec::with_capacity(rows * coordinates),
-            velocities: Vec::with_capacity(rows * coordinates),
-            kinetic: Vec::with_capacity(if energy { rows } else { 0 }),
-            potential: Vec::with_capacity(if energy { rows } else { 0 }),
-            total: Vec::with_capacity(if energy { rows } else { 0 }),
-            pickups: PickupRecorder::new(self.pickups.clone(), rows),
-        };
+        let last_step = self.engine().step() + total;
+        let pickups = self.pickups.clone();
+        let mut recorder = Recorder::new(self.engine().system(), pickups, every, last_step, energy, rows);
         let mut output = vec![Vec::new(); self.engine().channels()];
         let mut blocks = Blocks::new();
         let end = self.engine().step() + total;
@@ -257,7 +188,10 @@ impl Simulation {
                 break;
             }
         }
-        let trajectory = self.trajectory(py, recorder)?;
+        let trajectory = {
+            let engine = self.engine();
+            recorder.into_trajectory(py, engine.scheme().name(), engine.dt(), &self.mass_ids)?
+        };
         match outcome {
             Ok(_) => Ok(trajectory),
             Err(error) => Err(run_error(py, &error, trajectory)),
@@ -569,42 +503,4 @@ impl Simulation {
             self.engine().path().name()
         )
     }
-}
-
-impl Simulation {
-    /// The recorded rows as a `hooke.Trajectory`, arrays moved into numpy without copies.
-    fn trajectory<'py>(&self, py: Python<'py>, recorder: Recorder) -> PyResult<Bound<'py, PyAny>> {
-        let rows = recorder.steps.len();
-        let (masses, dimension) = (self.mass_ids.len(), self.engine().system().dimension());
-        let shaped = |values: Vec<f64>| {
-            Array3::from_shape_vec((rows, masses, dimension), values)
-                .expect("rows x masses x dimension")
-                .into_pyarray(py)
-        };
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("scheme", self.engine().scheme().name())?;
-        kwargs.set_item("dt", self.engine().dt())?;
-        kwargs.set_item("mass_ids", self.mass_ids.clone())?;
-        kwargs.set_item("steps", Array1::from(recorder.steps).into_pyarray(py))?;
-        kwargs.set_item("times", recorder.times.into_pyarray(py))?;
-        kwargs.set_item("positions", shaped(recorder.positions))?;
-        kwargs.set_item("velocities", shaped(recorder.velocities))?;
-        if recorder.with_energy {
-            kwargs.set_item("kinetic", recorder.kinetic.into_pyarray(py))?;
-            kwargs.set_item("potential", recorder.potential.into_pyarray(py))?;
-            kwargs.set_item("energy", recorder.total.into_pyarray(py))?;
-        }
-        kwargs.set_item("pickups", channels_array(py, recorder.pickups.into_channels()))?;
-        py.import("hooke._results")?.getattr("Trajectory")?.call((), Some(&kwargs))
-    }
-}
-
-/// Channels of equal length as a float64 array of shape (channels, frames).
-pub(crate) fn channels_array(py: Python<'_>, channels: Vec<Vec<f64>>) -> Bound<'_, PyAny> {
-    let (rows, frames) = (channels.len(), channels.first().map_or(0, Vec::len));
-    let flat: Vec<f64> = channels.into_iter().flatten().collect();
-    Array2::from_shape_vec((rows, frames), flat)
-        .expect("channels of equal length")
-        .into_pyarray(py)
-        .into_any()
 }
