@@ -9,8 +9,12 @@ import time
 
 import pytest
 
+# The child installs Python's own Ctrl-C handler: a process started in the background by a
+# non-interactive shell (as CI may start the tests) inherits SIGINT ignored, and Python then
+# leaves it ignored.
 PROGRAM = """
-import sys, hooke
+import signal, hooke
+signal.signal(signal.SIGINT, signal.default_int_handler)
 model = hooke.Model.string(400, mass=1e-3, stiffness=1e5, pluck=(0.3, 1e-3))
 sim = model.simulate(scheme="{scheme}", rate=44100, pickups=["s.5"])
 print("running", flush=True)

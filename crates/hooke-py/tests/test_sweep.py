@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import hooke
-from hooke.sweep import ModelMeasure, grid
+from hooke.sweeps import ModelMeasure, grid
 
 pandas = pytest.importorskip("pandas")
 

@@ -23,7 +23,7 @@ from ._hooke import HookeError, InstabilityError, ModelError, Performance, Simul
 from ._model import Model, StringDesign, design_string, load
 from ._results import Analysis, Trajectory
 from .display import audio
-from .sweep import sweep
+from .sweeps import sweep
 
 __version__ = _hooke.__version__
 
