@@ -63,3 +63,13 @@ def test_the_analysis_as_a_frame_has_one_row_per_mode(examples):
     frame = hooke.load(examples / "string-5-table1.toml").analyze().to_pandas()
     assert list(frame.index) == [1, 2, 3, 4, 5]
     assert np.allclose(frame["digital_frequency_hz"].iloc[0], 440.0, atol=1e-5)
+
+
+def test_a_file_run_takes_its_scheme_rate_and_length(examples):
+    model = hooke.load(examples / "string-5-table1.toml")
+    sim = model.simulate()
+    assert (sim.scheme, sim.rate) == ("symplectic-euler", 6000.0)
+    run = sim.run(every=600)
+    assert run.steps[-1] == 18_000 and np.isclose(run.times[-1], 3.0)  # [run] duration = 3 s
+    # The pickup of the file: s.1's position.
+    assert np.array_equal(run.pickups[0], run.position("s.1"))
