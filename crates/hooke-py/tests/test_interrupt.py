@@ -28,11 +28,10 @@ CALLS = {
 }
 
 
-@pytest.mark.parametrize("method", sorted(CALLS))
-@pytest.mark.parametrize("scheme", ["symplectic-euler", "midpoint"])
+@pytest.mark.parametrize(
+    "method,scheme", [("run", "symplectic-euler"), ("run", "midpoint"), ("render", "symplectic-euler")]
+)
 def test_ctrl_c_interrupts_a_long_run_within_half_a_second(method, scheme):
-    if method == "render" and scheme == "midpoint":
-        pytest.skip("one implicit scheme is enough for run")
     code = PROGRAM.format(scheme=scheme, call=CALLS[method])
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
