@@ -329,6 +329,26 @@ fn schemes_lists_every_scheme() {
     for name in ["forward-euler", "caldirola-kanai", "velocity-verlet-cs", "exact"] {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing:\n{text}");
     }
+    // The symplectic column (the fourth), as the literature has it: the midpoint rule is
+    // symplectic, the trapezoidal rule and the discrete-gradient scheme only on linear networks.
+    let symplectic = |name: &str| {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap();
+        if line.contains("linear only") {
+            "linear only"
+        } else {
+            line.split_whitespace().nth(3).unwrap()
+        }
+    };
+    for (name, expected) in [
+        ("midpoint", "yes"),
+        ("symplectic-euler", "yes"),
+        ("trapezoidal", "linear only"),
+        ("energy-conserving", "linear only"),
+        ("caldirola-kanai", "linear only"),
+        ("rk4", "no"),
+    ] {
+        assert_eq!(symplectic(name), expected, "{name}:\n{text}");
+    }
 }
 
 #[test]
