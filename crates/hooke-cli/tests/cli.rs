@@ -292,6 +292,13 @@ fn bench_ends_with_mass_steps_per_second() {
     let (number, unit) = last.split_once(' ').unwrap();
     assert_eq!(unit, "mass-steps/s");
     assert!(number.parse::<f64>().unwrap() > 0.0);
+    // The benchmark string runs at 48 kHz; a model file at its own rate (here 1000 Hz).
+    assert!(text.contains("real-time factor at 48000 Hz: "), "{text}");
+    let model = oscillator_model(1000.0, "[run]\nrate = 1000\n");
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    let out = hooke(&["bench", "--model", "m.toml", "--steps", "1000"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("real-time factor at 1000 Hz: "), "{}", stdout(&out));
 }
 
 #[test]
