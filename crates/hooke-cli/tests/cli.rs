@@ -207,13 +207,15 @@ fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
     let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
     assert_eq!(
         (reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample),
-        (2, 44_100, 24)
+        (2, 44_100, 32)
     );
+    // The default format of every command: 32-bit float.
+    assert_eq!(reader.spec().sample_format, hound::SampleFormat::Float);
     // 5 s at 44.1 kHz: ceil(441000 simulation steps / 2).
     assert_eq!(reader.duration(), 5 * 44_100);
-    let peak = reader.samples::<i32>().map(|s| s.unwrap().abs()).max().unwrap();
-    // Normalised to -1 dBFS: 0.8913 of 2^23 - 1.
-    assert!((peak as f64 / 8_388_607.0 - 0.891_25).abs() < 1e-3, "{peak}");
+    let peak = reader.samples::<f32>().map(|s| s.unwrap().abs()).fold(0.0f32, f32::max);
+    // Normalised to -1 dBFS: 0.8913.
+    assert!((f64::from(peak) - 0.891_25).abs() < 1e-3, "{peak}");
 }
 
 const GUITAR: &str = "[guitar]\nmasses = 80\n";
