@@ -18,9 +18,11 @@
 //! [`output`] writes a chart to a file whose extension picks the format, atomically.
 
 pub mod chart;
+pub mod decimate;
 pub mod energy;
 pub mod error;
 mod fft;
+pub mod legend;
 pub mod output;
 pub mod phase;
 pub mod poles;

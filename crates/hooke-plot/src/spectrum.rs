@@ -2,7 +2,7 @@
 //! marked: Morgan & Qiao 2008, fig. 13 (the 20-mass string, symplectic Euler against the
 //! analytical solution; its high modes are played sharp, as eq. 11 predicts).
 
-use crate::chart::{Axis, Chart, Curve, LegendPosition, Marker, Series};
+use crate::chart::{Axis, Chart, Curve, Marker, Series};
 use crate::error::PlotError;
 use crate::fft::hann_magnitudes;
 use crate::style::{color, INK};
@@ -47,8 +47,6 @@ pub fn chart(data: &SpectrumData) -> Chart {
         let label = format!("predicted modes, {}", spectrum.label);
         chart.series.push(Series::markers(label, marks, Marker::Triangle, colour).width(3));
     }
-    // The corners hold the marker rows and the spectra's floors; the peaks leave the middle free.
-    chart.legend = Some(LegendPosition::MiddleRight);
     chart
 }
 
