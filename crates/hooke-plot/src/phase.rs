@@ -26,13 +26,21 @@ pub struct PhaseData {
     pub schemes: Vec<Curve>,
 }
 
+/// The axes' labels, naming the coordinate plotted: `position of bob.x (m)` and `momentum of
+/// bob.x (kg m/s)`, or in the modified phase space `ψ = e^(γt/2) × position of bob.x (m)` and
+/// `ξ = e^(γt/2) × momentum of bob.x (kg m/s)`.
+pub fn axis_labels(coordinate: &str, modified: bool) -> (String, String) {
+    let (position, momentum) = (format!("position of {coordinate}"), format!("momentum of {coordinate}"));
+    if modified {
+        (format!("ψ = e^(γt/2) × {position} (m)"), format!("ξ = e^(γt/2) × {momentum} (kg m/s)"))
+    } else {
+        (format!("{position} (m)"), format!("{momentum} (kg m/s)"))
+    }
+}
+
 /// The phase portrait of `data`.
 pub fn chart(data: &PhaseData) -> Chart {
-    let c = &data.coordinate;
-    let (x, y) = match data.modified {
-        None => (format!("position y of {c} (m)"), format!("momentum p of {c} (kg m/s)")),
-        Some(_) => (format!("ψ = e^(γt/2) y of {c} (m)"), format!("ξ = e^(γt/2) p of {c} (kg m/s)")),
-    };
+    let (x, y) = axis_labels(&data.coordinate, data.modified.is_some());
     let mut chart = Chart::new(&data.title, Axis::linear(x), Axis::linear(y));
     for (i, curve) in data.schemes.iter().enumerate() {
         chart.series.push(Series::line(&curve.label, curve.points.clone(), color(i)).width(1));
