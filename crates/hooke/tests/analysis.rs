@@ -17,7 +17,7 @@ use hooke::analysis::modes::{state_matrix_modes, Damping};
 use hooke::analysis::poles::Region;
 use hooke::analysis::regions::{
     damping_curve, isodamping_lines, isofrequency_lines, region_boundaries, region_crossings,
-    symplectic_euler_crossings, symplectic_euler_isofrequency, warping_curve,
+    symplectic_euler_crossings, symplectic_euler_isofrequency, warping_curve, warping_stability_limit,
 };
 use hooke::analysis::report::{analyse, AnalysisOptions, ModelModes, SchemeAnalysis};
 use hooke::analysis::stability::{symplectic_euler_largest_step, StableStep};
@@ -306,6 +306,28 @@ fn warping_curves_match_figures_10_and_11() {
     assert!((first - (1.5 - 2f64.sqrt()).sqrt()).abs() < 1e-4, "{first}");
     assert!((last - (1.5 + 2f64.sqrt()).sqrt()).abs() < 1e-4, "{last}");
     assert!(damped.iter().filter(|p| p.omega0_h > last).all(|p| p.omega_d_h == PI));
+}
+
+#[test]
+fn warping_curves_end_at_each_schemes_stability_limit() {
+    let limit = |scheme, gamma_h| warping_stability_limit(scheme, gamma_h, PI, 500).unwrap();
+    // Symplectic Euler: w0 h = sqrt(4 - 2 gamma h) (Morgan & Qiao 2009, eq. (54)); velocity
+    // Verlet undamped likewise 2; RK4 undamped: 2 sqrt(2), where its stability region meets the
+    // imaginary axis.
+    let close = |found: Option<f64>, expected: f64| found.is_some_and(|w| (w - expected).abs() < 1e-9);
+    assert!(
+        close(limit(SchemeKind::SymplecticEuler, 0.0), 2.0),
+        "{:?}",
+        limit(SchemeKind::SymplecticEuler, 0.0)
+    );
+    assert!(close(limit(SchemeKind::SymplecticEuler, 0.5), 3f64.sqrt()));
+    assert!(close(limit(SchemeKind::VelocityVerlet, 0.0), 2.0));
+    assert!(close(limit(SchemeKind::Rk4, 0.0), 8f64.sqrt()), "{:?}", limit(SchemeKind::Rk4, 0.0));
+    // The implicit midpoint rule and the exact flow are stable at every step.
+    assert_eq!(limit(SchemeKind::Midpoint, 0.0), None);
+    assert_eq!(limit(SchemeKind::Exact, 0.5), None);
+    // Forward Euler grows at once without damping.
+    assert!(limit(SchemeKind::ForwardEuler, 0.0).unwrap() < 1e-5);
 }
 
 #[test]
