@@ -8,7 +8,7 @@ use hooke_plot::legend::Placement;
 use hooke_plot::output::render_svg;
 use hooke_plot::record::{coordinate, simulate, Request};
 use hooke_plot::style::{DEFAULT_SIZE, INK};
-use hooke_plot::{compare, phase, spectrum, time, trajectory, Axis, Chart, Curve, Series};
+use hooke_plot::{compare, phase, spectrum, time, trajectory, warping, Axis, Chart, Curve, Series, Style};
 use std::path::Path;
 
 fn example(name: &str) -> System {
@@ -205,4 +205,34 @@ fn a_long_time_series_is_drawn_through_its_envelope_per_pixel_column() {
     let lines = svg_line_points(&svg);
     // Four points per column at most (the plot is under 800 px wide).
     assert!(!lines.is_empty() && lines.iter().all(|&n| n <= 4 * DEFAULT_SIZE.0 as usize), "{lines:?}");
+}
+
+#[test]
+fn warping_curves_stop_at_the_stability_limit_and_mark_it() {
+    let schemes = [SchemeKind::SymplecticEuler, SchemeKind::Midpoint];
+    let data = warping::curves("warping", &schemes, &[0.0, 0.5], std::f64::consts::PI).unwrap();
+    let ends: Vec<f64> = data.curves.iter().map(|c| c.points.last().unwrap().0).collect();
+    // Symplectic Euler: sqrt(4 - 2 gamma h) (Morgan & Qiao 2009, eq. (54)); the midpoint rule
+    // is stable over the whole range.
+    let expected = [Some(2.0), Some(3f64.sqrt()), None, None];
+    for ((limit, expected), end) in data.limits.iter().zip(expected).zip(&ends) {
+        match expected {
+            Some(w) => {
+                assert!(limit.is_some_and(|l| (l - w).abs() < 1e-9) && (end - w).abs() < 1e-9, "{limit:?}")
+            }
+            None => assert!(limit.is_none() && (end - std::f64::consts::PI).abs() < 1e-12, "{limit:?}"),
+        }
+    }
+    assert!(data.curves.iter().zip(&ends).all(|(c, end)| c.points.iter().all(|p| p.0 <= *end)));
+    // Each limit is a dashed vertical line in the legend.
+    let chart = warping::chart(&data);
+    let marks: Vec<&Series> = chart
+        .series
+        .iter()
+        .filter(|s| s.label.as_deref().is_some_and(|l| l.contains("unstable beyond")))
+        .collect();
+    assert_eq!(marks.len(), 2);
+    assert_eq!(marks[0].label.as_deref(), Some("symplectic-euler, γh = 0: unstable beyond ω₀h = 2"));
+    assert_eq!(marks[1].label.as_deref(), Some("symplectic-euler, γh = 0.5: unstable beyond ω₀h = 1.732"));
+    assert!(marks.iter().all(|s| s.style == Style::Dashed && s.points[0].0 == s.points[1].0));
 }
