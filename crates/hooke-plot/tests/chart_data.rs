@@ -236,3 +236,17 @@ fn warping_curves_stop_at_the_stability_limit_and_mark_it() {
     assert_eq!(marks[1].label.as_deref(), Some("symplectic-euler, γh = 0.5: unstable beyond ω₀h = 1.732"));
     assert!(marks.iter().all(|s| s.style == Style::Dashed && s.points[0].0 == s.points[1].0));
 }
+
+#[test]
+fn a_phase_portrait_with_few_samples_per_period_is_drawn_smooth_through_them() {
+    // 440 Hz at 8 kHz: 18 samples per period.
+    let system = oscillator();
+    let m = coordinate(&system, "m").unwrap();
+    let request = Request { coordinates: vec![m.index], every: 1, balance: false };
+    let run = simulate(&system, SchemeKind::SymplecticEuler, 1.0 / 8000.0, 36, &request).unwrap();
+    let chart = phase::chart(&phase::from_recordings("phase", &m, 0, std::slice::from_ref(&run), None, None));
+    let drawn = &chart.series[0].points;
+    assert!(drawn.len() >= 4 * run.len(), "{} points for {} samples", drawn.len(), run.len());
+    // Through every sample.
+    assert!(run.phase_series(0).iter().all(|s| drawn.contains(s)));
+}
