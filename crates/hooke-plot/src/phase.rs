@@ -104,7 +104,7 @@ pub fn from_recordings(
 }
 
 /// The most the drawn line of a phase curve turns between two of its chords, degrees.
-pub const MAX_TURN_DEGREES: f64 = 5.0;
+pub const MAX_TURN_DEGREES: f64 = 3.0;
 
 /// At most this many points are inserted between two samples.
 const MAX_INSERTED: usize = 64;
@@ -229,7 +229,7 @@ mod tests {
         assert!(off_ellipse(chord_middle) > 0.015);
         let worst = drawn.iter().map(|&p| off_ellipse(p)).fold(0.0, f64::max);
         assert!(worst < 2e-3, "{worst}");
-        // As drawn (each axis to its extent), the line turns by 5 degrees at most per chord.
+        // As drawn (each axis to its extent), the line turns by MAX_TURN_DEGREES at most per chord.
         let unit: Vec<(f64, f64)> = drawn.iter().map(|p| (p.0 / 2e-4, p.1 / 0.2)).collect();
         let sharpest = unit.windows(3).map(|w| turn_degrees(w[0], w[1], w[2])).fold(0.0, f64::max);
         assert!(sharpest <= MAX_TURN_DEGREES + 0.5, "{sharpest}");
