@@ -55,7 +55,7 @@ pub fn chart(data: &ErrorData) -> Chart {
 /// `errors` up to the first that passes `ceiling` (which is kept, at the ceiling), and the time
 /// it passed it, if it did.
 fn until_diverged(errors: Vec<(f64, f64)>, ceiling: f64) -> (Vec<(f64, f64)>, Option<f64>) {
-    match errors.iter().position(|p| !(p.1 <= ceiling)) {
+    match errors.iter().position(|p| p.1.is_nan() || p.1 > ceiling) {
         Some(i) => {
             let t = errors[i].0;
             let mut kept = errors;

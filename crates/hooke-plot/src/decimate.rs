@@ -71,7 +71,7 @@ pub fn upper_envelope(points: &[(f64, f64)], x: &Range<f64>, columns: usize) -> 
 /// Whether the first values of `points` never decrease (a time series), so that the envelopes
 /// apply.
 pub fn is_ordered(points: &[(f64, f64)]) -> bool {
-    points.windows(2).all(|w| !(w[1].0 < w[0].0))
+    points.windows(2).all(|w| w[1].0 >= w[0].0)
 }
 
 #[cfg(test)]

@@ -140,10 +140,11 @@ fn axis_labels_name_the_mass_and_coordinate_asked_for_with_units() {
     let (x, y) = (coordinate(&system, "bob.x").unwrap(), coordinate(&system, "bob.y").unwrap());
     let request = Request { coordinates: vec![x.index, y.index], every: 1, balance: false };
     let run = simulate(&system, SchemeKind::SymplecticEuler, 1e-3, 10, &request).unwrap();
-    let chart = time::chart(&time::from_recordings("t", &[x.clone(), y.clone()], &[run.clone()], None));
+    let chart =
+        time::chart(&time::from_recordings("t", &[x.clone(), y.clone()], std::slice::from_ref(&run), None));
     assert_eq!(chart.y.label, "position of bob.x, bob.y (m)");
     assert_eq!(chart.x.label, "time t (s)");
-    let chart = phase::chart(&phase::from_recordings("p", &x, 0, &[run.clone()], None, None));
+    let chart = phase::chart(&phase::from_recordings("p", &x, 0, std::slice::from_ref(&run), None, None));
     assert_eq!(
         (chart.x.label.as_str(), chart.y.label.as_str()),
         ("position of bob.x (m)", "momentum of bob.x (kg m/s)")
