@@ -109,9 +109,9 @@ pub fn analyze(args: &AnalyzeArgs) -> miette::Result<()> {
 pub fn report_text(report: &SchemeAnalysis) -> String {
     let mut text = String::new();
     let which = if report.complete {
-        format!("all {} modes", report.modes.len())
+        format!("all {}", mode_count(&report.modes))
     } else {
-        format!("{} lowest and highest modes (sparse path)", report.modes.len())
+        format!("{} lowest and highest (sparse path)", mode_count(&report.modes))
     };
     let damping = match report.damping {
         Damping::Modal => "modal damping",
@@ -138,6 +138,25 @@ pub fn report_text(report: &SchemeAnalysis) -> String {
         let _ = writeln!(text, "warning: {warning}");
     }
     text
+}
+
+/// How many modes, and of which kinds when not all vibrate: `2 modes (1 vibrating, 1 free)`,
+/// `5 modes`. A free motion (no stiffness, pole at 0) is one mode; a real pole is a mode of its
+/// own (`hooke::analysis::modes::Mode`).
+fn mode_count(modes: &[ModeReport]) -> String {
+    let free = modes.iter().filter(|m| m.mode.is_free()).count();
+    let vibrating = modes.iter().filter(|m| m.mode.pole.im > 0.0).count();
+    let real = modes.len() - free - vibrating;
+    let total = format!("{} mode{}", modes.len(), if modes.len() == 1 { "" } else { "s" });
+    if vibrating == modes.len() {
+        return total;
+    }
+    let kinds: Vec<String> = [(vibrating, "vibrating"), (real, "non-vibrating (real pole)"), (free, "free")]
+        .into_iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, kind)| format!("{count} {kind}"))
+        .collect();
+    format!("{total} ({})", kinds.join(", "))
 }
 
 /// The table of modes: analog frequency and decay, digital frequency and decay, the frequency
@@ -225,6 +244,8 @@ pub struct ModeJson {
     stable: bool,
     /// `1200 log2(digital / analog)`; null when either frequency is 0.
     cents: Option<f64>,
+    /// Whether the mode is a free motion (no stiffness about the linearisation state, pole 0).
+    free: bool,
 }
 
 impl ModeJson {
@@ -243,6 +264,7 @@ impl ModeJson {
             region: mode.discrete.region().name(),
             stable: mode.is_stable(),
             cents: mode.cents_error(),
+            free: mode.mode.is_free(),
         }
     }
 }

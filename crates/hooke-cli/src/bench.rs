@@ -62,16 +62,20 @@ pub struct BenchArgs {
     pub steps: Option<usize>,
 }
 
-/// Times the chosen model and prints, as the last line, `<number> mass-steps/s`. Subnormals are
-/// flushed to zero, as in the Faust peer's benchmark (a long run of a damped string reaches them).
+/// Times the chosen model and prints the real-time factor at the model's own step rate (the
+/// file's for `--model`, 48 kHz for the benchmark string and membrane) and, as the last line,
+/// `<number> mass-steps/s`. Subnormals are flushed to zero, as in the Faust peer's benchmark (a
+/// long run of a damped string reaches them).
 pub fn bench(args: &BenchArgs) -> miette::Result<()> {
     hooke::kernel::flush_subnormals_to_zero();
+    let mut step_rate = RATE;
     let (masses, steps_per_second, path) = match (&args.model, &args.membrane, args.string) {
         (Some(path), _, _) => {
             let source = read_model(path)?;
             let loaded =
                 load_run(&source, &path.display().to_string(), Some(args.scheme), &StepArgs::default())?;
             let system = System::new(&loaded.file.model);
+            step_rate = loaded.settings.step.hertz();
             time_engine(system, loaded.file.pickups, args, loaded.settings.step.seconds())?
         }
         (None, Some(size), _) => {
@@ -117,9 +121,17 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
     };
     let precision = if args.f32 && path != "general" { "f32" } else { "f64" };
     println!("{masses} masses, {}, {path}, {} thread(s), {precision}", args.scheme, args.threads);
-    println!("real-time factor at 44.1 kHz: {:.2}", steps_per_second / 44_100.0);
+    println!("{}", real_time_line(steps_per_second, step_rate));
     println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
     Ok(())
+}
+
+/// `real-time factor at RATE Hz: F`: steps per second over the steps a second of the model
+/// takes at its own rate `step_rate` (Hz), so that 1 is exactly real time for that model.
+fn real_time_line(steps_per_second: f64, step_rate: f64) -> String {
+    let rate = format!("{step_rate:.3}");
+    let rate = rate.trim_end_matches('0').trim_end_matches('.');
+    format!("real-time factor at {rate} Hz: {:.2}", steps_per_second / step_rate)
 }
 
 fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
@@ -209,4 +221,17 @@ fn time_engine(
         engine.advance(steps as u64, &mut channels).map(|_| ()).map_err(|e| miette!("{e}"))
     })?;
     Ok((masses, rate, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::real_time_line;
+
+    #[test]
+    fn the_real_time_factor_is_at_the_models_own_rate() {
+        // 50000 steps/s of a 1000 Hz model is 50 times real time, not 50000 / 44100.
+        assert_eq!(real_time_line(50_000.0, 1000.0), "real-time factor at 1000 Hz: 50.00");
+        assert_eq!(real_time_line(96_000.0, 48_000.0), "real-time factor at 48000 Hz: 2.00");
+        assert_eq!(real_time_line(1000.0, 3333.3333333), "real-time factor at 3333.333 Hz: 0.30");
+    }
 }

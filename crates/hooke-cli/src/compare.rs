@@ -31,7 +31,8 @@ pub struct CompareArgs {
     /// Step and length of the runs.
     #[command(flatten)]
     pub step: StepArgs,
-    /// Also draw the first mass against time under each scheme over the reference (.png or .svg).
+    /// Also draw each scheme's error against the reference over time (the first mass's first
+    /// coordinate, log scale, largest per pixel column) to this file (.png or .svg).
     #[arg(long)]
     pub plot: Option<PathBuf>,
 }

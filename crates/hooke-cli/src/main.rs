@@ -87,19 +87,27 @@ fn restore_broken_pipe_default() {
     }
 }
 
-/// Prints every scheme with its order (undamped, damped) and properties.
+/// Prints every scheme with its order (undamped, damped) and properties. "symplectic" is that
+/// of the undamped scheme: `yes` on every network, `linear only` for the schemes that equal the
+/// implicit midpoint rule on a linear network but not on a nonlinear one (the trapezoidal rule,
+/// the energy-conserving scheme and the splittings built on it; see `hooke::scheme::SchemeInfo`).
 fn list_schemes() {
-    println!("{:<22} {:>6} {:>13} {:>11} {:>9}", "scheme", "order", "damped order", "symplectic", "explicit");
+    println!("{:<22} {:>6} {:>13} {:>12} {:>9}", "scheme", "order", "damped order", "symplectic", "explicit");
     for scheme in hooke::scheme::SchemeKind::ALL {
         let info = scheme.info();
         let order =
             |o: u32| if o == hooke::scheme::EXACT_ORDER { "exact".to_string() } else { o.to_string() };
+        let symplectic = match (info.symplectic, info.linear_symplectic) {
+            (true, _) => "yes",
+            (false, true) => "linear only",
+            (false, false) => "no",
+        };
         println!(
-            "{:<22} {:>6} {:>13} {:>11} {:>9}",
+            "{:<22} {:>6} {:>13} {:>12} {:>9}",
             scheme.name(),
             order(info.order),
             order(info.damped_order),
-            if info.symplectic { "yes" } else { "no" },
+            symplectic,
             if info.explicit { "yes" } else { "no" }
         );
     }

@@ -36,8 +36,9 @@ pub struct RenderArgs {
     /// Scheme (default: the instrument file's).
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<SchemeKind>,
-    /// Sample format: i16, i24 or f32.
-    #[arg(long, default_value = "i24", value_parser = parse_format)]
+    /// WAV sample encoding: f32 (default, as for `hooke run` and the model file's `[output]`),
+    /// i16 or i24.
+    #[arg(long, default_value = "f32", value_parser = parse_format)]
     pub format: SampleFormat,
     /// Write the samples as simulated (in metres) instead of normalising the peak to -1 dBFS.
     #[arg(long)]
@@ -75,7 +76,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         rate: None,
         oversample: None,
         scheme: None,
-        format: SampleFormat::Int24,
+        format: SampleFormat::default(),
         no_normalize: false,
         threads: 1,
         general: false,

@@ -206,6 +206,9 @@ fn analyze_about_the_rest_state_finds_the_pendulum_swing() {
     let out = hooke(&["analyze", "pendulum.toml"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("linearised about the initial state"), "{}", stdout(&out));
+    // Two coordinates, two modes: the swing is one free mode, reported as such.
+    assert!(stdout(&out).contains("all 2 modes (1 vibrating, 1 free)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("warning: mode 1 is a free motion"), "{}", stdout(&out));
 }
 
 #[test]

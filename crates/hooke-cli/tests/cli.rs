@@ -216,13 +216,15 @@ fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
     let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
     assert_eq!(
         (reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample),
-        (2, 44_100, 24)
+        (2, 44_100, 32)
     );
+    // The default format of every command: 32-bit float.
+    assert_eq!(reader.spec().sample_format, hound::SampleFormat::Float);
     // 5 s at 44.1 kHz: ceil(441000 simulation steps / 2).
     assert_eq!(reader.duration(), 5 * 44_100);
-    let peak = reader.samples::<i32>().map(|s| s.unwrap().abs()).max().unwrap();
-    // Normalised to -1 dBFS: 0.8913 of 2^23 - 1.
-    assert!((peak as f64 / 8_388_607.0 - 0.891_25).abs() < 1e-3, "{peak}");
+    let peak = reader.samples::<f32>().map(|s| s.unwrap().abs()).fold(0.0f32, f32::max);
+    // Normalised to -1 dBFS: 0.8913.
+    assert!((f64::from(peak) - 0.891_25).abs() < 1e-3, "{peak}");
 }
 
 const GUITAR: &str = "[guitar]\nmasses = 80\n";
@@ -301,6 +303,13 @@ fn bench_ends_with_mass_steps_per_second() {
     let (number, unit) = last.split_once(' ').unwrap();
     assert_eq!(unit, "mass-steps/s");
     assert!(number.parse::<f64>().unwrap() > 0.0);
+    // The benchmark string runs at 48 kHz; a model file at its own rate (here 1000 Hz).
+    assert!(text.contains("real-time factor at 48000 Hz: "), "{text}");
+    let model = oscillator_model(1000.0, "[run]\nrate = 1000\n");
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    let out = hooke(&["bench", "--model", "m.toml", "--steps", "1000"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("real-time factor at 1000 Hz: "), "{}", stdout(&out));
 }
 
 #[test]
@@ -337,6 +346,26 @@ fn schemes_lists_every_scheme() {
     let text = stdout(&out);
     for name in ["forward-euler", "caldirola-kanai", "velocity-verlet-cs", "exact"] {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name} missing:\n{text}");
+    }
+    // The symplectic column (the fourth), as the literature has it: the midpoint rule is
+    // symplectic, the trapezoidal rule and the discrete-gradient scheme only on linear networks.
+    let symplectic = |name: &str| {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap();
+        if line.contains("linear only") {
+            "linear only"
+        } else {
+            line.split_whitespace().nth(3).unwrap()
+        }
+    };
+    for (name, expected) in [
+        ("midpoint", "yes"),
+        ("symplectic-euler", "yes"),
+        ("trapezoidal", "linear only"),
+        ("energy-conserving", "linear only"),
+        ("caldirola-kanai", "linear only"),
+        ("rk4", "no"),
+    ] {
+        assert_eq!(symplectic(name), expected, "{name}:\n{text}");
     }
 }
 

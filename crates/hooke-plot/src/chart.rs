@@ -2,9 +2,13 @@
 //! list of series (lines, dashed lines, markers, segments) and a legend.
 //!
 //! Each kind of plot ([`crate::trajectory`], [`crate::time`], ...) turns its data into a
-//! [`Chart`]; [`crate::output`] draws it to PNG, SVG or GIF frames.
+//! [`Chart`]; [`crate::output`] draws it to PNG, SVG or GIF frames. The legend goes where it
+//! hides nothing ([`crate::legend`]); a long line whose horizontal values only grow is drawn
+//! through its envelope per pixel column ([`crate::decimate`]).
 
+use crate::decimate;
 use crate::error::PlotError;
+use crate::legend::{self, Placement, Where};
 use crate::style::{self, FAMILY};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
@@ -129,9 +133,6 @@ impl Series {
     }
 }
 
-/// Where the legend goes.
-pub use plotters::chart::SeriesLabelPosition as LegendPosition;
-
 /// A text written in the plot at a point in data units (e.g. the name of a region or a line's
 /// level), left-aligned and vertically centred on the point.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,7 +152,7 @@ pub struct Curve {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A whole picture: title, axes, series and legend placement.
+/// A whole picture: title, axes, series and texts; the legend names the labelled series.
 #[derive(Debug, Clone)]
 pub struct Chart {
     /// The title (what, which model, which scheme).
@@ -165,24 +166,14 @@ pub struct Chart {
     /// Whether one unit spans as many pixels on both axes (trajectories, phase portraits, the
     /// z-plane).
     pub equal_aspect: bool,
-    /// Where the legend goes; `None` picks the corner that hides the fewest points.
-    pub legend: Option<LegendPosition>,
     /// Texts written in the plot.
     pub labels: Vec<Label>,
 }
 
 impl Chart {
-    /// A chart with no series yet; the legend in the upper right.
+    /// A chart with no series yet.
     pub fn new(title: impl Into<String>, x: Axis, y: Axis) -> Self {
-        Self {
-            title: title.into(),
-            x,
-            y,
-            series: Vec::new(),
-            equal_aspect: false,
-            legend: None,
-            labels: Vec::new(),
-        }
+        Self { title: title.into(), x, y, series: Vec::new(), equal_aspect: false, labels: Vec::new() }
     }
 
     /// The ranges the axes will show: fixed where given, else fitted to the finite data (positive
@@ -205,70 +196,39 @@ impl Chart {
         })
     }
 
-    /// The corner (or, failing that, the edge middle) of the plot whose legend-sized box covers
-    /// the fewest points and labels.
-    /// Also gives how many it covers there, and the legend's height as a fraction of the plot's.
-    fn emptiest_corner(&self, x: &Range<f64>, y: &Range<f64>) -> (LegendPosition, usize, f64) {
-        let to_unit = |v: f64, range: &Range<f64>, scale: Scale| match scale {
-            Scale::Linear => (v - range.start) / (range.end - range.start),
-            Scale::Log => (v.ln() - range.start.ln()) / (range.end.ln() - range.start.ln()),
-        };
-        let entries = self.series.iter().filter(|s| s.label.is_some()).count() as f64;
-        let (width, height) = (0.45, (0.065 * entries + 0.04).min(0.9));
-        let points =
-            self.series.iter().flat_map(|s| s.points.iter().copied()).chain(self.labels.iter().map(|l| l.at));
-        let unit: Vec<(f64, f64)> =
-            points.map(|(px, py)| (to_unit(px, x, self.x.scale), to_unit(py, y, self.y.scale))).collect();
-        let corners = [
-            (LegendPosition::UpperRight, 1.0 - width, 1.0 - height),
-            (LegendPosition::UpperLeft, 0.0, 1.0 - height),
-            (LegendPosition::LowerRight, 1.0 - width, 0.0),
-            (LegendPosition::LowerLeft, 0.0, 0.0),
-            (LegendPosition::MiddleRight, 1.0 - width, 0.5 - 0.5 * height),
-            (LegendPosition::MiddleLeft, 0.0, 0.5 - 0.5 * height),
-            (LegendPosition::UpperMiddle, 0.5 - 0.5 * width, 1.0 - height),
-            (LegendPosition::LowerMiddle, 0.5 - 0.5 * width, 0.0),
-        ];
-        let covered = |&(_, left, bottom): &(LegendPosition, f64, f64)| {
-            unit.iter()
-                .filter(|(u, v)| (left..=left + width).contains(u) && (bottom..=bottom + height).contains(v))
-                .count()
-        };
-        let best = corners.iter().min_by_key(|c| covered(c)).unwrap_or(&corners[0]);
-        (best.0.clone(), covered(best), height + 0.02)
-    }
-
     fn nothing_to_plot(&self) -> PlotError {
         PlotError::Empty(format!("\"{}\" has no finite point", self.title))
     }
 
-    /// Draws the chart on `area` (which it first paints white).
+    /// Draws the chart on `area` (which it first paints white), with the legend where
+    /// [`Chart::layout`] puts it.
     pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         style::ensure_font()?;
         area.fill(&WHITE).map_err(draw_error)?;
         let (width, height) = area.dim_in_pixel();
-        let (x, mut y) = self.ranges((width, height))?;
-        let legend = match &self.legend {
-            Some(position) => position.clone(),
-            None => {
-                let (position, covered, band) = self.emptiest_corner(&x, &y);
-                if covered > 0 && !self.equal_aspect && self.y.range.is_none() {
-                    // Every place hides data: make a band above it for the legend.
-                    y = match self.y.scale {
-                        Scale::Linear => y.start..y.end + (y.end - y.start) * band / (1.0 - band),
-                        Scale::Log => y.start..y.end * (y.end / y.start).powf(band / (1.0 - band)),
-                    };
-                    LegendPosition::UpperRight
-                } else {
-                    position
-                }
+        let layout = self.layout((width, height))?;
+        let (plot, below) = match layout.placement {
+            Placement::Below { columns, .. } => {
+                let (plot, below) = area.split_vertically(height.saturating_sub(layout.below_px));
+                (plot, Some((below, columns)))
             }
+            _ => (area.clone(), None),
+        };
+        let (x, y) = (layout.x.clone(), layout.y.clone());
+        let corner = match layout.placement {
+            Placement::Inside(corner) => Some(corner),
+            Placement::Above => Some(legend::Corner::UpperRight),
+            Placement::None | Placement::Below { .. } => None,
         };
         match (self.x.scale, self.y.scale) {
-            (Scale::Linear, Scale::Linear) => self.draw_in(area, x, y, legend),
-            (Scale::Linear, Scale::Log) => self.draw_in(area, x, y.log_scale(), legend),
-            (Scale::Log, Scale::Linear) => self.draw_in(area, x.log_scale(), y, legend),
-            (Scale::Log, Scale::Log) => self.draw_in(area, x.log_scale(), y.log_scale(), legend),
+            (Scale::Linear, Scale::Linear) => self.draw_in(&plot, x, y, corner),
+            (Scale::Linear, Scale::Log) => self.draw_in(&plot, x, y.log_scale(), corner),
+            (Scale::Log, Scale::Linear) => self.draw_in(&plot, x.log_scale(), y, corner),
+            (Scale::Log, Scale::Log) => self.draw_in(&plot, x.log_scale(), y.log_scale(), corner),
+        }?;
+        match below {
+            Some((below, columns)) => legend::draw(self, &below, Where::Below { columns }),
+            None => Ok(()),
         }
     }
 
@@ -277,7 +237,7 @@ impl Chart {
         area: &DrawingArea<DB, Shift>,
         x: X,
         y: Y,
-        legend: LegendPosition,
+        legend: Option<legend::Corner>,
     ) -> Result<(), PlotError>
     where
         DB: DrawingBackend,
@@ -311,8 +271,9 @@ impl Chart {
             .bold_line_style(RGBColor(215, 215, 215))
             .draw()
             .map_err(draw_error)?;
+        let columns = chart.plotting_area().dim_in_pixel().0 as usize;
         for series in &self.series {
-            draw_series(&mut chart, series, self.x.scale, self.y.scale)?;
+            draw_series(&mut chart, series, self.x.scale, self.y.scale, &x_range, columns)?;
         }
         let font =
             TextStyle::from((FAMILY, style::LABEL_SIZE).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
@@ -323,15 +284,9 @@ impl Chart {
                 }),
             )
             .map_err(draw_error)?;
-        if self.series.iter().filter(|s| s.label.is_some()).count() > 1 {
-            chart
-                .configure_series_labels()
-                .position(legend)
-                .label_font((FAMILY, style::LABEL_SIZE))
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .draw()
-                .map_err(draw_error)?;
+        if let Some(corner) = legend {
+            let plot = chart.plotting_area().get_pixel_range();
+            legend::draw(self, area, Where::Inside { corner, plot })?;
         }
         Ok(())
     }
@@ -341,7 +296,7 @@ impl Chart {
 const LABEL_OFFSET: i32 = 10;
 
 /// Space around the chart, px.
-const MARGIN: u32 = 12;
+pub(crate) const MARGIN: u32 = 12;
 /// Height of the area under the plot for tick labels and the axis description, px.
 const X_LABEL_AREA: u32 = 48;
 /// Width of the area left of the plot for tick labels and the axis description, px.
@@ -350,7 +305,7 @@ const Y_LABEL_AREA: u32 = 78;
 const TITLE_AREA: u32 = 34;
 
 /// The plotting area's size in px for a picture of `size` px (an estimate).
-fn plot_area((width, height): (u32, u32)) -> (f64, f64) {
+pub(crate) fn plot_area((width, height): (u32, u32)) -> (f64, f64) {
     let w = width.saturating_sub(2 * MARGIN + Y_LABEL_AREA).max(1);
     let h = height.saturating_sub(2 * MARGIN + X_LABEL_AREA + TITLE_AREA).max(1);
     (f64::from(w), f64::from(h))
@@ -448,12 +403,19 @@ fn draw_error(error: impl std::fmt::Display) -> PlotError {
 
 type Context<'a, DB, X, Y> = ChartContext<'a, DB, Cartesian2d<X, Y>>;
 
-/// Draws one series (its finite points; positive ones on a log axis) and its legend entry.
+/// Above this many points per pixel column, a line whose horizontal values only grow is drawn
+/// through its envelope ([`decimate::envelope`]).
+const POINTS_PER_COLUMN: usize = 4;
+
+/// Draws one series (its finite points; positive ones on a log axis); a long line over a linear
+/// horizontal axis `x_range` of `columns` px through its envelope.
 fn draw_series<'a, DB, X, Y>(
     chart: &mut Context<'a, DB, X, Y>,
     series: &Series,
     x_scale: Scale,
     y_scale: Scale,
+    x_range: &Range<f64>,
+    columns: usize,
 ) -> Result<(), PlotError>
 where
     DB: DrawingBackend + 'a,
@@ -465,13 +427,18 @@ where
     let color = series.color;
     let line = ShapeStyle::from(&color).stroke_width(series.width);
     let size = series.width as i32;
-    let annotation = match series.style {
-        Style::Line => chart
-            .draw_series(LineSeries::new(series.points.iter().copied().filter(keep), line))
-            .map_err(draw_error)?,
-        Style::Dashed => chart
-            .draw_series(DashedLineSeries::new(series.points.iter().copied().filter(keep), 8, 5, line))
-            .map_err(draw_error)?,
+    let line_points = || -> Vec<(f64, f64)> {
+        let points: Vec<(f64, f64)> = series.points.iter().copied().filter(keep).collect();
+        let long = points.len() > POINTS_PER_COLUMN * columns;
+        if long && x_scale == Scale::Linear && decimate::is_ordered(&points) {
+            decimate::envelope(&points, x_range, columns)
+        } else {
+            points
+        }
+    };
+    match series.style {
+        Style::Line => chart.draw_series(LineSeries::new(line_points(), line)).map(|_| ()),
+        Style::Dashed => chart.draw_series(DashedLineSeries::new(line_points(), 8, 5, line)).map(|_| ()),
         Style::Segments => chart
             .draw_series(
                 series
@@ -480,28 +447,13 @@ where
                     .filter(|pair| pair.iter().all(keep))
                     .map(|pair| PathElement::new(vec![pair[0], pair[1]], line)),
             )
-            .map_err(draw_error)?,
+            .map(|_| ()),
         Style::Markers(marker) => {
             let points = series.points.iter().copied().filter(keep);
-            let annotation = chart
-                .draw_series(points.map(|p| marker_element(marker, p, size, color)))
-                .map_err(draw_error)?;
-            if let Some(label) = &series.label {
-                annotation
-                    .label(label)
-                    .legend(move |(x, y)| marker_element(marker, (x + 10, y), size, color));
-            }
-            return Ok(());
+            chart.draw_series(points.map(|p| marker_element(marker, p, size, color))).map(|_| ())
         }
-    };
-    if let Some(label) = &series.label {
-        let dashed = series.style == Style::Dashed;
-        annotation.label(label).legend(move |(x, y)| {
-            let ends = if dashed { vec![(x, y), (x + 8, y)] } else { vec![(x, y), (x + 20, y)] };
-            PathElement::new(ends, line)
-        });
     }
-    Ok(())
+    .map_err(draw_error)
 }
 
 /// A marker: a filled polygon under an outline, in pixel offsets from its point.
@@ -509,7 +461,7 @@ type MarkerElement<C, DB> = ComposedElement<C, DB, Polygon<(i32, i32)>, PathElem
 
 /// A marker at `at`: a polygon (filled with the colour, or white for an open marker) under an
 /// outline, in pixel offsets from the point; every shape has this one element type.
-fn marker_element<C, DB: DrawingBackend>(
+pub(crate) fn marker_element<C, DB: DrawingBackend>(
     marker: Marker,
     at: C,
     size: i32,

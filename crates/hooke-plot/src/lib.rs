@@ -14,13 +14,17 @@
 //! | [`poles`] | the z-plane with each mode's discrete pole; the s-plane regions | Morgan & Qiao 2009, figs. 8-9, 12, 21 |
 //! | [`warping`] | digital against analog frequency; isofrequency and isodamping maps | Morgan & Qiao 2009, figs. 10-11, 16-17 |
 //! | [`spectrum`] | magnitude in dB of an output, with each mode's predicted frequency | Morgan & Qiao 2008, fig. 13 |
+//! | [`compare`] | each scheme's error against a reference over time, on a log scale | |
 //!
 //! [`output`] writes a chart to a file whose extension picks the format, atomically.
 
 pub mod chart;
+pub mod compare;
+pub mod decimate;
 pub mod energy;
 pub mod error;
 mod fft;
+pub mod legend;
 pub mod output;
 pub mod phase;
 pub mod poles;

@@ -2,7 +2,7 @@
 //! marked: Morgan & Qiao 2008, fig. 13 (the 20-mass string, symplectic Euler against the
 //! analytical solution; its high modes are played sharp, as eq. 11 predicts).
 
-use crate::chart::{Axis, Chart, Curve, LegendPosition, Marker, Series};
+use crate::chart::{Axis, Chart, Curve, Marker, Series};
 use crate::error::PlotError;
 use crate::fft::hann_magnitudes;
 use crate::style::{color, INK};
@@ -18,6 +18,8 @@ pub const FLOOR_DB: f64 = -120.0;
 pub struct SpectrumData {
     /// The title.
     pub title: String,
+    /// The coordinate whose position the spectra are of (e.g. `s.1`).
+    pub coordinate: String,
     /// Per run: `(f, level)`, Hz and dB relative to the run's peak.
     pub spectra: Vec<Curve>,
     /// Per run, in the same order: the frequencies (Hz) where its modes are predicted to sound.
@@ -36,7 +38,7 @@ pub fn chart(data: &SpectrumData) -> Chart {
     let mut chart = Chart::new(
         &data.title,
         Axis::linear("frequency f (Hz)").with_range(0.0, end),
-        Axis::linear("magnitude (dB re peak)").with_range(FLOOR_DB, top),
+        Axis::linear(level_label(&data.coordinate)).with_range(FLOOR_DB, top),
     );
     for (i, (spectrum, predicted)) in data.spectra.iter().zip(&data.predicted).enumerate() {
         let colour = if i == 0 { INK } else { color(i - 1) };
@@ -47,9 +49,12 @@ pub fn chart(data: &SpectrumData) -> Chart {
         let label = format!("predicted modes, {}", spectrum.label);
         chart.series.push(Series::markers(label, marks, Marker::Triangle, colour).width(3));
     }
-    // The corners hold the marker rows and the spectra's floors; the peaks leave the middle free.
-    chart.legend = Some(LegendPosition::MiddleRight);
     chart
+}
+
+/// The vertical axis's label: `level of the position of s.1 (dB re peak)`.
+pub fn level_label(coordinate: &str) -> String {
+    format!("level of the position of {coordinate} (dB re peak)")
 }
 
 /// The level in dB (re its peak) of `signal`, sampled at `rate` Hz, from 0 to `rate / 2`.

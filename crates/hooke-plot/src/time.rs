@@ -12,6 +12,8 @@ use crate::style::{color, INK};
 pub struct TimeData {
     /// The title.
     pub title: String,
+    /// The coordinates plotted, as the user named them (e.g. `bob.x`, `s.1`).
+    pub coordinates: Vec<String>,
     /// The reference solution's curves (`(t, x)`, s and m), drawn as thin black lines on top.
     pub reference: Vec<Curve>,
     /// The schemes' curves, drawn in colour: markers at each sample when there are few samples,
@@ -27,7 +29,8 @@ const MARKERS: [Marker; 4] = [Marker::Circle, Marker::Cross, Marker::Square, Mar
 
 /// The time plot of `data`.
 pub fn chart(data: &TimeData) -> Chart {
-    let mut chart = Chart::new(&data.title, Axis::linear("time t (s)"), Axis::linear("position x (m)"));
+    let mut chart =
+        Chart::new(&data.title, Axis::linear("time t (s)"), Axis::linear(position_label(&data.coordinates)));
     for (i, curve) in data.schemes.iter().enumerate() {
         let series = if curve.points.len() <= MARKER_LIMIT {
             Series::markers(&curve.label, curve.points.clone(), MARKERS[i % MARKERS.len()], color(i))
@@ -45,6 +48,20 @@ pub fn chart(data: &TimeData) -> Chart {
         chart.series.push(Series::line(&curve.label, curve.points.clone(), INK).width(1));
     }
     chart
+}
+
+/// Up to this many coordinates are named on the vertical axis; more are named in the legend only.
+const NAMED_COORDINATES: usize = 3;
+
+/// The vertical axis's label, naming the coordinates plotted: `position of bob.x (m)`,
+/// `position of bob.x, bob.y (m)`; beyond [`NAMED_COORDINATES`], `position (m)`, the legend naming
+/// each curve's coordinate.
+pub fn position_label(coordinates: &[String]) -> String {
+    if coordinates.is_empty() || coordinates.len() > NAMED_COORDINATES {
+        "position (m)".to_string()
+    } else {
+        format!("position of {} (m)", coordinates.join(", "))
+    }
 }
 
 /// The curves of `coordinates` (recorded in that order) from each run, and from the reference
@@ -71,6 +88,7 @@ pub fn from_recordings(
     };
     TimeData {
         title: title.into(),
+        coordinates: coordinates.iter().map(|c| c.name.clone()).collect(),
         reference: reference.map(|(what, run)| curves(what, run)).unwrap_or_default(),
         schemes: runs.iter().flat_map(|run| curves(run.scheme.name(), run)).collect(),
     }

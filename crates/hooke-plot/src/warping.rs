@@ -8,6 +8,7 @@ use crate::error::PlotError;
 use crate::style::{color, GREY, INK};
 use hooke::analysis::regions::{
     isodamping_lines, isofrequency_lines, symplectic_euler_isofrequency, warping_curve,
+    warping_stability_limit,
 };
 use hooke::scheme::SchemeKind;
 use std::f64::consts::PI;
@@ -17,11 +18,25 @@ use std::f64::consts::PI;
 pub struct WarpingData {
     /// The title.
     pub title: String,
-    /// Per scheme and damping: `(w0 h, omega_d h)`, rad/sample.
+    /// Per scheme and damping: `(w0 h, omega_d h)`, rad/sample, up to the scheme's stability
+    /// limit.
     pub curves: Vec<Curve>,
+    /// Per curve, in the same order: the `w0 h` where the scheme becomes unstable (where its
+    /// curve ends), or `None` when it is stable over the whole range.
+    pub limits: Vec<Option<f64>>,
 }
 
-/// The warping plot of `data`, with the line of no warping.
+/// The legend entry of a stability limit: `symplectic-euler, γh = 0: unstable beyond ω₀h = 2`.
+pub fn limit_label(curve: &str, limit: f64) -> String {
+    format!("{curve}: unstable beyond ω₀h = {}", trim(format!("{limit:.3}")))
+}
+
+fn trim(text: String) -> String {
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The warping plot of `data`, with the line of no warping, the Nyquist frequency and, dashed in
+/// each curve's colour, the stability limit where the curve ends.
 pub fn chart(data: &WarpingData) -> Chart {
     let mut chart = Chart::new(
         &data.title,
@@ -35,30 +50,42 @@ pub fn chart(data: &WarpingData) -> Chart {
     chart
         .series
         .push(Series::line("Nyquist, π", vec![(0.0, PI), (end, PI)], INK).width(1).styled(Style::Dashed));
-    for (i, curve) in data.curves.iter().enumerate() {
+    for (i, (curve, limit)) in data.curves.iter().zip(&data.limits).enumerate() {
         chart.series.push(Series::line(&curve.label, curve.points.clone(), color(i)));
+        if let Some(limit) = *limit {
+            let line = vec![(limit, 0.0), (limit, PI)];
+            let series = Series::line(limit_label(&curve.label, limit), line, color(i));
+            chart.series.push(series.width(1).styled(Style::Dashed));
+        }
     }
     chart
 }
 
-/// The warping curves of each scheme at each `gamma h`, for `w0 h` from 0 to `omega0_h_max`.
+/// Points per warping curve.
+const CURVE_POINTS: usize = 500;
+
+/// The warping curves of each scheme at each `gamma h`, for `w0 h` from 0 to `omega0_h_max` or
+/// to the scheme's stability limit ([`warping_stability_limit`]), where each curve stops: past
+/// it the scheme plays no frequency, its pole grows.
 pub fn curves(
     title: impl Into<String>,
     schemes: &[SchemeKind],
     gamma_h: &[f64],
     omega0_h_max: f64,
 ) -> Result<WarpingData, PlotError> {
-    let mut curves = Vec::new();
+    let (mut curves, mut limits) = (Vec::new(), Vec::new());
     for &scheme in schemes {
         for &g in gamma_h {
-            let points = warping_curve(scheme, g, omega0_h_max, 500)?;
+            let limit = warping_stability_limit(scheme, g, omega0_h_max, CURVE_POINTS)?;
+            let points = warping_curve(scheme, g, limit.unwrap_or(omega0_h_max), CURVE_POINTS)?;
             curves.push(Curve {
                 label: format!("{scheme}, γh = {g}"),
                 points: points.iter().map(|p| (p.omega0_h, p.omega_d_h)).collect(),
             });
+            limits.push(limit);
         }
     }
-    Ok(WarpingData { title: title.into(), curves })
+    Ok(WarpingData { title: title.into(), curves, limits })
 }
 
 /// Which lines an s-plane map draws.

@@ -51,6 +51,7 @@ fn charts() -> Vec<(&'static str, Chart)> {
     let signal: Vec<f64> = exact.position_series(0).iter().map(|p| p.1).collect();
     let spectrum_data = spectrum::SpectrumData {
         title: "spectrum".into(),
+        coordinate: m.name.clone(),
         spectra: vec![hooke_plot::Curve {
             label: "exact".into(),
             points: spectrum::level_db(&signal, 1.0 / DT),

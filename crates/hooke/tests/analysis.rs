@@ -17,7 +17,7 @@ use hooke::analysis::modes::{state_matrix_modes, Damping};
 use hooke::analysis::poles::Region;
 use hooke::analysis::regions::{
     damping_curve, isodamping_lines, isofrequency_lines, region_boundaries, region_crossings,
-    symplectic_euler_crossings, symplectic_euler_isofrequency, warping_curve,
+    symplectic_euler_crossings, symplectic_euler_isofrequency, warping_curve, warping_stability_limit,
 };
 use hooke::analysis::report::{analyse, AnalysisOptions, ModelModes, SchemeAnalysis};
 use hooke::analysis::stability::{symplectic_euler_largest_step, StableStep};
@@ -306,6 +306,28 @@ fn warping_curves_match_figures_10_and_11() {
     assert!((first - (1.5 - 2f64.sqrt()).sqrt()).abs() < 1e-4, "{first}");
     assert!((last - (1.5 + 2f64.sqrt()).sqrt()).abs() < 1e-4, "{last}");
     assert!(damped.iter().filter(|p| p.omega0_h > last).all(|p| p.omega_d_h == PI));
+}
+
+#[test]
+fn warping_curves_end_at_each_schemes_stability_limit() {
+    let limit = |scheme, gamma_h| warping_stability_limit(scheme, gamma_h, PI, 500).unwrap();
+    // Symplectic Euler: w0 h = sqrt(4 - 2 gamma h) (Morgan & Qiao 2009, eq. (54)); velocity
+    // Verlet undamped likewise 2; RK4 undamped: 2 sqrt(2), where its stability region meets the
+    // imaginary axis.
+    let close = |found: Option<f64>, expected: f64| found.is_some_and(|w| (w - expected).abs() < 1e-9);
+    assert!(
+        close(limit(SchemeKind::SymplecticEuler, 0.0), 2.0),
+        "{:?}",
+        limit(SchemeKind::SymplecticEuler, 0.0)
+    );
+    assert!(close(limit(SchemeKind::SymplecticEuler, 0.5), 3f64.sqrt()));
+    assert!(close(limit(SchemeKind::VelocityVerlet, 0.0), 2.0));
+    assert!(close(limit(SchemeKind::Rk4, 0.0), 8f64.sqrt()), "{:?}", limit(SchemeKind::Rk4, 0.0));
+    // The implicit midpoint rule and the exact flow are stable at every step.
+    assert_eq!(limit(SchemeKind::Midpoint, 0.0), None);
+    assert_eq!(limit(SchemeKind::Exact, 0.5), None);
+    // Forward Euler grows at once without damping.
+    assert!(limit(SchemeKind::ForwardEuler, 0.0).unwrap() < 1e-5);
 }
 
 #[test]
@@ -627,12 +649,21 @@ fn pendulum() -> Model {
 #[test]
 fn a_pendulum_swings_at_sqrt_g_over_l_about_its_rest_state_and_not_about_its_initial_one() {
     let system = System::new(&pendulum());
-    // About the initial state (horizontal, no tension): a free swing and the axial mode.
+    // About the initial state (horizontal, no tension): a free swing and the axial mode, two
+    // modes for two coordinates (the swing's double pole at 0 has one eigenvector).
     let initial = ModelModes::new(&system, &AnalysisOptions::default()).unwrap();
     let poles: Vec<c64> = initial.modes().modes.iter().map(|m| m.pole).collect();
-    assert_eq!(poles.len(), 3, "{poles:?}");
-    assert_eq!((poles[0], poles[1]), (c64::new(0.0, 0.0), c64::new(0.0, 0.0)));
-    assert!(close(poles[2].im, 100.0, 1e-12), "{poles:?}");
+    assert_eq!(poles.len(), 2, "{poles:?}");
+    assert!(initial.modes().modes[0].is_free() && !initial.modes().modes[1].is_free());
+    assert!(close(poles[1].im, 100.0, 1e-12), "{poles:?}");
+    // The spring is horizontal (along x): the swing is vertical (y).
+    assert!(initial.modes().modes[0].shape[0].norm() < 1e-12, "{:?}", initial.modes().modes[0].shape);
+    let report = initial.discretise(&system, SchemeKind::SymplecticEuler, 1e-3).unwrap();
+    assert!(
+        report.warnings.iter().any(|w| w.starts_with("mode 1 is a free motion")),
+        "{:?}",
+        report.warnings
+    );
     // About the rest state: hanging, stretched by m g / k, tension m g, so w^2 = g / l.
     let options = AnalysisOptions { about: About::Rest, ..AnalysisOptions::default() };
     let rest = ModelModes::new(&system, &options).unwrap();
@@ -885,6 +916,13 @@ fn free_motions_of_a_non_modal_2d_network_are_at_zero_not_unstable() {
     let report = analysis(&model, SchemeKind::Rk4, 1e-3);
     assert_eq!(report.damping, Damping::NonModal);
     assert!(report.modes.iter().all(|m| m.mode.is_stable()), "{:?}", report.modes);
+    // Sideways (y, coordinates 1 and 3), each mass is free: two free modes, one per direction,
+    // whatever the eigensolver makes of m1's defective double pole at 0; m2's drag adds a real
+    // pole at -2 1/s. Along x, two vibrating modes.
+    let free: Vec<_> = report.modes.iter().filter(|m| m.mode.is_free()).collect();
+    assert_eq!(free.len(), 2, "{:?}", report.modes);
+    assert!(free.iter().all(|m| m.mode.shape[0].norm() + m.mode.shape[2].norm() < 1e-9), "{free:?}");
+    assert_eq!(report.modes.len(), 5, "{:?}", report.modes);
     assert!(
         report.warnings.iter().all(|w| !w.contains("grows in the model itself")),
         "{:?}",

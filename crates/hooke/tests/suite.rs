@@ -25,6 +25,7 @@ mod model_api;
 mod multistage;
 mod reductions;
 mod score_errors;
+mod symplectic;
 
 /// Every test file in this folder is a module of this binary (or a binary of its own named in
 /// Cargo.toml), so none is silently left out.

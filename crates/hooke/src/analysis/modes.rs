@@ -57,8 +57,12 @@ pub enum Damping {
     NonModal,
 }
 
-/// One analog mode: a pole with `mu >= 0` (a vibrating mode stands for its conjugate pair; a
-/// real pole is a mode of its own, so an overdamped oscillator gives two).
+/// One analog mode: a pole with `mu >= 0` and its shape, one per eigenvector of the state matrix.
+/// A vibrating mode stands for its conjugate pair; a real pole is a mode of its own, so an
+/// overdamped oscillator gives two. A free motion (a direction with no stiffness, such as a
+/// pendulum's swing about a slack spring) is one mode at `s = 0`: undamped, its double pole at 0
+/// has a single eigenvector (the state drifts, `x = x_0 + v_0 t`); damped, it has a second,
+/// decaying mode at `s = -gamma`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mode {
     /// The analog pole `s = sigma + j mu`, rad/s.
@@ -83,6 +87,11 @@ impl Mode {
     /// The analog decay rate `sigma`, 1/s (negative for a decaying mode).
     pub fn decay_rate(&self) -> f64 {
         self.pole.re
+    }
+
+    /// Whether this is a free motion: no stiffness holds it, its pole is `s = 0`.
+    pub fn is_free(&self) -> bool {
+        self.pole == c64::new(0.0, 0.0)
     }
 
     /// Whether the analog mode itself does not grow (`sigma <= 0`, to rounding).
@@ -209,15 +218,17 @@ pub(crate) fn clean_rate(omega0_squared: f64, largest: f64) -> f64 {
     }
 }
 
-/// The modes of a set of oscillators: one per vibrating oscillator (its pole with `mu > 0`), two
-/// per non-vibrating one (its two real poles), sorted by frequency.
+/// The modes of a set of oscillators, sorted by frequency: one per vibrating oscillator (its pole
+/// with `mu > 0`), two per non-vibrating one (its two real poles), except one for an undamped
+/// oscillator without stiffness (a free motion: its double pole at 0 is one mode, see [`Mode`]).
 pub fn modes_of_oscillators(oscillators: Vec<ModalOscillator>) -> Vec<Mode> {
     let mut modes = Vec::with_capacity(oscillators.len());
     for ModalOscillator { oscillator, shape } in oscillators {
         let shape: Vec<c64> = shape.into_iter().map(|x| c64::new(x, 0.0)).collect();
         let [first, second] = oscillator.poles();
         modes.push(Mode { pole: first, oscillator, root: 0, shape: shape.clone() });
-        if first.im == 0.0 {
+        let free = oscillator.gamma == 0.0 && oscillator.omega0_squared == 0.0;
+        if first.im == 0.0 && !free {
             modes.push(Mode { pole: second, oscillator, root: 1, shape });
         }
     }
@@ -227,7 +238,9 @@ pub fn modes_of_oscillators(oscillators: Vec<ModalOscillator>) -> Vec<Mode> {
 
 /// The modes from the eigenvalues and eigenvectors of the state matrix (eq. 77), balanced as
 /// the module documentation says. Poles with `mu < 0` are the conjugates of others and are left
-/// out.
+/// out. Poles at 0 are the free motions: one mode per direction without stiffness (the null space
+/// of `K'`, whatever the eigensolver makes of a defective double pole), with that direction as
+/// its shape.
 pub fn state_matrix_modes(linearisation: &Linearisation) -> Result<Vec<Mode>, AnalysisError> {
     let n = linearisation.coordinates();
     let stiffness = linearisation.normalised_stiffness();
@@ -251,15 +264,13 @@ pub fn state_matrix_modes(linearisation: &Linearisation) -> Result<Vec<Mode>, An
         if s.im < -real_pole_tolerance(s) {
             continue;
         }
-        let pole = if s.norm() <= FREE_MOTION_TOLERANCE * omega {
-            // A free motion: a defective double pole at 0, which the eigensolver splits by the
-            // square root of the rounding.
-            c64::new(0.0, 0.0)
-        } else if s.im.abs() <= real_pole_tolerance(s) {
-            c64::new(s.re, 0.0)
-        } else {
-            s
-        };
+        if s.norm() <= FREE_MOTION_TOLERANCE * omega {
+            // A free motion (an undamped one is a defective double pole at 0, which the
+            // eigensolver splits by the square root of the rounding): counted below, once per
+            // direction.
+            continue;
+        }
+        let pole = if s.im.abs() <= real_pole_tolerance(s) { c64::new(s.re, 0.0) } else { s };
         // Displacements: the first n components are w M^1/2 x.
         let shape: Vec<c64> = (0..n).map(|r| vectors[(r, k)] * (scale[r] / omega)).collect();
         modes.push(Mode {
@@ -269,8 +280,37 @@ pub fn state_matrix_modes(linearisation: &Linearisation) -> Result<Vec<Mode>, An
             shape: normalise_complex(shape),
         });
     }
+    modes.extend(free_motions(linearisation, &stiffness, omega)?);
     sort_modes(&mut modes);
     Ok(modes)
+}
+
+/// One mode at `s = 0` per direction that `stiffness` (`K'`, whose largest rate is `omega`) does
+/// not resist: the eigenvectors of `K'` whose eigenvalue is below the square of
+/// [`FREE_MOTION_TOLERANCE`]` omega`, the same bound as for the poles.
+fn free_motions(
+    linearisation: &Linearisation,
+    stiffness: &Mat<f64>,
+    omega: f64,
+) -> Result<Vec<Mode>, AnalysisError> {
+    let n = linearisation.coordinates();
+    let eigen = stiffness.self_adjoint_eigen(Side::Lower).map_err(|_| AnalysisError::Eigen { size: n })?;
+    let (values, vectors) = (eigen.S(), eigen.U());
+    let scale: Vec<f64> = linearisation.inverse_mass().iter().map(|w| w.sqrt()).collect();
+    let bound = (FREE_MOTION_TOLERANCE * omega).powi(2);
+    Ok((0..n)
+        .filter(|&k| values[k].abs() <= bound)
+        .map(|k| {
+            let shape = normalise_real((0..n).map(|r| scale[r] * vectors[(r, k)]).collect());
+            let pole = c64::new(0.0, 0.0);
+            Mode {
+                pole,
+                oscillator: Oscillator::from_pole(pole),
+                root: 0,
+                shape: shape.into_iter().map(|x| c64::new(x, 0.0)).collect(),
+            }
+        })
+        .collect())
 }
 
 /// Poles of the state matrix smaller than this, relative to its largest rate `w`, are free

@@ -250,6 +250,46 @@ pub fn warping_curve(
         .collect())
 }
 
+/// Where `scheme` stops being stable along the warping curve of damping `gamma h`: the smallest
+/// `w0 h` in `(0, omega0_h_max]` at which one of its poles leaves the unit circle (found among
+/// `samples` evenly spaced values, then bisected to rounding), or `None` when it is stable up to
+/// `omega0_h_max`. For symplectic Euler this is `sqrt(4 - 2 gamma h)` (Morgan & Qiao 2009,
+/// eq. (54)); beyond it the warping curve's flat `omega_d h = pi` is no frequency the scheme
+/// plays, but a pole that grows.
+pub fn warping_stability_limit(
+    scheme: SchemeKind,
+    gamma_h: f64,
+    omega0_h_max: f64,
+    samples: usize,
+) -> Result<Option<f64>, AnalysisError> {
+    let is_stable = |omega0_h: f64| -> Result<bool, AnalysisError> {
+        let oscillator = Oscillator { gamma: gamma_h, omega0_squared: omega0_h * omega0_h };
+        Ok(oscillator_poles(scheme, &[oscillator], 1.0)?[0]
+            .iter()
+            .all(|z| z.norm() <= 1.0 + OSCILLATOR_TOLERANCE))
+    };
+    let count = samples.max(2);
+    let mut stable = 0.0;
+    for i in 1..count {
+        let omega0_h = omega0_h_max * i as f64 / (count - 1) as f64;
+        if is_stable(omega0_h)? {
+            stable = omega0_h;
+            continue;
+        }
+        let mut unstable = omega0_h;
+        while unstable - stable > 4.0 * f64::EPSILON * unstable {
+            let middle = 0.5 * (stable + unstable);
+            if is_stable(middle)? {
+                stable = middle;
+            } else {
+                unstable = middle;
+            }
+        }
+        return Ok(Some(stable));
+    }
+    Ok(None)
+}
+
 /// A point of a digital damping curve (Morgan & Qiao 2009, figs. 13-15).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DampingPoint {

@@ -321,13 +321,20 @@ fn greedy_match(predicted: &[c64], actual: &[c64]) -> Vec<Option<usize>> {
     assignment
 }
 
-/// Warnings about individual modes: unstable in the model itself, or vibrating in the model but
-/// not at this step.
+/// Warnings about individual modes: free motions (no stiffness about this state), unstable in
+/// the model itself, or vibrating in the model but not at this step.
 fn mode_warnings(reports: &[ModeReport]) -> Vec<String> {
     let mut warnings = Vec::new();
     for report in reports {
         let mode = &report.mode;
-        if !mode.is_stable() {
+        if mode.is_free() {
+            warnings.push(format!(
+                "mode {} is a free motion: no stiffness holds it about the linearisation state (a slack \
+                 spring, a mass held by nothing in that direction), so it drifts instead of vibrating; about a \
+                 loaded rest state it may vibrate",
+                report.index
+            ));
+        } else if !mode.is_stable() {
             warnings.push(format!(
                 "mode {} grows in the model itself (sigma = {:+.4e} 1/s, about the linearisation state): no step \
                  makes it decay",

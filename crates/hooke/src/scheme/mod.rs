@@ -111,16 +111,21 @@ pub enum SchemeKind {
     /// `velocity-verlet`: Chatziioannou 2019, eq. (29), second order, symplectic without damping.
     VelocityVerlet,
     /// `energy-conserving`: the discrete-gradient scheme (Chatziioannou 2019, eqs. (26)-(27)),
-    /// second order, exact energy balance.
+    /// second order, exact energy balance; symplectic on a linear network only (where it is the
+    /// midpoint rule; see [`SchemeInfo`]).
     EnergyConserving,
-    /// `midpoint`: the implicit midpoint rule (Chatziioannou 2019, eq. (47)), second order.
+    /// `midpoint`: the implicit midpoint rule (Chatziioannou 2019, eq. (47)), second order,
+    /// symplectic.
     Midpoint,
-    /// `trapezoidal`: the trapezoidal rule (Chatziioannou 2019, eq. (48)), second order.
+    /// `trapezoidal`: the trapezoidal rule (Chatziioannou 2019, eq. (48)), second order;
+    /// symplectic on a linear network only (where it is the midpoint rule; see [`SchemeInfo`]).
     Trapezoidal,
     /// `caldirola-kanai`: Chatziioannou 2019, eqs. (35)-(36) (with the sign corrected in
-    /// docs/errata.md), second order, conformal symplectic.
+    /// docs/errata.md), second order, conformal symplectic on a linear network (its undamped step
+    /// is the energy-conserving one).
     CaldirolaKanai,
-    /// `energy-conserving-cs`: Chatziioannou 2019, eq. (42), conformal symplectic splitting.
+    /// `energy-conserving-cs`: Chatziioannou 2019, eq. (42), conformal symplectic splitting
+    /// on a linear network (its undamped step is the energy-conserving one).
     EnergyConservingCs,
     /// `velocity-verlet-cs`: Chatziioannou 2019, eq. (43), conformal symplectic splitting.
     VelocityVerletCs,
@@ -133,14 +138,37 @@ pub enum SchemeKind {
 pub const EXACT_ORDER: u32 = u32::MAX;
 
 /// Facts about a scheme that tests and analysis rely on.
+///
+/// Symplecticity is that of the undamped scheme (`dy ^ dp` preserved by the one-step map), as
+/// the literature states it (Hairer, Lubich & Wanner, *Geometric Numerical Integration*, 2006,
+/// sections VI.3-VI.4 and VI.8; Chatziioannou 2019, section 2.4). Two levels are told apart,
+/// because the implicit schemes differ only on nonlinear networks:
+///
+/// - on every conservative network (geometric springs, contacts): symplectic Euler, velocity
+///   Verlet, VEFRL (compositions of exact flows of kinetic and potential parts), the implicit
+///   midpoint rule (a symplectic Runge-Kutta method), the exact flow with its impulses (a linear
+///   flow composed with a kick of a potential force) and VV[cs] (velocity Verlet when undamped);
+/// - on linear networks only: the trapezoidal rule and the energy-conserving (discrete-gradient)
+///   scheme, and with it Caldirola-Kanai and EC[cs], whose undamped step it is. With a quadratic
+///   energy all three equal the implicit midpoint rule (Chatziioannou 2019, text after eq. (27)).
+///   On a nonlinear network the trapezoidal rule is only conjugate to a symplectic method, and an
+///   energy-conserving scheme cannot in general also be symplectic (Ge & Marsden 1988, cited
+///   there as [19]).
+///
+/// Forward Euler, backward Euler and RK4 are symplectic on no network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemeInfo {
     /// Global order of accuracy without damping.
     pub order: u32,
     /// Global order of accuracy when dampers or drag are present.
     pub damped_order: u32,
-    /// Whether the undamped scheme is symplectic.
+    /// Whether the undamped scheme is symplectic on every conservative network, nonlinear ones
+    /// included.
     pub symplectic: bool,
+    /// Whether the undamped scheme is symplectic on a linear network (1D springs, no contacts):
+    /// true wherever [`SchemeInfo::symplectic`] is, and for the schemes that equal the implicit
+    /// midpoint rule there.
+    pub linear_symplectic: bool,
     /// Whether a step needs no system solve.
     pub explicit: bool,
 }
@@ -182,27 +210,31 @@ impl SchemeKind {
         }
     }
 
-    /// Order, symplecticity and explicitness.
+    /// Order, symplecticity and explicitness (see [`SchemeInfo`] for why each scheme is, or is
+    /// not, symplectic).
     pub fn info(self) -> SchemeInfo {
-        let info = |order, damped_order, symplectic, explicit| SchemeInfo {
+        // `symplectic`: on every network; `linear`: on a linear network.
+        let info = |order, damped_order, symplectic, linear, explicit| SchemeInfo {
             order,
             damped_order,
             symplectic,
+            linear_symplectic: linear,
             explicit,
         };
         match self {
-            Self::ForwardEuler => info(1, 1, false, true),
-            Self::SymplecticEuler => info(1, 1, true, true),
-            Self::BackwardEuler => info(1, 1, false, false),
-            Self::Rk4 => info(4, 4, false, true),
-            Self::Vefrl => info(4, 1, true, true),
-            Self::VelocityVerlet => info(2, 2, true, true),
-            Self::EnergyConserving | Self::Midpoint => info(2, 2, true, false),
-            Self::Trapezoidal => info(2, 2, false, false),
-            Self::CaldirolaKanai => info(2, 2, true, false),
-            Self::EnergyConservingCs => info(2, 1, true, false),
-            Self::VelocityVerletCs => info(2, 1, true, true),
-            Self::Exact => info(EXACT_ORDER, EXACT_ORDER, true, true),
+            Self::ForwardEuler => info(1, 1, false, false, true),
+            Self::SymplecticEuler => info(1, 1, true, true, true),
+            Self::BackwardEuler => info(1, 1, false, false, false),
+            Self::Rk4 => info(4, 4, false, false, true),
+            Self::Vefrl => info(4, 1, true, true, true),
+            Self::VelocityVerlet => info(2, 2, true, true, true),
+            Self::EnergyConserving => info(2, 2, false, true, false),
+            Self::Midpoint => info(2, 2, true, true, false),
+            Self::Trapezoidal => info(2, 2, false, true, false),
+            Self::CaldirolaKanai => info(2, 2, false, true, false),
+            Self::EnergyConservingCs => info(2, 1, false, true, false),
+            Self::VelocityVerletCs => info(2, 1, true, true, true),
+            Self::Exact => info(EXACT_ORDER, EXACT_ORDER, true, true, true),
         }
     }
 
