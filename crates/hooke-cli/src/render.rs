@@ -267,7 +267,7 @@ fn parse_threads(text: &str) -> Result<usize, String> {
 
 /// Builds the instrument; when the analysis finds it unstable, says at which oversampling it
 /// would be stable.
-fn build(
+pub(crate) fn build(
     file: &InstrumentFile,
     text: &str,
     scheme: SchemeKind,

@@ -385,3 +385,22 @@ fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> 
         candidates.iter().copied().min_by_key(|&s| strings[s].began).unwrap_or(candidates[0])
     }))
 }
+
+/// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and
+/// off, CC 64 (sustain) and pitch bend; `None` for anything else.
+pub fn from_midi(bytes: &[u8]) -> Option<(u8, NoteKind)> {
+    let (&status, data) = bytes.split_first()?;
+    let channel = status & 0x0f;
+    let byte = |i: usize| data.get(i).copied().filter(|b| *b < 0x80);
+    let kind = match status & 0xf0 {
+        0x90 => NoteKind::On { note: byte(0)?, velocity: byte(1)? },
+        0x80 => NoteKind::Off { note: byte(0)? },
+        0xb0 if byte(0)? == 64 => NoteKind::Sustain(byte(1)? >= 64),
+        0xe0 => {
+            let value = i32::from(byte(0)?) | i32::from(byte(1)?) << 7;
+            NoteKind::Bend(f64::from(value - 0x2000) / f64::from(0x2000))
+        }
+        _ => return None,
+    };
+    Some((channel, kind))
+}
