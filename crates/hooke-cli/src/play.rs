@@ -85,9 +85,7 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let scheme = args.scheme.unwrap_or(file.scheme);
     let (oversample, instrument) = build(&file, &text, scheme, f64::from(rate), file.oversample)?;
     let performance = PerformanceOptions { oversample, ..PerformanceOptions::default() };
-    let started = Instant::now();
-    let gain = calibrate(&instrument, performance, NOTE_LEVEL).map_err(|e| miette!("{e}"))?;
-    let speed = (1 << 14) as f64 / f64::from(rate) / started.elapsed().as_secs_f64();
+    let (gain, speed) = calibrate(&instrument, performance, NOTE_LEVEL).map_err(|e| miette!("{e}"))?;
     let channels = default.channels();
     let config = cpal::StreamConfig {
         channels,

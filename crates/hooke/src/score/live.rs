@@ -303,8 +303,13 @@ impl LiveCore {
 }
 
 /// The gain that puts a fortissimo note (velocity 127 on the lowest string's open note, or
-/// middle C) at `level` of full scale: measured by rendering `seconds` of it offline.
-pub fn calibrate(instrument: &Instrument, options: PerformanceOptions, level: f64) -> Result<f64, LiveError> {
+/// middle C) at `level` of full scale, and how many times faster than real time it renders:
+/// measured by rendering 2^14 frames of it offline.
+pub fn calibrate(
+    instrument: &Instrument,
+    options: PerformanceOptions,
+    level: f64,
+) -> Result<(f64, f64), LiveError> {
     let mut performance = Performance::live(instrument, options, MAX_EXCITATIONS)?;
     let mut resolver = Resolver::new(instrument)?;
     let note = instrument
@@ -325,7 +330,10 @@ pub fn calibrate(instrument: &Instrument, options: PerformanceOptions, level: f6
     let frames = 1usize << 14;
     let mut buffers = vec![vec![0.0f32; frames]; performance.channels()];
     let mut slices: Vec<&mut [f32]> = buffers.iter_mut().map(|b| &mut b[..]).collect();
+    let started = Instant::now();
     performance.render_frames(&mut slices).map_err(|e| LiveError::Render(e.to_string()))?;
+    let sound = frames as f64 * instrument.dt * options.oversample.max(1) as f64;
+    let speed = sound / started.elapsed().as_secs_f64();
     let peak = buffers.iter().flatten().fold(0.0f32, |m, s| m.max(s.abs()));
-    Ok(if peak > 0.0 { level / f64::from(peak) } else { 1.0 })
+    Ok((if peak > 0.0 { level / f64::from(peak) } else { 1.0 }, speed))
 }
