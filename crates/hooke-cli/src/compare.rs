@@ -46,7 +46,7 @@ struct Trajectory {
 
 impl Observer for Trajectory {
     fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
-        if state.step % self.every == 0 {
+        if state.step.is_multiple_of(self.every) {
             self.positions.extend_from_slice(&state.x[..system.mass_coordinates()]);
             self.energies.push(energy(system, state).total());
         }

@@ -9,6 +9,8 @@ mod interrupt;
 mod limits;
 mod load;
 mod outputs;
+mod play;
+mod play_keys;
 mod plot;
 mod render;
 mod run;
@@ -39,6 +41,8 @@ enum Command {
     Design(design::DesignArgs),
     /// Play an instrument from a score: simulate (oversampled), decimate, write a WAV.
     Render(render::RenderArgs),
+    /// Play an instrument in real time from a MIDI port or the computer keyboard.
+    Play(play::PlayArgs),
     /// Render the built-in example (the guitar playing a short phrase) to hooke-demo.wav.
     Demo {
         /// Folder to write the files into.
@@ -67,6 +71,7 @@ fn main() -> miette::Result<()> {
         Command::Design(args) => design::design(&args),
         Command::Demo { out_dir } => render::demo(&out_dir, &interrupt),
         Command::Render(args) => render::render(&args, &interrupt),
+        Command::Play(args) => play::play(&args, &interrupt),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemes => {
             list_schemes();

@@ -1,18 +1,20 @@
-//! `hooke render INSTRUMENT.toml SCORE.toml -o out.wav`: an instrument played from a score,
-//! simulated at K times the output rate and decimated, and `hooke demo`, the guitar phrase.
+//! `hooke render INSTRUMENT.toml SCORE.toml -o out.wav`: an instrument played from a score (or
+//! a Standard MIDI File, mapped by the library's note map), simulated at K times the output rate
+//! and decimated, with a progress bar on a terminal; and `hooke demo`, the guitar phrase.
 
 use crate::diagnostics::FileDiagnostic;
 use crate::interrupt::{stopped_message, Interrupt};
 use crate::limits::{check_memory, check_work};
 use crate::load::{parse_format, parse_scheme, read_model};
 use crate::outputs::check_outputs;
-use crate::run::write_wav_file;
+use crate::run::{progress_bar, write_wav_file};
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
 use hooke::format::score::parse as parse_score;
 use hooke::io::{check_wav_size, SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
+use hooke::score::notes::StringRule;
 use hooke::score::performance::{Performance, PerformanceOptions};
-use miette::{miette, IntoDiagnostic};
+use miette::{miette, IntoDiagnostic, WrapErr};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -21,8 +23,21 @@ use std::time::Instant;
 pub struct RenderArgs {
     /// The instrument file (`[guitar]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`).
     pub instrument: PathBuf,
-    /// The score file (timed plucks, strikes, bows, frets, damps, drives, sets).
+    /// The score file (timed plucks, strikes, bows, frets, damps, drives, sets), or a Standard
+    /// MIDI File (`.mid`, `.midi`, or any file starting `MThd`).
     pub score: PathBuf,
+    /// MIDI: leave out the notes the instrument cannot play (each is named) instead of refusing.
+    #[arg(long)]
+    pub lenient: bool,
+    /// MIDI: channel 1 plays the highest string, 2 the next, ... (instead of the lowest free fret).
+    #[arg(long)]
+    pub strings_by_channel: bool,
+    /// MIDI: seconds rendered after the file's last event.
+    #[arg(long, default_value_t = 2.0, value_parser = parse_tail)]
+    pub tail: f64,
+    /// MIDI: also write the equivalent score file (TOML) here.
+    #[arg(long)]
+    pub write_score: Option<PathBuf>,
     /// The WAV file to write.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -56,12 +71,27 @@ const DEMO_SCORE: &str = include_str!("../../../examples/instruments/guitar-phra
 
 /// `hooke render ...`.
 pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
-    check_outputs([("--output", Some(args.output.as_path()))])?;
+    check_outputs([
+        ("--output", Some(args.output.as_path())),
+        ("--write-score", args.write_score.as_deref()),
+    ])?;
     let instrument = read_model(&args.instrument)?;
-    let score = read_model(&args.score)?;
+    let bytes = std::fs::read(&args.score)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot read score file {}", args.score.display()))?;
+    let score = if is_midi(&args.score, &bytes) {
+        ScoreText::Midi(&bytes)
+    } else {
+        ScoreText::Toml(std::str::from_utf8(&bytes).map_err(|e| {
+            miette!(
+                "{}: expected a score file in UTF-8 (TOML) or a MIDI file, found {e}",
+                args.score.display()
+            )
+        })?)
+    };
     let sources = Sources {
         instrument: (&instrument, &args.instrument.display().to_string()),
-        score: (&score, &args.score.display().to_string()),
+        score: (score, &args.score.display().to_string()),
         score_folder: args.score.parent(),
     };
     perform(sources, args, interrupt)
@@ -80,20 +110,36 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         no_normalize: false,
         threads: 1,
         general: false,
+        lenient: false,
+        strings_by_channel: false,
+        tail: 2.0,
+        write_score: None,
     };
     let sources = Sources {
         instrument: (DEMO_INSTRUMENT, "<demo: examples/instruments/guitar.toml>"),
-        score: (DEMO_SCORE, "<demo: examples/instruments/guitar-phrase.toml>"),
+        score: (ScoreText::Toml(DEMO_SCORE), "<demo: examples/instruments/guitar-phrase.toml>"),
         score_folder: None,
     };
     check_outputs([("--out-dir", Some(args.output.as_path()))])?;
     perform(sources, &args, interrupt)
 }
 
+/// A score's content: a TOML score or a MIDI file's bytes.
+enum ScoreText<'a> {
+    Toml(&'a str),
+    Midi(&'a [u8]),
+}
+
+/// Whether a score file is a Standard MIDI File: by its extension, or its first bytes.
+fn is_midi(path: &Path, bytes: &[u8]) -> bool {
+    let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    matches!(extension.as_deref(), Some("mid" | "midi")) || bytes.starts_with(b"MThd")
+}
+
 /// The two files' texts and names.
 struct Sources<'a> {
     instrument: (&'a str, &'a str),
-    score: (&'a str, &'a str),
+    score: (ScoreText<'a>, &'a str),
     score_folder: Option<&'a Path>,
 }
 
@@ -106,8 +152,23 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
     let oversample = args.oversample.or(file.oversample);
     let (oversample, instrument) = build(&file, instrument_text, scheme, rate, oversample)?;
     let (score_text, score_name) = sources.score;
-    let score = parse_score(score_text, score_name, &instrument, sources.score_folder)
-        .map_err(|e| FileDiagnostic::new(e, score_text))?;
+    let score = match score_text {
+        ScoreText::Toml(text) => parse_score(text, score_name, &instrument, sources.score_folder)
+            .map_err(|e| FileDiagnostic::new(e, text))?,
+        ScoreText::Midi(bytes) => {
+            let rule = if args.strings_by_channel { StringRule::ByChannel } else { StringRule::LowestFret };
+            let (score, text, skipped) =
+                hooke::format::midi::load(bytes, score_name, &instrument, rule, args.lenient, args.tail)
+                    .map_err(|e| miette!("{e}"))?;
+            for note in &skipped {
+                eprintln!("warning: {score_name}: left out: {note}");
+            }
+            if let Some(path) = &args.write_score {
+                write_text(path, &text).map_err(|e| miette!("--write-score {}: {e}", path.display()))?;
+            }
+            score
+        }
+    };
     let duration = score.duration;
     if let Some(name) = &score.name {
         eprintln!("score: {name}");
@@ -134,9 +195,12 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
     // Blocks of about a million mass-steps: a signal is seen within a fraction of a second.
     let block = (1_000_000 / instrument.model.masses().len().max(1) as u64).clamp(1, 1 << 16);
     let mut result = Ok(0);
+    let progress = progress_bar(total);
     while performance.step() < total && result.is_ok() && !interrupt.requested() {
         result = performance.render(block, &mut output);
+        progress.set_position(performance.step());
     }
+    progress.finish_and_clear();
     // The output has one vector per channel, so the flush cannot be refused.
     let _ = performance.finish(&mut output);
     let seconds = started.elapsed().as_secs_f64();
@@ -169,6 +233,21 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
     Ok(())
 }
 
+/// Writes `text` to `path` atomically.
+fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = hooke::io::AtomicFile::create(path)?;
+    std::io::Write::write_all(&mut file, text.as_bytes())?;
+    file.commit()
+}
+
+/// `--tail`: seconds, >= 0.
+fn parse_tail(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("expected a time >= 0 s, found \"{text}\"")),
+    }
+}
+
 /// `--oversample`: 1 to [`hooke::instrument::MAX_OVERSAMPLE`].
 fn parse_oversample(text: &str) -> Result<usize, String> {
     let max = hooke::instrument::MAX_OVERSAMPLE;
@@ -189,7 +268,7 @@ fn parse_threads(text: &str) -> Result<usize, String> {
 
 /// Builds the instrument; when the analysis finds it unstable, says at which oversampling it
 /// would be stable.
-fn build(
+pub(crate) fn build(
     file: &InstrumentFile,
     text: &str,
     scheme: SchemeKind,

@@ -288,7 +288,8 @@ fn report_balance(balance: &BalanceMonitor, engine: &Engine, summary: &EnergySum
     }
 }
 
-fn progress_bar(steps: u64) -> ProgressBar {
+/// A progress bar over `steps` steps, on a terminal and for runs long enough to need one.
+pub(crate) fn progress_bar(steps: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() || steps < 100_000 {
         return ProgressBar::hidden();
     }

@@ -123,7 +123,7 @@ impl Observer for Recorder<'_> {
         if self.request.balance {
             self.monitor.observe(system, state)?;
         }
-        if state.step % self.request.every.max(1) != 0 && state.step != self.last_step {
+        if !state.step.is_multiple_of(self.request.every.max(1)) && state.step != self.last_step {
             return Ok(());
         }
         let r = &mut self.recording;

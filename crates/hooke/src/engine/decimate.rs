@@ -144,7 +144,7 @@ impl Decimator {
             return;
         }
         for i in 0..len {
-            if self.clock % self.factor == 0 {
+            if self.clock.is_multiple_of(self.factor) {
                 self.owed += 1;
             }
             self.push(|c| samples[c * stride + i], output);
@@ -180,7 +180,7 @@ impl Decimator {
         }
         self.write = if self.write + 1 == n { 0 } else { self.write + 1 };
         let delay = n / 2;
-        let due = self.clock >= delay && (self.clock - delay) % self.factor == 0;
+        let due = self.clock >= delay && (self.clock - delay).is_multiple_of(self.factor);
         self.clock += 1;
         if !due {
             return;

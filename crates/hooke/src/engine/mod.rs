@@ -457,6 +457,20 @@ impl Engine {
         }
     }
 
+    /// Makes room for what playing changes, so that events and blocks allocate nothing
+    /// afterwards (a real-time caller reserves before it plays): `count` excitations at once,
+    /// held forces on every mass (the path is rebuilt now if it must be), a stop on every mass.
+    pub fn reserve_for_play(&mut self, count: usize) {
+        self.playing.reserve(count.saturating_sub(self.playing.len()));
+        self.held.reserve(count.saturating_sub(self.held.len()));
+        self.forces.reserve(count.saturating_sub(self.forces.len()));
+        let masses = self.system.masses().len();
+        self.paths.stopped.reserve(masses.saturating_sub(self.paths.stopped.len()));
+        if self.system.mass_coordinates() > 0 {
+            self.set_force(0, 0.0);
+        }
+    }
+
     /// Renders exactly `output[0].len()` frames at the output rate into `output` (one slice per
     /// channel), taking as many steps as that needs (when oversampling, the low-pass filter's
     /// half-length ahead of the last frame). Allocates nothing once the engine has rendered a

@@ -9,6 +9,7 @@
 //! rule, is a [`SourceError`] naming the file, line and column of the offending text.
 
 pub mod instrument;
+pub mod midi;
 pub mod model;
 pub mod score;
 mod signal;

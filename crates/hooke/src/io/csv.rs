@@ -80,7 +80,7 @@ impl<W: Write> CsvWriter<W> {
 
 impl<W: Write> Observer for CsvWriter<W> {
     fn observe(&mut self, system: &System, state: &State) -> io::Result<()> {
-        if state.step % self.every != 0 && state.step != self.last_step {
+        if !state.step.is_multiple_of(self.every) && state.step != self.last_step {
             match &mut self.skipped {
                 Some(skipped) => skipped.clone_from(state),
                 None => self.skipped = Some(state.clone()),

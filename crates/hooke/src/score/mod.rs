@@ -6,6 +6,8 @@
 //! [`crate::engine::excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
 //! pulse, a drive); [`performance`] plays the cues.
 
+pub mod live;
+pub mod notes;
 pub mod performance;
 
 pub use crate::engine::excitation::{Bow, Drive, Hammer, Pulse};

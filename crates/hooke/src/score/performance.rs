@@ -95,6 +95,69 @@ impl Performance {
         })
     }
 
+    /// `instrument` ready to be played live: no score, no end; cues come through
+    /// [`Performance::play`] and frames through [`Performance::render_frames`]. Room is made for
+    /// `excitations` excitations at once ([`Engine::reserve_for_play`]).
+    pub fn live(
+        instrument: &Instrument,
+        options: PerformanceOptions,
+        excitations: usize,
+    ) -> Result<Self, EngineError> {
+        let score = Score { name: None, description: None, duration: f64::INFINITY, cues: Vec::new() };
+        let mut performance = Self::new(instrument, score, options)?;
+        performance.engine.reserve_for_play(excitations);
+        Ok(performance)
+    }
+
+    /// Does `action` to part `part` now, before the next step. Allocates nothing but for a
+    /// [`Action::Shape`] (its values are copied to the engine) and a [`Action::Drive`].
+    pub fn play(&mut self, part: usize, action: &Action) -> Result<(), ModelError> {
+        let setting = &mut self.settings[part];
+        let excitation = |excitation| Some(Event::Excite(excitation));
+        let event = match action {
+            Action::Shape(values) => Some(Event::Shape(values.clone())),
+            Action::Pulse(pulse) => excitation(Excitation::Pulse(pulse.clone())),
+            Action::Strike(hammer) => excitation(Excitation::Strike(hammer.clone())),
+            Action::Bow(bow) => excitation(Excitation::Bow(bow.clone())),
+            Action::Drive(drive) => excitation(Excitation::Drive(drive.clone())),
+            Action::Fret(stop) => {
+                setting.fret = Some(*stop);
+                None
+            }
+            Action::Release => {
+                setting.fret = None;
+                None
+            }
+            Action::Damp(gamma) => {
+                setting.damp = *gamma;
+                None
+            }
+            Action::Undamp => {
+                setting.damp = 0.0;
+                None
+            }
+            Action::Tension(factor) => {
+                setting.tension = *factor;
+                None
+            }
+            Action::Damping(factor) => {
+                setting.damping = *factor;
+                None
+            }
+        };
+        match event {
+            Some(event) => self.engine.apply(event),
+            None => self.configure(part),
+        }
+    }
+
+    /// Renders exactly the frames of `output` (one slice per channel) at the output rate, as
+    /// [`Engine::render`] does: for a live performance (a score's cues are played only by
+    /// [`Performance::render`]). Allocates nothing once a block of this size has been rendered.
+    pub fn render_frames(&mut self, output: &mut [&mut [f32]]) -> Result<(), RunError> {
+        self.engine.render(output)
+    }
+
     /// The path the engine runs now.
     pub fn path(&self) -> PathKind {
         self.engine.path()
@@ -145,45 +208,11 @@ impl Performance {
 
     /// Applies cue `cue` to the engine now.
     fn apply(&mut self, cue: usize) -> Result<(), ModelError> {
-        let cue = &self.score.cues[cue];
-        let part = cue.part;
-        let setting = &mut self.settings[part];
-        let excitation = |excitation| Some(Event::Excite(excitation));
-        let event = match &cue.action {
-            Action::Shape(values) => Some(Event::Shape(values.clone())),
-            Action::Pulse(pulse) => excitation(Excitation::Pulse(pulse.clone())),
-            Action::Strike(hammer) => excitation(Excitation::Strike(hammer.clone())),
-            Action::Bow(bow) => excitation(Excitation::Bow(bow.clone())),
-            Action::Drive(drive) => excitation(Excitation::Drive(drive.clone())),
-            Action::Fret(stop) => {
-                setting.fret = Some(*stop);
-                None
-            }
-            Action::Release => {
-                setting.fret = None;
-                None
-            }
-            Action::Damp(gamma) => {
-                setting.damp = *gamma;
-                None
-            }
-            Action::Undamp => {
-                setting.damp = 0.0;
-                None
-            }
-            Action::Tension(factor) => {
-                setting.tension = *factor;
-                None
-            }
-            Action::Damping(factor) => {
-                setting.damping = *factor;
-                None
-            }
-        };
-        match event {
-            Some(event) => self.engine.apply(event),
-            None => self.configure(part),
-        }
+        // The action is borrowed out of the score while it plays (no copy of a shape's values).
+        let action = std::mem::replace(&mut self.score.cues[cue].action, Action::Release);
+        let result = self.play(self.score.cues[cue].part, &action);
+        self.score.cues[cue].action = action;
+        result
     }
 
     /// Sets every link, stop and drag of part `part` from its setting.

@@ -1,0 +1,201 @@
+//! Standard MIDI Files played by an instrument: the file's notes are read (format 0 or 1, with
+//! its tempo changes; format 2 is refused), mapped to gestures by the score layer's
+//! [`NoteMap`], written as the score events they are ([`score_text`]) and read back by the
+//! score format ([`crate::format::score::parse`]). So a MIDI file gives exactly the cues of its
+//! equivalent score file, and renders to the same samples.
+
+use crate::format::score::parse as parse_score;
+use crate::format::SourceError;
+use crate::instrument::Instrument;
+use crate::score::notes::{
+    Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, Unplayable, PLUCK_WIDTH,
+};
+use crate::score::Score;
+use midly::{MetaMessage, MidiMessage, Smf, Timing, TrackEventKind};
+use std::fmt::Write as _;
+
+/// The tempo of a file that sets none: 120 beats per minute, in microseconds per beat.
+const DEFAULT_TEMPO: u64 = 500_000;
+
+/// Why a MIDI file cannot be played.
+#[derive(Debug, thiserror::Error)]
+pub enum MidiError {
+    /// Not a Standard MIDI File, or a damaged one.
+    #[error("{file}: expected a Standard MIDI File, found {found}")]
+    Parse {
+        /// The file's name.
+        file: String,
+        /// What the parser found.
+        found: String,
+    },
+    /// A format 2 file (independent sequences).
+    #[error("{file}: expected a MIDI file of format 0 or 1, found format 2 (independent sequences)")]
+    Sequential {
+        /// The file's name.
+        file: String,
+    },
+    /// Notes the instrument cannot play (each named), without leniency.
+    #[error("{file}: {} note(s) cannot be played on the {instrument} (render the rest with --lenient):\n{}", .notes.len(), list(.notes))]
+    Unplayable {
+        /// The file's name.
+        file: String,
+        /// The instrument's kind.
+        instrument: String,
+        /// The notes.
+        notes: Vec<Unplayable>,
+    },
+    /// The score written from the file was refused (a bug: the map writes only valid scores).
+    #[error("{0}")]
+    Score(#[from] SourceError),
+}
+
+fn list(notes: &[Unplayable]) -> String {
+    notes.iter().map(|n| format!("  {n}")).collect::<Vec<_>>().join("\n")
+}
+
+/// A MIDI file's inputs in time order, and the time of its last event (s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MidiFile {
+    /// Notes, pedals and bends, by time (ties in file order, tracks in order).
+    pub inputs: Vec<NoteInput>,
+    /// The time of the last event (an end of track included), s.
+    pub end: f64,
+}
+
+/// Reads a Standard MIDI File's notes (`file` names it in errors).
+pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
+    let smf =
+        Smf::parse(bytes).map_err(|e| MidiError::Parse { file: file.to_string(), found: e.to_string() })?;
+    if smf.header.format == midly::Format::Sequential {
+        return Err(MidiError::Sequential { file: file.to_string() });
+    }
+    // Every event with its absolute tick, merged over the tracks (a stable sort keeps each
+    // track's order and puts earlier tracks first on a tie).
+    let mut events = Vec::new();
+    for (track, events_of_track) in smf.tracks.iter().enumerate() {
+        let mut tick = 0u64;
+        for event in events_of_track {
+            tick += u64::from(u32::from(event.delta));
+            events.push((tick, track, event.kind));
+        }
+    }
+    events.sort_by_key(|(tick, _, _)| *tick);
+    // Ticks to seconds: a tempo map over metrical time, or a fixed SMPTE rate.
+    let (mut tempo, mut base_tick, mut base_time) = (DEFAULT_TEMPO, 0u64, 0.0f64);
+    let seconds = |tick: u64, tempo: u64, base_tick: u64, base_time: f64| match smf.header.timing {
+        Timing::Metrical(ppq) => {
+            base_time + ((tick - base_tick) * tempo) as f64 / (f64::from(u16::from(ppq)) * 1e6)
+        }
+        Timing::Timecode(fps, subframes) => tick as f64 / (f64::from(fps.as_f32()) * f64::from(subframes)),
+    };
+    let mut inputs = Vec::new();
+    let mut end = 0.0f64;
+    for (tick, track, kind) in events {
+        let time = seconds(tick, tempo, base_tick, base_time);
+        end = end.max(time);
+        let (channel, kind) = match kind {
+            TrackEventKind::Meta(MetaMessage::Tempo(t)) => {
+                (base_time, base_tick, tempo) = (time, tick, u64::from(u32::from(t)).max(1));
+                continue;
+            }
+            TrackEventKind::Midi { channel, message } => {
+                let kind = match message {
+                    MidiMessage::NoteOn { key, vel } => {
+                        NoteKind::On { note: u8::from(key), velocity: u8::from(vel) }
+                    }
+                    MidiMessage::NoteOff { key, .. } => NoteKind::Off { note: u8::from(key) },
+                    MidiMessage::Controller { controller, value } if u8::from(controller) == 64 => {
+                        NoteKind::Sustain(u8::from(value) >= 64)
+                    }
+                    MidiMessage::PitchBend { bend } => NoteKind::Bend(bend.as_f64()),
+                    _ => continue,
+                };
+                (u8::from(channel), kind)
+            }
+            _ => continue,
+        };
+        inputs.push(NoteInput { time, track, channel, kind });
+    }
+    Ok(MidiFile { inputs, end })
+}
+
+/// Maps `midi`'s inputs through `map`. Unplayable notes are an error, or with `lenient` are
+/// left out and returned.
+pub fn gestures(
+    midi: &MidiFile,
+    map: &mut NoteMap,
+    lenient: bool,
+    file: &str,
+    instrument: &Instrument,
+) -> Result<(Vec<Gesture>, Vec<Unplayable>), MidiError> {
+    let mut gestures = Vec::new();
+    let mut skipped = Vec::new();
+    for input in &midi.inputs {
+        if let Err(unplayable) = map.play(input, &mut gestures) {
+            skipped.push(unplayable);
+        }
+    }
+    if !skipped.is_empty() && !lenient {
+        return Err(MidiError::Unplayable {
+            file: file.to_string(),
+            instrument: instrument.kind.to_string(),
+            notes: skipped,
+        });
+    }
+    Ok((gestures, skipped))
+}
+
+/// The score file that plays `gestures` on `instrument` for `duration` s (docs/score-format.md).
+pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, name: &str) -> String {
+    let quote = |text: &str| toml::Value::String(text.to_string()).to_string();
+    let mut text = format!("[score]\nduration = {duration:?}\nname = {}\n", quote(name));
+    for gesture in gestures {
+        let kind = match gesture.stroke {
+            Stroke::Fret(_) => "fret",
+            Stroke::Release => "release",
+            Stroke::Pluck { .. } => "pluck",
+            Stroke::Strike { .. } => "strike",
+            Stroke::Damp(_) => "damp",
+            Stroke::Undamp => "undamp",
+            Stroke::Tension(_) => "set",
+        };
+        let part = quote(&instrument.parts[gesture.part].name);
+        let _ = write!(text, "\n[[{kind}]]\ntime = {:?}\npart = {part}\n", gesture.time);
+        let _ = match gesture.stroke {
+            Stroke::Fret(fret) => writeln!(text, "fret = {fret}"),
+            Stroke::Release | Stroke::Undamp => Ok(()),
+            Stroke::Pluck { position, peak } => {
+                if let Some(position) = position {
+                    let _ = writeln!(text, "position = {position:?}");
+                }
+                writeln!(text, "shape = \"pulse\"\namplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}")
+            }
+            Stroke::Strike { position: [x, y], velocity } => {
+                writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}")
+            }
+            Stroke::Damp(decay) => writeln!(text, "decay = {decay:?}"),
+            Stroke::Tension(value) => writeln!(text, "parameter = \"tension\"\nvalue = {value:?}"),
+        };
+    }
+    text
+}
+
+/// A MIDI file played by `instrument`: its score (lasting `tail` s past the file's last
+/// event), the score's text and the notes left out (with `lenient`).
+pub fn load(
+    bytes: &[u8],
+    file: &str,
+    instrument: &Instrument,
+    rule: StringRule,
+    lenient: bool,
+    tail: f64,
+) -> Result<(Score, String, Vec<Unplayable>), MidiError> {
+    let midi = read(bytes, file)?;
+    let mut map = NoteMap::new(instrument, rule);
+    let (gestures, skipped) = gestures(&midi, &mut map, lenient, file, instrument)?;
+    let duration = midi.end + tail;
+    let name = std::path::Path::new(file).file_name().map_or(file.into(), |n| n.to_string_lossy());
+    let text = score_text(&gestures, instrument, duration, &name);
+    let score = parse_score(&text, &format!("{file} (as a score)"), instrument, None)?;
+    Ok((score, text, skipped))
+}

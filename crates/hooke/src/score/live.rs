@@ -1,0 +1,339 @@
+//! Playing live: notes from input threads to an audio callback, with nothing in the callback
+//! that allocates, locks, prints or blocks (the discipline of fundsp's `process`).
+//!
+//! - [`LiveInput`] lives on an input thread (MIDI, the computer keyboard, a script): it maps
+//!   each [`NoteInput`] through the instrument's [`NoteMap`] and resolves the gestures into
+//!   engine-ready cues ([`Resolver`]: the fret stops are solved by the analysis before play
+//!   starts), then pushes them into a lock-free single-producer single-consumer queue (`rtrb`).
+//! - [`LiveCore`] is the callback's body: [`LiveCore::process`] pops the cues, applies them to
+//!   the [`Performance`], renders exactly the callback's frames into preallocated buffers,
+//!   interleaves them into the device's buffer, and pushes what it wrote into a second queue
+//!   for a recording thread. It times itself: a callback that takes longer than its frames last
+//!   is counted late ([`LiveStats`]).
+//!
+//! `crates/hooke/tests/live_allocation.rs` drives [`LiveCore::process`] through 10 s of a
+//! scripted performance under a counting allocator: zero allocations.
+
+use crate::engine::excitation::{Hammer, Pulse};
+use crate::engine::EngineError;
+use crate::instrument::frets::{fret_stop, FretStop};
+use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind};
+use crate::score::notes::{
+    Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, Unplayable, PLUCK_WIDTH,
+};
+use crate::score::performance::{Performance, PerformanceOptions};
+use crate::score::Action;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The hammer of a live strike: mass (kg), felt stiffness (N/m^exponent) and exponent, the score
+/// format's defaults.
+const HAMMER: (f64, f64, f64) = (5e-3, 1e9, 2.5);
+/// Excitations that may play at once without the engine allocating.
+pub const MAX_EXCITATIONS: usize = 64;
+
+/// A cue for the callback: part and action (never a shape or a drive, which own memory).
+pub type LiveCue = (usize, Action);
+
+/// Gestures resolved into engine-ready actions without the analysis at play time: every fret
+/// stop of every string is solved when the resolver is made.
+#[derive(Debug, Clone)]
+pub struct Resolver {
+    /// Per part: its fret stops (index `fret - 1`) and the fret held now (0: none).
+    stops: Vec<(Vec<FretStop>, usize)>,
+    instrument: Instrument,
+}
+
+impl Resolver {
+    /// Solves every fret of every string of `instrument`.
+    pub fn new(instrument: &Instrument) -> Result<Self, InstrumentError> {
+        let stops = instrument
+            .parts
+            .iter()
+            .map(|part| match &part.kind {
+                PartKind::String(s) => (1..=s.frets)
+                    .map(|fret| fret_stop(s, fret, s.fret_method, instrument.scheme, instrument.dt))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|stops| (stops, 0)),
+                _ => Ok((Vec::new(), 0)),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { stops, instrument: instrument.clone() })
+    }
+
+    /// The action of `gesture` (as the score format resolves the same event).
+    pub fn resolve(&mut self, gesture: &Gesture) -> LiveCue {
+        let dim = self.instrument.model.dimension();
+        let part = gesture.part;
+        let action = match (gesture.stroke, &self.instrument.parts[part].kind) {
+            (Stroke::Fret(fret), _) => {
+                self.stops[part].1 = fret;
+                Action::Fret(self.stops[part].0[fret - 1])
+            }
+            (Stroke::Release, _) => {
+                self.stops[part].1 = 0;
+                Action::Release
+            }
+            (Stroke::Pluck { position, peak }, kind) => {
+                let coordinate = match (kind, position) {
+                    (PartKind::String(string), Some(p)) => {
+                        let fret = self.stops[part].1;
+                        let first = if fret == 0 { 0 } else { self.stops[part].0[fret - 1].mass + 1 };
+                        string.masses[nearest_inner_node(first, string.masses.len() + 1, p) - 1] * dim
+                    }
+                    (PartKind::Membrane(membrane), _) => membrane.mass_at(0.5, 0.5) * dim,
+                    (PartKind::Body(body), _) => body.mass * dim,
+                    (PartKind::String(string), None) => string.mass_at(0.5) * dim,
+                };
+                Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
+            }
+            (Stroke::Strike { position: [x, y], velocity }, kind) => {
+                let mass = match kind {
+                    PartKind::Membrane(membrane) => membrane.mass_at(x, y),
+                    PartKind::String(string) => string.mass_at(x),
+                    PartKind::Body(body) => body.mass,
+                };
+                let (hammer_mass, stiffness, exponent) = HAMMER;
+                Action::Strike(Hammer {
+                    coordinate: mass * dim,
+                    velocity,
+                    mass: hammer_mass,
+                    stiffness,
+                    exponent,
+                })
+            }
+            (Stroke::Damp(decay), _) => Action::Damp(2.0 / decay),
+            (Stroke::Undamp, _) => Action::Undamp,
+            (Stroke::Tension(factor), _) => Action::Tension(factor),
+        };
+        (part, action)
+    }
+}
+
+/// What the callback counts, read by other threads.
+#[derive(Debug, Default)]
+pub struct LiveStats {
+    /// Callbacks served.
+    pub callbacks: AtomicU64,
+    /// Frames rendered.
+    pub frames: AtomicU64,
+    /// Callbacks that took longer than their frames last (an underrun follows on a real device).
+    pub late: AtomicU64,
+    /// The longest callback, ns.
+    pub worst_ns: AtomicU64,
+    /// The sum of the callbacks' times, ns.
+    pub busy_ns: AtomicU64,
+    /// Cues the queue had no room for.
+    pub dropped_cues: AtomicU64,
+    /// Samples the recording queue had no room for.
+    pub dropped_samples: AtomicU64,
+    /// Cues the engine refused, and blocks it could not render (an instability).
+    pub errors: AtomicU64,
+}
+
+/// The input side: notes in, cues into the queue.
+pub struct LiveInput {
+    map: NoteMap,
+    resolver: Resolver,
+    gestures: Vec<Gesture>,
+    cues: rtrb::Producer<LiveCue>,
+    stats: Arc<LiveStats>,
+}
+
+impl LiveInput {
+    /// Plays `input`: its gestures go to the callback. Returns how many.
+    pub fn send(&mut self, input: &NoteInput) -> Result<usize, Unplayable> {
+        self.gestures.clear();
+        self.map.play(input, &mut self.gestures)?;
+        for gesture in &self.gestures {
+            let cue = self.resolver.resolve(gesture);
+            if self.cues.push(cue).is_err() {
+                self.stats.dropped_cues.fetch_add(1, Relaxed);
+            }
+        }
+        Ok(self.gestures.len())
+    }
+}
+
+/// The callback's body.
+pub struct LiveCore {
+    performance: Performance,
+    cues: rtrb::Consumer<LiveCue>,
+    record: Option<rtrb::Producer<f32>>,
+    buffers: Vec<Vec<f32>>,
+    gain: f32,
+    rate: f64,
+    stats: Arc<LiveStats>,
+}
+
+/// How to set up a live performance.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveOptions {
+    /// The performance's options (oversampling, threads, kernels).
+    pub performance: PerformanceOptions,
+    /// The output rate, Hz.
+    pub rate: f64,
+    /// The largest callback, frames (buffers are allocated for it before play).
+    pub max_frames: usize,
+    /// The gain from the pickups (m) to full scale.
+    pub gain: f64,
+    /// Cues the queue holds.
+    pub queue: usize,
+    /// Recording queue length, samples (0: no recording).
+    pub record: usize,
+    /// How notes choose strings.
+    pub rule: StringRule,
+}
+
+/// The input side, the callback body, and the recording's consumer.
+pub type LiveParts = (LiveInput, LiveCore, Option<rtrb::Consumer<f32>>, Arc<LiveStats>);
+
+/// Sets up `instrument` to be played live: solves the frets, builds the performance, and renders
+/// one silent block of `max_frames` so that the callback's first block allocates nothing.
+pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, LiveError> {
+    let resolver = Resolver::new(instrument)?;
+    let mut performance = Performance::live(instrument, options.performance, MAX_EXCITATIONS)?;
+    // The first change picks the path a played engine keeps (the string bank for strings).
+    performance.play(0, &Action::Undamp).map_err(InstrumentError::from)?;
+    let channels = performance.channels();
+    let mut buffers = vec![vec![0.0f32; options.max_frames.max(1)]; channels];
+    {
+        let mut slices: Vec<&mut [f32]> = buffers.iter_mut().map(|b| &mut b[..]).collect();
+        performance.render_frames(&mut slices).map_err(|e| LiveError::Render(e.to_string()))?;
+    }
+    let (cue_in, cue_out) = rtrb::RingBuffer::new(options.queue.max(1));
+    let (record_in, record_out) = if options.record > 0 {
+        let (producer, consumer) = rtrb::RingBuffer::new(options.record);
+        (Some(producer), Some(consumer))
+    } else {
+        (None, None)
+    };
+    let stats = Arc::new(LiveStats::default());
+    let input = LiveInput {
+        map: NoteMap::new(instrument, options.rule),
+        resolver,
+        gestures: Vec::with_capacity(64),
+        cues: cue_in,
+        stats: Arc::clone(&stats),
+    };
+    let core = LiveCore {
+        performance,
+        cues: cue_out,
+        record: record_in,
+        buffers,
+        gain: options.gain as f32,
+        rate: options.rate,
+        stats: Arc::clone(&stats),
+    };
+    Ok((input, core, record_out, stats))
+}
+
+/// Why live play could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// A fret could not be placed, or the instrument is refused.
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
+    /// The engine could not be built.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The warm-up block failed.
+    #[error("the first block could not be rendered: {0}")]
+    Render(String),
+}
+
+impl LiveCore {
+    /// The instrument's channels.
+    pub fn channels(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// Fills `out` (interleaved, `device_channels` per frame): applies the queued cues, renders
+    /// exactly `out.len() / device_channels` frames (in pieces of the preallocated length), and
+    /// records them. A mono instrument goes to every device channel; a stereo one to the first
+    /// two. Never allocates, locks, prints or blocks.
+    pub fn process(&mut self, out: &mut [f32], device_channels: usize) {
+        let started = Instant::now();
+        let device_channels = device_channels.max(1);
+        while let Ok((part, action)) = self.cues.pop() {
+            if self.performance.play(part, &action).is_err() {
+                self.stats.errors.fetch_add(1, Relaxed);
+            }
+        }
+        let frames = out.len() / device_channels;
+        let piece = self.buffers[0].len();
+        let mut done = 0;
+        while done < frames {
+            let count = piece.min(frames - done);
+            let mut slices: [&mut [f32]; 2] = [&mut [], &mut []];
+            let channels = self.buffers.len().min(2);
+            for (slice, buffer) in slices.iter_mut().zip(self.buffers.iter_mut()) {
+                *slice = &mut buffer[..count];
+            }
+            if self.performance.render_frames(&mut slices[..channels]).is_err() {
+                self.stats.errors.fetch_add(1, Relaxed);
+            }
+            let block = &mut out[done * device_channels..(done + count) * device_channels];
+            for (frame, values) in block.chunks_exact_mut(device_channels).enumerate() {
+                for (c, value) in values.iter_mut().enumerate() {
+                    let source = if channels == 1 { 0 } else { c };
+                    *value = self.buffers.get(source).map_or(0.0, |b| b[frame] * self.gain).clamp(-1.0, 1.0);
+                }
+            }
+            if let Some(record) = &mut self.record {
+                for &sample in block.iter() {
+                    if record.push(sample).is_err() {
+                        self.stats.dropped_samples.fetch_add(1, Relaxed);
+                    }
+                }
+            }
+            done += count;
+        }
+        let elapsed = started.elapsed().as_nanos() as u64;
+        let stats = &self.stats;
+        stats.callbacks.fetch_add(1, Relaxed);
+        stats.frames.fetch_add(frames as u64, Relaxed);
+        stats.busy_ns.fetch_add(elapsed, Relaxed);
+        stats.worst_ns.fetch_max(elapsed, Relaxed);
+        if elapsed as f64 > frames as f64 / self.rate * 1e9 {
+            stats.late.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// The gain that puts a fortissimo note (velocity 127 on the lowest string's open note, or
+/// middle C) at `level` of full scale, and how many times faster than real time it renders:
+/// measured by rendering 2^14 frames of it offline.
+pub fn calibrate(
+    instrument: &Instrument,
+    options: PerformanceOptions,
+    level: f64,
+) -> Result<(f64, f64), LiveError> {
+    let mut performance = Performance::live(instrument, options, MAX_EXCITATIONS)?;
+    let mut resolver = Resolver::new(instrument)?;
+    let note = instrument
+        .parts
+        .iter()
+        .find_map(|p| match &p.kind {
+            PartKind::String(s) => Some(crate::score::notes::midi_note(s.frequency_hz).clamp(0, 127) as u8),
+            _ => None,
+        })
+        .unwrap_or(60);
+    let mut gestures = Vec::new();
+    let input = NoteInput { time: 0.0, track: 0, channel: 0, kind: NoteKind::On { note, velocity: 127 } };
+    let _ = NoteMap::new(instrument, StringRule::LowestFret).play(&input, &mut gestures);
+    for gesture in &gestures {
+        let (part, action) = resolver.resolve(gesture);
+        performance.play(part, &action).map_err(InstrumentError::from)?;
+    }
+    let frames = 1usize << 14;
+    let mut buffers = vec![vec![0.0f32; frames]; performance.channels()];
+    let mut slices: Vec<&mut [f32]> = buffers.iter_mut().map(|b| &mut b[..]).collect();
+    let started = Instant::now();
+    performance.render_frames(&mut slices).map_err(|e| LiveError::Render(e.to_string()))?;
+    let sound = frames as f64 * instrument.dt * options.oversample.max(1) as f64;
+    let speed = sound / started.elapsed().as_secs_f64();
+    let peak = buffers.iter().flatten().fold(0.0f32, |m, s| m.max(s.abs()));
+    Ok((if peak > 0.0 { level / f64::from(peak) } else { 1.0 }, speed))
+}

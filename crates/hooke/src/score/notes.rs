@@ -1,0 +1,406 @@
+//! Notes to gestures: how a keyboard's or a MIDI file's notes play an instrument's parts.
+//!
+//! A [`NoteMap`] reads [`NoteInput`]s (note on, note off, sustain pedal, pitch bend) in time
+//! order and answers [`Gesture`]s on the instrument's parts, the events a score would write by
+//! hand (`fret`, `release`, `pluck`, `strike`, `damp`, `undamp`, `set tension`). A MIDI file is
+//! turned into a score this way (the file layer writes the gestures as score events and reads
+//! them back, so a MIDI file and its equivalent score sound the same, sample for sample), and
+//! `hooke play` maps live notes through the same map. The rules, per instrument (docs/play.md):
+//!
+//! - **Strings (guitar, sitar)**: a note `n` can be played on string `s` at fret `n - open(s)`
+//!   when that is from 0 (open) to the string's `frets`. With [`StringRule::LowestFret`] (the
+//!   default) a note goes to the string already sounding that pitch (re-plucked, as a player
+//!   does for a repeated note), else to the free string (no note held on it) where it lies at
+//!   the lowest fret (the thicker string on a tie), else it takes the candidate string whose
+//!   note began first. With [`StringRule::ByChannel`] MIDI channel 1 plays the highest string,
+//!   channel 2 the next, and so on (the mono mode of guitar-to-MIDI pickups): the override for a
+//!   part that must stay on one string. The string is plucked by a force pulse of
+//!   [`PLUCK_WIDTH`] at [`PLUCK_POSITION`] of its sounding length, peak `PLUCK_PEAK (v / 127)^2`
+//!   newtons for velocity `v` (about 42 dB from velocity 1 to 127). A note off damps the string
+//!   (time constant [`RELEASE_DECAY`]); the next note on it lifts the damp first. The sustain
+//!   pedal (CC 64 >= 64) defers the note offs of its channel until it is lifted. Pitch bend (a
+//!   range of [`BEND_RANGE`] semitones) sets the tension of the strings the channel sounds,
+//!   `2^(b / 6)` for a bend of `b` semitones (the pitch goes as the square root of the tension).
+//! - **Membrane (drum)**: every note strikes it with a hammer at speed `STRIKE_SPEED v / 127`;
+//!   the note picks the point, the centre for C (pitch class 0) out towards the rim for B (11):
+//!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings.
+//! - **Body (reed, pendulum)**: a note pushes the mass by a force pulse of peak
+//!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
+
+use crate::instrument::{Instrument, PartKind};
+
+/// Where a string is plucked, as a fraction of its sounding length from the stop.
+pub const PLUCK_POSITION: f64 = 0.8;
+/// A pluck's force pulse length, s.
+pub const PLUCK_WIDTH: f64 = 1e-3;
+/// A pluck's peak force at velocity 127, N.
+pub const PLUCK_PEAK: f64 = 0.5;
+/// A hammer's speed at velocity 127 (drum), m/s.
+pub const STRIKE_SPEED: f64 = 4.0;
+/// Time constant of the damp a note off puts on a string or a body, s.
+pub const RELEASE_DECAY: f64 = 0.05;
+/// The pitch bend range, semitones either way (the General MIDI default).
+pub const BEND_RANGE: f64 = 2.0;
+
+/// One input, at `time` (s), from `track` (a MIDI file's track; 0 live) and `channel` (0-15).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoteInput {
+    /// When, s.
+    pub time: f64,
+    /// The MIDI file's track it came from, 0-based.
+    pub track: usize,
+    /// MIDI channel, 0-based.
+    pub channel: u8,
+    /// What.
+    pub kind: NoteKind,
+}
+
+/// What a [`NoteInput`] says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NoteKind {
+    /// A key pressed: MIDI note number, velocity 1 to 127 (0 is a note off).
+    On {
+        /// MIDI note (60 = C4).
+        note: u8,
+        /// Velocity, 1 to 127.
+        velocity: u8,
+    },
+    /// A key lifted.
+    Off {
+        /// MIDI note.
+        note: u8,
+    },
+    /// The sustain pedal (CC 64) pressed (true) or lifted.
+    Sustain(bool),
+    /// Pitch bend, -1 to 1 of [`BEND_RANGE`].
+    Bend(f64),
+}
+
+/// A gesture on one part: one event of a score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gesture {
+    /// When, s.
+    pub time: f64,
+    /// The part (an index into the instrument's parts).
+    pub part: usize,
+    /// What.
+    pub stroke: Stroke,
+}
+
+/// What a gesture does (the score event it is).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stroke {
+    /// Press fret `n` (1-based).
+    Fret(usize),
+    /// Lift the finger.
+    Release,
+    /// A force pulse (`pluck`, `shape = "pulse"`) of `peak` N and [`PLUCK_WIDTH`]; at `position`
+    /// of a string's sounding length, or along x on a body (`None`).
+    Pluck {
+        /// Fraction of the sounding length; `None` on a body.
+        position: Option<f64>,
+        /// Peak force, N.
+        peak: f64,
+    },
+    /// A hammer (`strike`) at the point `[x, y]` of a membrane, at `velocity` m/s.
+    Strike {
+        /// Fractions of the width and the height.
+        position: [f64; 2],
+        /// Hammer speed, m/s.
+        velocity: f64,
+    },
+    /// `damp` with this time constant, s.
+    Damp(f64),
+    /// `undamp`.
+    Undamp,
+    /// `set tension` to this factor.
+    Tension(f64),
+}
+
+/// How notes choose strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StringRule {
+    /// The string sounding that pitch, else the free string with the lowest fret.
+    #[default]
+    LowestFret,
+    /// MIDI channel 1 the highest string, 2 the next, ...
+    ByChannel,
+}
+
+/// A note that cannot be played as written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("track {track}, channel {channel}, at {time} s: note {note} ({name}): {reason}", track = .input.track + 1, channel = .input.channel + 1, time = .input.time, name = note_name(*.note))]
+pub struct Unplayable {
+    /// The input.
+    pub input: NoteInput,
+    /// Its note.
+    pub note: u8,
+    /// Why: what the instrument can play.
+    pub reason: String,
+}
+
+/// A MIDI note's name (`60` is `C4`).
+pub fn note_name(note: u8) -> String {
+    const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
+    format!("{}{}", NAMES[usize::from(note % 12)], i32::from(note / 12) - 1)
+}
+
+/// The MIDI note of a frequency (Hz), 12-tone equal temperament with A4 = 440 Hz = note 69,
+/// rounded to the nearest.
+pub fn midi_note(frequency_hz: f64) -> i32 {
+    (69.0 + 12.0 * (frequency_hz / 440.0).log2()).round() as i32
+}
+
+/// A string and what it is doing.
+#[derive(Debug, Clone)]
+struct Strand {
+    part: usize,
+    open: i32,
+    frets: usize,
+    /// The note held on it and its channel.
+    note: Option<(u8, u8)>,
+    /// Its note was lifted while the pedal held it.
+    pedal: bool,
+    fret: usize,
+    damped: bool,
+    tension: f64,
+    /// When its note began (an input count).
+    began: u64,
+}
+
+/// What the map plays.
+#[derive(Debug, Clone)]
+enum Target {
+    Strings(Vec<Strand>),
+    Membrane(usize),
+    Body { part: usize, damped: bool },
+}
+
+/// The note map of one instrument: what each note does, and what every part is doing.
+#[derive(Debug, Clone)]
+pub struct NoteMap {
+    target: Target,
+    rule: StringRule,
+    sustain: [bool; 16],
+    bend: [f64; 16],
+    count: u64,
+}
+
+impl NoteMap {
+    /// The map for `instrument`: its strings if it has any, else its first membrane, else its
+    /// first body.
+    pub fn new(instrument: &Instrument, rule: StringRule) -> Self {
+        let strings: Vec<Strand> = instrument
+            .parts
+            .iter()
+            .enumerate()
+            .filter_map(|(part, p)| match &p.kind {
+                PartKind::String(s) => Some(Strand {
+                    part,
+                    open: midi_note(s.frequency_hz),
+                    frets: s.frets,
+                    note: None,
+                    pedal: false,
+                    fret: 0,
+                    damped: false,
+                    tension: 1.0,
+                    began: 0,
+                }),
+                _ => None,
+            })
+            .collect();
+        let first = |membrane: bool| {
+            instrument.parts.iter().position(|p| matches!(p.kind, PartKind::Membrane(_)) == membrane)
+        };
+        let target = if !strings.is_empty() {
+            Target::Strings(strings)
+        } else if let Some(part) = first(true) {
+            Target::Membrane(part)
+        } else {
+            Target::Body { part: first(false).unwrap_or(0), damped: false }
+        };
+        Self { target, rule, sustain: [false; 16], bend: [0.0; 16], count: 0 }
+    }
+
+    /// Plays `input`, appending its gestures to `out`.
+    pub fn play(&mut self, input: &NoteInput, out: &mut Vec<Gesture>) -> Result<(), Unplayable> {
+        self.count += 1;
+        let channel = usize::from(input.channel & 15);
+        let time = input.time;
+        let push = |out: &mut Vec<Gesture>, part, stroke| out.push(Gesture { time, part, stroke });
+        let strength = |velocity: u8| (f64::from(velocity.min(127)) / 127.0).powi(2);
+        match (&mut self.target, input.kind) {
+            (_, NoteKind::On { note, velocity: 0 }) => {
+                let off = NoteInput { kind: NoteKind::Off { note }, ..*input };
+                return self.play(&off, out);
+            }
+            (Target::Strings(strings), NoteKind::On { note, velocity }) => {
+                let s = choose(strings, self.rule, input, note)?;
+                let bend = tension(self.bend[channel]);
+                let string = &mut strings[s];
+                let part = string.part;
+                let fret = (i32::from(note) - string.open) as usize;
+                if string.damped {
+                    push(out, part, Stroke::Undamp);
+                    string.damped = false;
+                }
+                if fret != string.fret {
+                    push(out, part, if fret == 0 { Stroke::Release } else { Stroke::Fret(fret) });
+                    string.fret = fret;
+                }
+                if bend != string.tension {
+                    push(out, part, Stroke::Tension(bend));
+                    string.tension = bend;
+                }
+                let peak = PLUCK_PEAK * strength(velocity);
+                push(out, part, Stroke::Pluck { position: Some(PLUCK_POSITION), peak });
+                (string.note, string.pedal, string.began) = (Some((note, input.channel)), false, self.count);
+            }
+            (Target::Strings(strings), NoteKind::Off { note }) => {
+                let held = strings.iter_mut().find(|s| s.note == Some((note, input.channel)) && !s.pedal);
+                if let Some(string) = held {
+                    if self.sustain[channel] {
+                        string.pedal = true;
+                    } else {
+                        silence(string, time, out);
+                    }
+                }
+            }
+            (Target::Strings(strings), NoteKind::Sustain(down)) => {
+                self.sustain[channel] = down;
+                if !down {
+                    for string in
+                        strings.iter_mut().filter(|s| s.pedal && channel_of(s) == Some(input.channel))
+                    {
+                        silence(string, time, out);
+                    }
+                }
+            }
+            (Target::Strings(strings), NoteKind::Bend(amount)) => {
+                self.bend[channel] = amount.clamp(-1.0, 1.0) * BEND_RANGE;
+                let factor = tension(self.bend[channel]);
+                for string in strings.iter_mut().filter(|s| channel_of(s) == Some(input.channel)) {
+                    if string.tension != factor {
+                        push(out, string.part, Stroke::Tension(factor));
+                        string.tension = factor;
+                    }
+                }
+            }
+            (Target::Membrane(part), NoteKind::On { note, velocity }) => {
+                let x = 0.5 + 0.4 * f64::from(note % 12) / 11.0;
+                let velocity = STRIKE_SPEED * f64::from(velocity.min(127)) / 127.0;
+                push(out, *part, Stroke::Strike { position: [x, 0.5], velocity });
+            }
+            (Target::Body { part, damped }, NoteKind::On { velocity, .. }) => {
+                if *damped {
+                    push(out, *part, Stroke::Undamp);
+                    *damped = false;
+                }
+                push(out, *part, Stroke::Pluck { position: None, peak: PLUCK_PEAK * strength(velocity) });
+            }
+            (Target::Body { part, damped }, NoteKind::Off { .. }) if !*damped => {
+                push(out, *part, Stroke::Damp(RELEASE_DECAY));
+                *damped = true;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The tension factor for a bend of `semitones`.
+fn tension(semitones: f64) -> f64 {
+    if semitones == 0.0 {
+        1.0
+    } else {
+        2f64.powf(semitones / 6.0)
+    }
+}
+
+/// The channel of the note a string holds.
+fn channel_of(string: &Strand) -> Option<u8> {
+    string.note.map(|(_, channel)| channel)
+}
+
+/// Damps a string whose note has ended.
+fn silence(string: &mut Strand, time: f64, out: &mut Vec<Gesture>) {
+    string.note = None;
+    string.pedal = false;
+    if !string.damped {
+        out.push(Gesture { time, part: string.part, stroke: Stroke::Damp(RELEASE_DECAY) });
+        string.damped = true;
+    }
+}
+
+/// The string that plays `note` (see the module's rules).
+fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> Result<usize, Unplayable> {
+    let fret = |s: &Strand| {
+        let fret = i32::from(note) - s.open;
+        (fret >= 0 && fret as usize <= s.frets).then_some(fret as usize)
+    };
+    let unplayable = |reason: String| Unplayable { input: *input, note, reason };
+    let range = |s: &Strand| {
+        let top = s.open + s.frets as i32;
+        format!("{} to {}", note_name(s.open.clamp(0, 127) as u8), note_name(top.clamp(0, 127) as u8))
+    };
+    if rule == StringRule::ByChannel {
+        let index = strings.len().checked_sub(1 + usize::from(input.channel)).ok_or_else(|| {
+            unplayable(format!(
+                "channel {} has no string (the instrument has {})",
+                input.channel + 1,
+                strings.len()
+            ))
+        })?;
+        return match fret(&strings[index]) {
+            Some(_) => Ok(index),
+            None => Err(unplayable(format!(
+                "not on the string of channel {} (which plays {})",
+                input.channel + 1,
+                range(&strings[index])
+            ))),
+        };
+    }
+    let candidates: Vec<usize> = (0..strings.len()).filter(|&s| fret(&strings[s]).is_some()).collect();
+    if candidates.is_empty() {
+        let low = strings.iter().map(|s| s.open).min().unwrap_or(0);
+        let high = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
+        let reason = if i32::from(note) < low {
+            format!("below the lowest string ({})", note_name(low.clamp(0, 127) as u8))
+        } else if i32::from(note) > high {
+            format!("above the highest fret ({})", note_name(high.clamp(0, 127) as u8))
+        } else {
+            format!("on no string ({})", strings.iter().map(range).collect::<Vec<_>>().join(", "))
+        };
+        return Err(unplayable(reason));
+    }
+    if let Some(&same) = candidates.iter().find(|&&s| strings[s].note.is_some_and(|(n, _)| n == note)) {
+        return Ok(same);
+    }
+    let free = candidates
+        .iter()
+        .copied()
+        .filter(|&s| strings[s].note.is_none())
+        .min_by_key(|&s| (fret(&strings[s]), s));
+    Ok(free.unwrap_or_else(|| {
+        candidates.iter().copied().min_by_key(|&s| strings[s].began).unwrap_or(candidates[0])
+    }))
+}
+
+/// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and
+/// off, CC 64 (sustain) and pitch bend; `None` for anything else.
+pub fn from_midi(bytes: &[u8]) -> Option<(u8, NoteKind)> {
+    let (&status, data) = bytes.split_first()?;
+    let channel = status & 0x0f;
+    let byte = |i: usize| data.get(i).copied().filter(|b| *b < 0x80);
+    let kind = match status & 0xf0 {
+        0x90 => NoteKind::On { note: byte(0)?, velocity: byte(1)? },
+        0x80 => NoteKind::Off { note: byte(0)? },
+        0xb0 if byte(0)? == 64 => NoteKind::Sustain(byte(1)? >= 64),
+        0xe0 => {
+            let value = i32::from(byte(0)?) | i32::from(byte(1)?) << 7;
+            NoteKind::Bend(f64::from(value - 0x2000) / f64::from(0x2000))
+        }
+        _ => return None,
+    };
+    Some((channel, kind))
+}

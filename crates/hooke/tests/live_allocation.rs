@@ -1,0 +1,109 @@
+//! The live callback's body allocates nothing: [`LiveCore::process`] is driven through 10 s of a
+//! scripted performance on the guitar at 48 kHz (oversampled twice, 256-frame callbacks): a note
+//! every 1/8 s across the neck, note offs, the sustain pedal and pitch bends, recorded through
+//! the recording queue. A counting global allocator counts this thread's allocations while the
+//! callback body runs (the input side, which maps notes and solves nothing at play time, runs
+//! between callbacks and is not counted).
+
+use hooke::instrument::guitar::{guitar, GuitarSpec};
+use hooke::scheme::SchemeKind;
+use hooke::score::live::{live, LiveOptions};
+use hooke::score::notes::{NoteInput, NoteKind, StringRule};
+use hooke::score::performance::PerformanceOptions;
+use std::alloc::{GlobalAlloc, Layout, System as Heap};
+use std::cell::Cell;
+use std::sync::atomic::Ordering::Relaxed;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting this thread's allocations and reallocations.
+struct Counting;
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        unsafe { Heap.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        unsafe { Heap.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        unsafe { Heap.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// The script: at each time (s), the inputs.
+fn script() -> Vec<(f64, NoteKind)> {
+    let mut events = Vec::new();
+    let notes = [40u8, 45, 50, 55, 59, 64, 47, 52, 57, 62, 67, 72, 76, 43, 48, 53];
+    for i in 0..79 {
+        let time = i as f64 * 0.125;
+        let note = notes[i % notes.len()];
+        events.push((time, NoteKind::On { note, velocity: 40 + (i * 7 % 88) as u8 }));
+        events.push((time + 0.1, NoteKind::Off { note }));
+        if i % 8 == 3 {
+            events.push((time + 0.05, NoteKind::Bend(0.5)));
+            events.push((time + 0.11, NoteKind::Bend(0.0)));
+        }
+        if i % 16 == 5 {
+            events.push((time, NoteKind::Sustain(true)));
+            events.push((time + 0.5, NoteKind::Sustain(false)));
+        }
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    events
+}
+
+#[test]
+fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
+    let rate = 48_000.0;
+    let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
+    let options = LiveOptions {
+        performance: PerformanceOptions { oversample: 2, ..PerformanceOptions::default() },
+        rate,
+        max_frames: 256,
+        gain: 100.0,
+        queue: 1024,
+        record: 1 << 16,
+        rule: StringRule::LowestFret,
+    };
+    let (mut input, mut core, record, stats) = live(&instrument, options).unwrap();
+    let mut record = record.unwrap();
+    let (frames, device_channels) = (256, 2);
+    let mut out = vec![0.0f32; frames * device_channels];
+    let mut recorded = Vec::with_capacity(10 * 48_000 * 2 + 4096);
+    let script = script();
+    let mut next = 0;
+    let (mut allocations, mut peak, mut sent) = (0, 0.0f32, 0);
+    let blocks = (10.0 * rate) as usize / frames;
+    for block in 0..blocks {
+        let now = (block * frames) as f64 / rate;
+        while next < script.len() && script[next].0 <= now {
+            let kind = script[next].1;
+            sent += input.send(&NoteInput { time: script[next].0, track: 0, channel: 0, kind }).unwrap();
+            next += 1;
+        }
+        let before = ALLOCATIONS.with(Cell::get);
+        core.process(&mut out, device_channels);
+        allocations += ALLOCATIONS.with(Cell::get) - before;
+        peak = out.iter().fold(peak, |m, s| m.max(s.abs()));
+        while let Ok(sample) = record.pop() {
+            recorded.push(sample);
+        }
+    }
+    assert_eq!(next, script.len(), "the whole script was played");
+    assert!(sent > 200, "gestures sent: {sent}");
+    assert_eq!(allocations, 0, "allocations in the callback body over {blocks} callbacks");
+    assert!(peak > 1e-3, "the guitar is heard (peak {peak})");
+    assert_eq!(recorded.len(), blocks * frames * device_channels, "everything heard was recorded");
+    assert_eq!(stats.errors.load(Relaxed), 0);
+    assert_eq!(stats.dropped_cues.load(Relaxed) + stats.dropped_samples.load(Relaxed), 0);
+    assert_eq!(stats.callbacks.load(Relaxed), blocks as u64);
+}
