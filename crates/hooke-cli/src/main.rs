@@ -9,7 +9,9 @@ mod interrupt;
 mod limits;
 mod load;
 mod outputs;
+#[cfg(feature = "play")]
 mod play;
+#[cfg(feature = "play")]
 mod play_keys;
 mod plot;
 mod render;
@@ -42,7 +44,16 @@ enum Command {
     /// Play an instrument from a score: simulate (oversampled), decimate, write a WAV.
     Render(render::RenderArgs),
     /// Play an instrument in real time from a MIDI port or the computer keyboard.
+    #[cfg(feature = "play")]
     Play(play::PlayArgs),
+    /// Play an instrument in real time (this build has no audio: see `hooke play` for how to
+    /// build one that has).
+    #[cfg(not(feature = "play"))]
+    Play {
+        /// The arguments, which this build cannot act on.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Render the built-in example (the guitar playing a short phrase) to hooke-demo.wav.
     Demo {
         /// Folder to write the files into.
@@ -71,7 +82,14 @@ fn main() -> miette::Result<()> {
         Command::Design(args) => design::design(&args),
         Command::Demo { out_dir } => render::demo(&out_dir, &interrupt),
         Command::Render(args) => render::render(&args, &interrupt),
+        #[cfg(feature = "play")]
         Command::Play(args) => play::play(&args, &interrupt),
+        #[cfg(not(feature = "play"))]
+        Command::Play { .. } => Err(miette::miette!(
+            "this hooke was built without real-time audio: install the audio libraries (Debian: \
+             libasound2-dev libjack-jackd2-dev) and build with `cargo build --release -p hooke-cli \
+             --features play`"
+        )),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemes => {
             list_schemes();

@@ -46,7 +46,7 @@ pub fn chart(data: &ErrorData) -> Chart {
         let exact = curve.points.iter().all(|p| p.1 == 0.0);
         let label =
             if exact { format!("{} (equal to the reference)", curve.label) } else { curve.label.clone() };
-        let style = if (i / PALETTE.len()) % 2 == 0 { Style::Line } else { Style::Dashed };
+        let style = if (i / PALETTE.len()).is_multiple_of(2) { Style::Line } else { Style::Dashed };
         chart.series.push(Series::line(label, curve.points.clone(), color(i)).width(1).styled(style));
     }
     chart

@@ -113,7 +113,7 @@ impl Recorder {
 
 impl Observer for Recorder {
     fn observe(&mut self, system: &System, state: &State) -> std::io::Result<()> {
-        if state.step % self.every != 0 && state.step != self.last_step {
+        if !state.step.is_multiple_of(self.every) && state.step != self.last_step {
             return Ok(());
         }
         self.steps.push(state.step);
