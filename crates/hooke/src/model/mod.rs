@@ -54,6 +54,7 @@ mod validate;
 
 pub use contact::{Barrier, BarrierSpec, Collision, CollisionSpec, MassSelection};
 pub use elements::{Anchor, Damper, Initial, Link, Mass, Node, NodeRef, Spring};
+pub(crate) use error::tidy;
 pub use error::ModelError;
 pub(crate) use forces::interpolate;
 pub use forces::{ExternalForce, ForceSpec, Samples, Signal, Sinusoid};
