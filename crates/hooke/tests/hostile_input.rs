@@ -2,12 +2,14 @@
 //! refused with an error that names the file, line and column, what was expected and what was
 //! found, in a message of a sensible length; none panics, hangs or allocates without bound.
 
+use hooke::analysis::design::{design_string, TuneTarget};
+use hooke::engine::{Engine, EngineConfig, PickupSpec};
 use hooke::format::{instrument, model, score, SourceError};
 use hooke::instrument::pendulum::{pendulum, PendulumSpec};
 use hooke::instrument::Instrument;
 use hooke::io::CsvWriter;
 use hooke::limits::{MAX_CHANNELS, MAX_NODES, MAX_STEPS};
-use hooke::model::{Mass, Model};
+use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use std::path::Path;
@@ -133,6 +135,22 @@ fn numbers_in_messages_are_short() {
     );
     let e = model_error(&format!("{ONE_MASS}[[pickup]]\nmass = \"m\"\nchannel = 9223372036854775807\n"));
     assert!(e.message.ends_with("found 9223372036854775807"), "{e}");
+}
+
+#[test]
+fn run_and_analysis_errors_are_short_too() {
+    let mut model = Model::new(1).unwrap();
+    let id = "y".repeat(100_000);
+    let wall = model.add_anchor(Anchor::new("wall")).unwrap();
+    let mass = model.add_mass(Mass::new(id.as_str(), 1e-3).position([1e-3])).unwrap();
+    model.add_spring(Spring::new(wall, mass, 1e12)).unwrap();
+    let mut engine = Engine::new(&model, &[PickupSpec::position(mass)], EngineConfig::default()).unwrap();
+    let error = engine.run(1_000, &mut [Vec::new()], &mut []).unwrap_err().to_string();
+    let cut = format!("mass \"{}...\" (100000 characters) has a non-finite", "y".repeat(57));
+    assert!(error.starts_with("the simulation became unstable at step ") && error.contains(&cut), "{error}");
+    let target = TuneTarget { frequency_hz: 100.0, time_constant: Some(1.0) };
+    let error = design_string(10, 1e-3, target, SchemeKind::SymplecticEuler, 1e-300).unwrap_err().to_string();
+    assert!(error.contains("h = 1e-300 s"), "{error}");
 }
 
 #[test]

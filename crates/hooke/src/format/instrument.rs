@@ -124,17 +124,18 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         })?,
         None => spec.default_scheme(),
     };
-    let rate =
-        match render.rate {
-            Some(rate) if (1.0..=MAX_OUTPUT_RATE).contains(&rate) && rate.fract() == 0.0 => rate,
-            Some(rate) => return Err(document.error_at(
+    let rate = match render.rate {
+        Some(rate) if (1.0..=MAX_OUTPUT_RATE).contains(&rate) && rate.fract() == 0.0 => rate,
+        Some(rate) => {
+            return Err(document.error_at(
                 at("rate"),
                 format!(
                     "expected an output rate in whole Hz from 1 to {MAX_OUTPUT_RATE} (10 MHz); found {rate}"
                 ),
-            )),
-            None => 44_100.0,
-        };
+            ))
+        }
+        None => 44_100.0,
+    };
     let oversample = match render.oversample {
         Some(k) if (1..=MAX_OVERSAMPLE).contains(&k) => Some(k),
         Some(k) => {

@@ -102,6 +102,11 @@ pub(crate) fn tidy(text: &str) -> String {
     out
 }
 
+/// `text` in double quotes, [`tidy`]: cut at [`MAX_QUOTED_CHARS`] characters when longer.
+pub(crate) fn quoted(text: &str) -> String {
+    tidy(&format!("\"{text}\""))
+}
+
 /// `token` in exponent form, if it is an `f64` as `Display` writes it (`serde` adds `.0`),
 /// longer than [`LONG_NUMBER`] characters, and the exponent form is shorter.
 fn short_number(token: &str) -> Option<String> {
