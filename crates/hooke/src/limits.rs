@@ -38,8 +38,10 @@ pub const MAX_OUTPUT_RATE: f64 = 1e7;
 /// before it is written: an hour at 44.1 kHz in stereo is 318 million samples (2.5 GB as f64).
 pub const MAX_SCORE_DURATION: f64 = 3600.0;
 
-/// The most occurrences one repeated score event (`every`, `for`) may give.
-pub const MAX_REPEATS: usize = 100_000;
+/// The most events a score may hold, each repeat (`every`, `for`) counted: 55 a second for an
+/// hour. A pluck on a guitar string holds the shape of its 80 masses (1.3 KB), so at the limit
+/// the resolved score takes about 260 MB.
+pub const MAX_SCORE_EVENTS: usize = 200_000;
 
 /// The most characters of a user's text (an id, a name) quoted in an error message; longer
 /// text is cut there, with an ellipsis and its length.

@@ -249,6 +249,19 @@ fn scores_and_render_rates_are_limited() {
 }
 
 #[test]
+fn a_score_holds_at_most_200000_events_repeats_included() {
+    let strike = |every: f64, length: f64| {
+        format!("[[strike]]\ntime = 0.0\npart = \"bob\"\nevery = {every:e}\nfor = {length}\n")
+    };
+    let limit = "strike: `every`: expected at most 200000 events in a score, repeats included";
+    let e = score_error(&format!("[score]\nduration = 1.0\n{}", strike(1e-6, 0.9)));
+    assert_error(&e, (6, 9), "1e-6", &[limit, "found 900000 repeats after 0 events"]);
+    let two = format!("[score]\nduration = 1.0\n{}{}", strike(5e-6, 0.75), strike(5e-6, 0.3));
+    let e = score_error(&two);
+    assert_error(&e, (11, 9), "5e-6", &[limit, "found 60000 repeats after 150000 events"]);
+}
+
+#[test]
 fn the_readers_are_public_for_front_ends() {
     let e = hooke::format::read_source(Path::new("/no/such/file.toml"), "score").unwrap_err();
     assert_eq!((e.line, e.column), (1, 1), "{e}");

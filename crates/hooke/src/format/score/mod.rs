@@ -15,7 +15,7 @@ mod event;
 use super::source::{read_source, Document, SourceError};
 use crate::instrument::frets::FretStop;
 use crate::instrument::Instrument;
-use crate::limits::{MAX_REPEATS, MAX_SCORE_DURATION, MAX_STEPS};
+use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS, MAX_STEPS};
 use crate::model::{ModelError, Sinusoid};
 use crate::score::Action;
 use crate::score::{Cue, Score};
@@ -402,7 +402,18 @@ fn expand<'a>(
         ));
     }
     match (&event.every, &event.repeat_for) {
-        (None, None) => out.push(Occurrence { time, kind, raw, index, order }),
+        (None, None) if out.len() < MAX_SCORE_EVENTS => {
+            out.push(Occurrence { time, kind, raw, index, order })
+        }
+        (None, None) => {
+            return Err(error(
+                event.time.span(),
+                subject,
+                "time",
+                format!("at most {MAX_SCORE_EVENTS} events in a score, repeats included"),
+                format!("one more after {MAX_SCORE_EVENTS}"),
+            ))
+        }
         (Some(every), Some(span_for)) => {
             let every_value =
                 number(&event.every, "every", subject, None, "a period > 0 s", positive, &raw.span())?;
@@ -418,13 +429,13 @@ fn expand<'a>(
                 ));
             }
             let count = (length / every_value - 1e-9).ceil().max(1.0) as usize;
-            if count > MAX_REPEATS {
+            if count > MAX_SCORE_EVENTS - out.len() {
                 return Err(error(
                     every.span(),
                     subject,
                     "every",
-                    format!("at most {MAX_REPEATS} repeats"),
-                    count,
+                    format!("at most {MAX_SCORE_EVENTS} events in a score, repeats included"),
+                    format!("{count} repeats after {} events", out.len()),
                 ));
             }
             out.extend((0..count).map(|i| Occurrence {
