@@ -41,7 +41,7 @@
 //! ```
 //!
 //! The modules form layers, each importing only those below it (ARCHITECTURE.md):
-//! [`quantity`], [`linalg`], [`model`], [`system`], [`forces`], [`kernel`], [`scheme`],
+//! [`limits`] and [`quantity`], [`linalg`], [`model`], [`system`], [`forces`], [`kernel`], [`scheme`],
 //! [`analysis`], [`engine`], [`instrument`], [`score`], [`io`], [`format`]; [`prelude`] gathers
 //! what most programs use. `crates/hooke/examples/` has three programs: a string built and
 //! rendered in code, a model analysed and a string designed, a score played. The papers Hooke
@@ -58,6 +58,7 @@ pub mod format;
 pub mod instrument;
 pub mod io;
 pub mod kernel;
+pub mod limits;
 pub mod linalg;
 pub mod model;
 pub mod prelude;

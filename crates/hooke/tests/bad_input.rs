@@ -185,7 +185,7 @@ fn unknown_table() {
 #[test]
 fn wrong_type() {
     let e = error("[model]\ndimension = 1\n\n[[mass]]\nid = \"m\"\nmass = \"heavy\"\n");
-    assert_error(&e, 6, 8, "\"heavy\"", &["invalid type", "expected f64"]);
+    assert_error(&e, 6, 8, "\"heavy\"", &["invalid type", "expected a number"]);
 }
 
 #[test]

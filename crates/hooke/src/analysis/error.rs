@@ -1,7 +1,7 @@
 //! Why an analysis could not be completed.
 
 use crate::linalg::sparse::FactorError;
-use crate::model::ModelError;
+use crate::model::{quoted, tidy, ModelError};
 use crate::scheme::SchemeError;
 
 /// An analysis that could not be carried out, with the figures that show why.
@@ -20,8 +20,9 @@ pub enum AnalysisError {
     },
     /// The stiffness or damping matrix is not finite in the linearisation state.
     #[error(
-        "the {matrix} matrix is not finite at mass \"{mass}\" in the state linearised about (a geometric \
-         spring or damper of zero length has no direction)"
+        "the {matrix} matrix is not finite at mass {} in the state linearised about (a geometric \
+         spring or damper of zero length has no direction)",
+        quoted(mass)
     )]
     NonFinite {
         /// `stiffness` or `damping`.
@@ -58,7 +59,7 @@ pub enum AnalysisError {
     Model(#[from] ModelError),
     /// A design or tuning target that is not a positive finite number, or that the scheme cannot
     /// reach.
-    #[error("{0}")]
+    #[error("{}", tidy(.0))]
     Target(String),
     /// An iterative design or tuning did not converge.
     #[error("{what} did not converge in {iterations} iterations (residual {residual:e})")]

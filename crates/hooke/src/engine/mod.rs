@@ -43,7 +43,7 @@ pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
-use crate::model::{Model, ModelError};
+use crate::model::{quoted, Model, ModelError};
 use crate::scheme::{EnergyExchange, SchemeError, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
@@ -61,8 +61,9 @@ pub enum RunError {
     /// A position or velocity became NaN or infinite.
     #[error(
         "the simulation became unstable at step {step} (t = {} s): \
-         mass \"{mass}\" has a non-finite {quantity}",
-        seconds(*time)
+         mass {} has a non-finite {quantity}",
+        seconds(*time),
+        quoted(mass)
     )]
     NonFinite {
         /// The step whose result was not finite.

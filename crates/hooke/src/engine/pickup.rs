@@ -1,5 +1,6 @@
 //! Pickups: weighted sums of masses' positions or velocities, one sum per output channel.
 
+use crate::limits::MAX_CHANNELS;
 use crate::model::{check_finite, de, Model, ModelError, NodeRef};
 use crate::quantity::Quantity;
 use crate::system::{Observer, State, System};
@@ -9,7 +10,7 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PickupSpec {
-    /// Output channel, 1-based (default 1).
+    /// Output channel, 1 to [`MAX_CHANNELS`] (default 1).
     #[serde(default = "PickupSpec::first_channel")]
     pub channel: usize,
     /// The mass listened to.
@@ -101,7 +102,7 @@ pub struct Pickups {
 
 impl Pickups {
     /// Resolves pickup specs against a model; the error names the faulty spec. Channels must be
-    /// numbered 1, 2, ... without gaps.
+    /// numbered 1, 2, ... without gaps, up to [`MAX_CHANNELS`].
     pub fn new(specs: &[PickupSpec], model: &Model) -> Result<Self, PickupError> {
         let mut channels: Vec<Vec<Tap>> = Vec::new();
         for (index, spec) in specs.iter().enumerate() {
@@ -166,8 +167,13 @@ impl Pickups {
 
 fn resolve(spec: &PickupSpec, model: &Model) -> Result<Tap, ModelError> {
     let subject = format!("pickup on \"{}\"", model.label(&spec.mass));
-    if spec.channel == 0 {
-        return Err(ModelError::new(subject, "channel", "a channel number >= 1", 0));
+    if !(1..=MAX_CHANNELS).contains(&spec.channel) {
+        return Err(ModelError::new(
+            subject,
+            "channel",
+            format!("a channel number from 1 to {MAX_CHANNELS}"),
+            spec.channel,
+        ));
     }
     let mass = model.resolve_mass(&subject, "mass", &spec.mass)?;
     model.check_axis(&subject, spec.axis)?;

@@ -1,5 +1,6 @@
 //! Run settings: the scheme, the step and the length of a run.
 
+use crate::limits::MAX_STEPS;
 use crate::model::{check_positive, ModelError};
 use crate::scheme::SchemeKind;
 
@@ -58,11 +59,31 @@ impl RunLength {
         Ok(Self::Duration(seconds))
     }
 
-    /// The number of steps of size `dt` this length covers.
+    /// The number of steps of size `dt` this length covers (`u64::MAX` past it; see
+    /// [`RunLength::step_count`] for the checked count).
     pub fn steps(self, dt: f64) -> u64 {
         match self {
             Self::Duration(seconds) => (seconds / dt).round() as u64,
             Self::Steps(n) => n,
+        }
+    }
+
+    /// The number of steps of size `dt` (s) this length covers, checked: at most
+    /// [`MAX_STEPS`]. The error names the length asked, the steps it makes and the limit.
+    pub fn step_count(self, dt: f64) -> Result<u64, ModelError> {
+        let expected = format!("a run of at most 2^40 = {MAX_STEPS} steps");
+        match self {
+            Self::Steps(n) if n <= MAX_STEPS => Ok(n),
+            Self::Steps(n) => Err(ModelError::new("run", "steps", expected, n)),
+            Self::Duration(seconds) => {
+                let steps = (seconds / dt).round();
+                if steps <= MAX_STEPS as f64 {
+                    Ok(steps as u64)
+                } else {
+                    let found = format!("{seconds} s at a step of {dt} s, {steps} steps");
+                    Err(ModelError::new("run", "duration", expected, found))
+                }
+            }
         }
     }
 }
@@ -76,6 +97,14 @@ pub struct RunSettings {
     pub step: StepSize,
     /// The length of the run.
     pub length: RunLength,
+}
+
+impl RunSettings {
+    /// The number of steps the run takes, checked: at most [`MAX_STEPS`]
+    /// ([`RunLength::step_count`]).
+    pub fn step_count(&self) -> Result<u64, ModelError> {
+        self.length.step_count(self.step.seconds())
+    }
 }
 
 impl Default for RunSettings {

@@ -12,13 +12,16 @@
 use super::source::{read_source, Document, SourceError, Step};
 use crate::instrument::drum::DrumSpec;
 use crate::instrument::frets::FretMethod;
-use crate::instrument::guitar::{note_frequency, GuitarSpec};
+use crate::instrument::guitar::{note_frequency, GuitarSpec, OCTAVES};
 use crate::instrument::pendulum::PendulumSpec;
 use crate::instrument::reed::ReedSpec;
 use crate::instrument::sitar::SitarSpec;
 use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAMPLE};
+use crate::limits::MAX_OUTPUT_RATE;
 use crate::scheme::SchemeKind;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use std::fmt;
 use std::path::Path;
 use Step::{Index, Key};
 
@@ -122,10 +125,14 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         None => spec.default_scheme(),
     };
     let rate = match render.rate {
-        Some(rate) if rate.is_finite() && rate >= 1.0 && rate.fract() == 0.0 => rate,
+        Some(rate) if (1.0..=MAX_OUTPUT_RATE).contains(&rate) && rate.fract() == 0.0 => rate,
         Some(rate) => {
-            return Err(document
-                .error_at(at("rate"), format!("expected an output rate in whole Hz (>= 1); found {rate}")))
+            return Err(document.error_at(
+                at("rate"),
+                format!(
+                    "expected an output rate in whole Hz from 1 to {MAX_OUTPUT_RATE} (10 MHz); found {rate}"
+                ),
+            ))
         }
         None => 44_100.0,
     };
@@ -172,19 +179,73 @@ struct RenderFields {
 }
 
 /// A pitch: a note name (`"E2"`) or a frequency in Hz.
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
+#[derive(Clone)]
 enum Pitch {
     Name(String),
     Hz(f64),
 }
 
+/// A pitch is a string or a number; anything else is refused with both forms named.
+impl<'de> Deserialize<'de> for Pitch {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PitchVisitor;
+        impl Visitor<'_> for PitchVisitor {
+            type Value = Pitch;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a note name such as \"E2\" or a frequency in Hz")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Pitch, E> {
+                Ok(Pitch::Name(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pitch, E> {
+                Ok(Pitch::Hz(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pitch, E> {
+                Ok(Pitch::Hz(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pitch, E> {
+                Ok(Pitch::Hz(v as f64))
+            }
+        }
+        deserializer.deserialize_any(PitchVisitor)
+    }
+}
+
 /// One value for every string, or a list.
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
+#[derive(Clone)]
 enum PerString {
     One(f64),
     Each(Vec<f64>),
+}
+
+/// A number or an array of numbers; anything else is refused with both forms named.
+impl<'de> Deserialize<'de> for PerString {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PerStringVisitor;
+        impl<'de> Visitor<'de> for PerStringVisitor {
+            type Value = PerString;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number (for every string) or an array of numbers (one per string)")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<PerString, E> {
+                Ok(PerString::One(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PerString, E> {
+                Ok(PerString::One(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PerString, E> {
+                Ok(PerString::One(v as f64))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PerString, A::Error> {
+                let mut values = Vec::new();
+                while let Some(value) = seq.next_element()? {
+                    values.push(value);
+                }
+                Ok(PerString::Each(values))
+            }
+        }
+        deserializer.deserialize_any(PerStringVisitor)
+    }
 }
 
 impl PerString {
@@ -230,8 +291,10 @@ impl GuitarFields {
                             return Err(at(
                                 &[Key("tuning"), Index(i)],
                                 format!(
-                                    "expected a note name such as \"E2\", \"C#4\" or \"Bb3\", or a frequency in Hz; \
-                                     found \"{name}\""
+                                    "expected a note name such as \"E2\", \"C#4\" or \"Bb3\" (octaves {} to {}), \
+                                     or a frequency in Hz; found \"{name}\"",
+                                    OCTAVES.start(),
+                                    OCTAVES.end()
                                 ),
                             ))
                         }

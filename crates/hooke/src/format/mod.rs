@@ -15,4 +15,4 @@ pub mod score;
 mod signal;
 mod source;
 
-pub use source::SourceError;
+pub use source::{read_source, SourceError};

@@ -2,7 +2,7 @@
 //! type from it with serde, and turn what goes wrong (a syntax error, an unknown field, a
 //! [`ModelError`] naming a field) into a [`SourceError`] at that field's line and column.
 
-use crate::model::ModelError;
+use crate::model::{tidy, ModelError};
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::ops::Range;
@@ -29,7 +29,8 @@ pub struct SourceError {
 }
 
 impl SourceError {
-    /// Locates `span` in `source` and builds the error.
+    /// Locates `span` in `source` and builds the error; the message is tidied (long quoted text
+    /// cut, long numbers in exponent form).
     pub fn at(file: &str, source: &str, span: Range<usize>, message: impl Into<String>) -> Self {
         let start = floor_char_boundary(source, span.start.min(source.len()));
         let end = floor_char_boundary(source, span.end.clamp(start, source.len()));
@@ -43,7 +44,7 @@ impl SourceError {
             column,
             span: start..end,
             found: shorten(&source[start..end]),
-            message: message.into(),
+            message: tidy(&message.into()),
         }
     }
 }
@@ -77,13 +78,31 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// Reads the text of a `what` file ("model", "score", ...) at `path`: returns the name errors
-/// give it and its text. A file that cannot be read is an error at line 1, column 1.
-pub(crate) fn read_source(path: &Path, what: &str) -> Result<(String, String), SourceError> {
+/// Reads the text of a `what` file ("model", "instrument", "score") at `path`: returns the name
+/// errors give it and its text. A file that cannot be read is an error at line 1, column 1; one
+/// that is not UTF-8 text, an error at its first byte that is not.
+pub fn read_source(path: &Path, what: &str) -> Result<(String, String), SourceError> {
     let file = path.display().to_string();
-    match std::fs::read_to_string(path) {
+    let bytes = std::fs::read(path)
+        .map_err(|e| SourceError::at(&file, "", 0..0, format!("cannot read the {what} file: {e}")))?;
+    match String::from_utf8(bytes) {
         Ok(source) => Ok((file, source)),
-        Err(e) => Err(SourceError::at(&file, "", 0..0, format!("cannot read the {what} file: {e}"))),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let text = String::from_utf8_lossy(&bytes[..valid]);
+            let mut error = SourceError::at(
+                &file,
+                &text,
+                valid..valid,
+                format!(
+                    "expected UTF-8 text in the {what} file, found the byte 0x{:02X}, which is not UTF-8",
+                    bytes[valid]
+                ),
+            );
+            error.span = valid..valid + 1;
+            Err(error)
+        }
     }
 }
 
@@ -166,7 +185,34 @@ impl<'a> Document<'a> {
     }
 }
 
-/// A TOML or serde error, located.
+/// A TOML or serde error, located, with serde's names of Rust types in words.
 fn toml_error(file: &str, source: &str, error: &toml::de::Error) -> SourceError {
-    SourceError::at(file, source, error.span().unwrap_or(0..0), error.message().trim_end())
+    SourceError::at(file, source, error.span().unwrap_or(0..0), plain(error.message().trim_end()))
+}
+
+/// What serde says a value is or a field expects, and what a file's author reads instead.
+const TYPE_WORDS: [(&str, &str); 6] = [
+    ("expected usize", "expected a whole number >= 0"),
+    ("expected u64", "expected a whole number >= 0"),
+    ("expected f64", "expected a number"),
+    ("expected a sequence", "expected an array"),
+    ("invalid type: sequence", "invalid type: array"),
+    ("invalid type: map", "invalid type: table"),
+];
+
+/// `message` with serde's words for Rust types ([`TYPE_WORDS`], and `struct Name`, the
+/// expectation of a table read as a struct) in a file's words.
+fn plain(message: &str) -> String {
+    let mut message = message.to_string();
+    for (rust, words) in TYPE_WORDS {
+        message = message.replace(rust, words);
+    }
+    while let Some(at) = message.find("expected struct ") {
+        let name_start = at + "expected struct ".len();
+        let name_end = message[name_start..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(message.len(), |i| name_start + i);
+        message.replace_range(at..name_end, "expected a table");
+    }
+    message
 }

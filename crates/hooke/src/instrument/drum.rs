@@ -5,7 +5,7 @@ use super::{check_stable, Instrument, InstrumentError, MembranePart, Part, PartK
 use crate::analysis::design::{tune, TuneTarget};
 use crate::analysis::report::AnalysisOptions;
 use crate::engine::PickupSpec;
-use crate::model::{MembraneSpec, Model, ModelError, Node};
+use crate::model::{de, MembraneSpec, Model, ModelError, Node};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use serde::Deserialize;
@@ -19,6 +19,7 @@ pub struct DrumSpec {
     /// Masses along y.
     pub rows: usize,
     /// Width and height, m.
+    #[serde(deserialize_with = "de::array")]
     pub size: [f64; 2],
     /// Membrane tension per unit length, N/m.
     pub tension: f64,
@@ -29,6 +30,7 @@ pub struct DrumSpec {
     /// The simulated lowest mode's time constant, s.
     pub decay: f64,
     /// Pickup points as fractions `(x, y)` of the width and height; one channel each.
+    #[serde(deserialize_with = "de::arrays")]
     pub pickups: Vec<[f64; 2]>,
 }
 

@@ -6,6 +6,7 @@ use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::engine::PickupSpec;
+use crate::limits::MAX_NODES;
 use crate::model::{Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
@@ -64,8 +65,12 @@ impl Default for GuitarSpec {
     }
 }
 
+/// The octaves a note name may give: -1 to 10 (C-1 = 8.18 Hz, the lowest MIDI note, to B10 =
+/// 31.6 kHz, above hearing).
+pub const OCTAVES: std::ops::RangeInclusive<i32> = -1..=10;
+
 /// The frequency of a note name in 12-tone equal temperament with A4 = 440 Hz: a letter A-G,
-/// optional `#` or `b`, an octave number (`E2` = 82.41 Hz, `C#4`, `Bb3`).
+/// optional `#` or `b`, an octave number in [`OCTAVES`] (`E2` = 82.41 Hz, `C#4`, `Bb3`).
 pub fn note_frequency(name: &str) -> Option<f64> {
     let mut chars = name.chars();
     let semitone = match chars.next()?.to_ascii_uppercase() {
@@ -84,7 +89,11 @@ pub fn note_frequency(name: &str) -> Option<f64> {
         'b' => (-1, &rest[1..]),
         _ => (0, rest),
     };
-    let octave: i32 = octave.parse().ok()?;
+    let digits = octave.strip_prefix('-').unwrap_or(octave);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) || digits.len() > 2 {
+        return None;
+    }
+    let octave: i32 = octave.parse().ok().filter(|o| OCTAVES.contains(o))?;
     let from_a4 = semitone + accidental + 12 * (octave - 4);
     Some(440.0 * 2f64.powf(from_a4 as f64 / 12.0))
 }
@@ -180,6 +189,14 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     check_count("decay", spec.decay.len())?;
     if spec.masses < 2 {
         return Err(ModelError::new("guitar", "masses", "at least 2 masses per string", spec.masses));
+    }
+    if spec.masses.checked_add(2).and_then(|n| n.checked_mul(count)).is_none_or(|n| n > MAX_NODES) {
+        return Err(ModelError::new(
+            "guitar",
+            "masses",
+            format!("at most {MAX_NODES} nodes in all (the masses and 2 anchors of each string)"),
+            format!("{} masses on each of {count} strings", spec.masses),
+        ));
     }
     for (name, frequency) in &spec.strings {
         if !(frequency.is_finite() && *frequency > 0.0) {

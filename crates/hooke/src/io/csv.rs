@@ -12,7 +12,10 @@ const AXES: [&str; 3] = ["x", "y", "z"];
 /// Writes `step,t,` then, per mass in model order, its position columns `ID.x` (`ID.y`,
 /// `ID.z`) then its velocity columns `ID.vx` (`ID.vy`, `ID.vz`), and with energy
 /// `kinetic,potential,total` (J). A row is written at step 0, every `every` steps, at
-/// `last_step`, and by [`CsvWriter::finish`] for the last observed step if it was skipped. Numbers use the shortest representation that reads back to the same f64.
+/// `last_step`, and by [`CsvWriter::finish`] for the last observed step if it was skipped.
+/// Numbers use the shortest representation that reads back to the same f64. A column name
+/// whose id holds a comma, a double quote or a line break is quoted as RFC 4180 says
+/// (`"a,b.x"`, `"say ""hi"".x"`).
 #[derive(Debug)]
 pub struct CsvWriter<W: Write> {
     out: W,
@@ -39,7 +42,8 @@ impl<W: Write> CsvWriter<W> {
         for id in &system.node_ids()[..system.mass_count()] {
             for prefix in ["", "v"] {
                 for axis in &AXES[..dim] {
-                    header.push_str(&format!(",{id}.{prefix}{axis}"));
+                    header.push(',');
+                    header.push_str(&csv_field(&format!("{id}.{prefix}{axis}")));
                 }
             }
         }
@@ -117,6 +121,16 @@ impl<W: Write> CsvWriter<W> {
         }
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())
+    }
+}
+
+/// `name` as one CSV field (RFC 4180): in double quotes, with its own doubled, when it holds a
+/// comma, a double quote or a line break; as it is otherwise.
+fn csv_field(name: &str) -> String {
+    if name.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    } else {
+        name.to_string()
     }
 }
 

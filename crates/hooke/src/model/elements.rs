@@ -243,6 +243,7 @@ impl Model {
     /// Adds a mass: `mass` > 0, vectors of the model's dimension and finite, drag >= 0.
     pub fn add_mass(&mut self, mut mass: Mass) -> Result<Node, ModelError> {
         let subject = format!("mass \"{}\"", mass.id);
+        self.check_room(&subject, "id", Some(1), "one more mass")?;
         self.check_new_id(&subject, &mass.id)?;
         check_positive(&subject, "mass", mass.mass)?;
         mass.position = self.position_or_origin(&subject, "position", std::mem::take(&mut mass.position))?;
@@ -260,6 +261,7 @@ impl Model {
     /// Adds an anchor (a fixed point).
     pub fn add_anchor(&mut self, mut anchor: Anchor) -> Result<Node, ModelError> {
         let subject = format!("anchor \"{}\"", anchor.id);
+        self.check_room(&subject, "id", Some(1), "one more anchor")?;
         self.check_new_id(&subject, &anchor.id)?;
         anchor.position =
             self.position_or_origin(&subject, "position", std::mem::take(&mut anchor.position))?;

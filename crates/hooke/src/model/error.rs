@@ -1,5 +1,7 @@
-//! The validation error of a model element or setting.
+//! The validation error of a model element or setting, and the tidying every error message of
+//! the library goes through.
 
+use crate::limits::MAX_QUOTED_CHARS;
 use std::fmt;
 
 /// A model element or setting that breaks a rule: which element, which field, what was expected
@@ -19,12 +21,103 @@ pub struct ModelError {
 }
 
 impl ModelError {
+    /// The error, with each text [`tidy`]: a long id quoted in it is cut, a number is short.
     pub(crate) fn new(
         subject: impl Into<String>,
         field: &'static str,
         expected: impl Into<String>,
         found: impl fmt::Display,
     ) -> Self {
-        Self { subject: subject.into(), field, expected: expected.into(), found: found.to_string() }
+        Self {
+            subject: tidy(&subject.into()),
+            field,
+            expected: tidy(&expected.into()),
+            found: tidy(&found.to_string()),
+        }
     }
+}
+
+/// Numbers written in more characters than this are rewritten in exponent form when that is
+/// shorter (`1e300`, not 301 digits).
+const LONG_NUMBER: usize = 12;
+
+/// A message made short whatever the user wrote: text quoted in it (between `"` or backticks)
+/// longer than [`MAX_QUOTED_CHARS`] is cut, with an ellipsis, and followed by its length
+/// (`"xxx..." (1000000 characters)`); a number that an `f64` writes out in full (`Display`
+/// gives 1e300 as 301 digits) is written in exponent form, to the same value (`1e300`). Numbers
+/// inside double quotes are user text and stay as they are. Tidying a tidy text changes nothing.
+pub(crate) fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * MAX_QUOTED_CHARS));
+    let mut rest = text;
+    let mut previous = ' ';
+    while let Some(c) = rest.chars().next() {
+        if c == '"' || c == '`' {
+            let inner = &rest[1..];
+            let (content, closed) = match inner.find(c) {
+                Some(end) => (&inner[..end], true),
+                None => (inner, false),
+            };
+            out.push(c);
+            let length = content.chars().count();
+            let cut = match short_number(content).filter(|_| c == '`') {
+                Some(number) => {
+                    out.push_str(&number);
+                    false
+                }
+                None if length > MAX_QUOTED_CHARS => {
+                    out.extend(content.chars().take(MAX_QUOTED_CHARS - 3));
+                    out.push_str("...");
+                    true
+                }
+                None => {
+                    out.push_str(content);
+                    false
+                }
+            };
+            if closed {
+                out.push(c);
+            }
+            if cut {
+                out.push_str(&format!(" ({length} characters)"));
+            }
+            rest = &inner[content.len() + usize::from(closed)..];
+            previous = c;
+            continue;
+        }
+        let starts_number =
+            c.is_ascii_digit() || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()));
+        if starts_number && !previous.is_alphanumeric() {
+            let length =
+                1 + rest[1..].find(|d: char| !(d.is_ascii_digit() || d == '.')).unwrap_or(rest.len() - 1);
+            let token = &rest[..length];
+            out.push_str(&short_number(token).unwrap_or_else(|| token.to_string()));
+            rest = &rest[length..];
+            previous = '0';
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+        previous = c;
+    }
+    out
+}
+
+/// `text` in double quotes, [`tidy`]: cut at [`MAX_QUOTED_CHARS`] characters when longer.
+pub(crate) fn quoted(text: &str) -> String {
+    tidy(&format!("\"{text}\""))
+}
+
+/// `token` in exponent form, if it is an `f64` as `Display` writes it (`serde` adds `.0`),
+/// longer than [`LONG_NUMBER`] characters, and the exponent form is shorter.
+fn short_number(token: &str) -> Option<String> {
+    if token.len() <= LONG_NUMBER {
+        return None;
+    }
+    let value: f64 = token.parse().ok()?;
+    let written = value.to_string();
+    if token != written && token.strip_suffix(".0") != Some(written.as_str()) {
+        return None;
+    }
+    let short = format!("{value:e}");
+    (short.len() < token.len()).then_some(short)
 }

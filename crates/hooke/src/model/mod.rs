@@ -55,6 +55,7 @@ mod validate;
 pub use contact::{Barrier, BarrierSpec, Collision, CollisionSpec, MassSelection};
 pub use elements::{Anchor, Damper, Initial, Link, Mass, Node, NodeRef, Spring};
 pub use error::ModelError;
+pub(crate) use error::{quoted, tidy};
 pub(crate) use forces::interpolate;
 pub use forces::{ExternalForce, ForceSpec, Samples, Signal, Sinusoid};
 pub use generate::{ChainSpec, MembraneSpec, Pluck, StringSpec};

@@ -2,6 +2,8 @@
 //! vectors of the model's dimension, ids new, and node references that name a node of the model.
 
 use super::{Element, Model, ModelError, Node, NodeRef};
+use crate::limits::MAX_NODES;
+use std::fmt;
 
 impl Model {
     /// The node a reference names: a handle of this model, or the id of a mass or an anchor.
@@ -86,6 +88,31 @@ impl Model {
             NodeRef::Node(Node::Anchor(i)) => {
                 self.anchors.get(*i).map_or(format!("anchor #{i}"), |a| a.id.clone())
             }
+        }
+    }
+
+    /// Checks that `nodes` more nodes (masses and anchors; `None`: more than a `usize` counts)
+    /// fit in the model, which holds at most [`MAX_NODES`]; `asked` says what asked for them.
+    /// A generator checks before it allocates anything.
+    pub(crate) fn check_room(
+        &self,
+        subject: &str,
+        field: &'static str,
+        nodes: Option<usize>,
+        asked: impl fmt::Display,
+    ) -> Result<(), ModelError> {
+        let room = MAX_NODES.saturating_sub(self.masses.len() + self.anchors.len());
+        match nodes {
+            Some(nodes) if nodes <= room => Ok(()),
+            _ => Err(ModelError::new(
+                subject,
+                field,
+                format!(
+                    "at most {room} more nodes (a model holds at most {MAX_NODES} masses and anchors, \
+                     about 1 KiB of memory each)"
+                ),
+                asked,
+            )),
         }
     }
 

@@ -109,6 +109,7 @@ struct Tables {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Header {
+    #[serde(deserialize_with = "de::dimension")]
     dimension: usize,
     #[serde(default, deserialize_with = "de::vector")]
     gravity: Vec<f64>,

@@ -7,7 +7,8 @@ use crate::model::ModelError;
 use crate::scheme::SchemeKind;
 use serde::Deserialize;
 
-/// `[run]`: each setting optional; `rate` or `dt`, `duration` or `steps`.
+/// `[run]`: each setting optional; `rate` or `dt`, `duration` or `steps`, which at the file's
+/// step (or the default one) make at most [`crate::limits::MAX_STEPS`] steps.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RunFields {
@@ -49,7 +50,12 @@ impl RunFields {
             (None, Some(n)) => Some(RunLength::Steps(n)),
             (None, None) => None,
         };
-        Ok(PartialRunSettings { scheme, step, length })
+        let settings = PartialRunSettings { scheme, step, length };
+        // The length the file asks for, at its step or the default one, fits the step limit.
+        if length.is_some() {
+            settings.or_defaults().step_count()?;
+        }
+        Ok(settings)
     }
 }
 

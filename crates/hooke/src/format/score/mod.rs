@@ -15,12 +15,15 @@ mod event;
 use super::source::{read_source, Document, SourceError};
 use crate::instrument::frets::FretStop;
 use crate::instrument::Instrument;
+use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS, MAX_STEPS};
 use crate::model::{ModelError, Sinusoid};
 use crate::score::Action;
 use crate::score::{Cue, Score};
 use event::Context;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::collections::HashMap;
+use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
@@ -82,11 +85,47 @@ struct RawHeader {
 }
 
 /// Where on a part: a fraction along a string, or a point `[x, y]` of a membrane.
-#[derive(Deserialize, Clone, Copy)]
-#[serde(untagged)]
+#[derive(Clone, Copy)]
 enum Where {
     Along(f64),
     At([f64; 2]),
+}
+
+/// A `position` is a number or an array of two numbers; anything else is refused with both
+/// forms named and what was found.
+impl<'de> Deserialize<'de> for Where {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct WhereVisitor;
+        impl<'de> Visitor<'de> for WhereVisitor {
+            type Value = Where;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a fraction along a string (a number such as 0.5) or a point [x, y] of a membrane \
+                     (two fractions)",
+                )
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Where, E> {
+                Ok(Where::Along(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Where, E> {
+                Ok(Where::Along(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Where, E> {
+                Ok(Where::Along(v as f64))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Where, A::Error> {
+                let mut point = Vec::with_capacity(2);
+                while let Some(value) = seq.next_element::<f64>()? {
+                    point.push(value);
+                }
+                match point[..] {
+                    [x, y] => Ok(Where::At([x, y])),
+                    _ => Err(de::Error::invalid_length(point.len(), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(WhereVisitor)
+    }
 }
 
 /// Every event's fields; each kind accepts the ones [`Kind::fields`] lists.
@@ -262,8 +301,19 @@ impl RawScore {
     ) -> Result<Score, Located> {
         let header = self.score.get_ref();
         let duration = *header.duration.get_ref();
-        if !positive(duration) {
-            return Err(error(header.duration.span(), "score", "duration", "a duration > 0 s", duration));
+        if !(positive(duration) && duration <= MAX_SCORE_DURATION) {
+            let expected = format!("a duration > 0 s and at most {MAX_SCORE_DURATION} s (one hour)");
+            return Err(error(header.duration.span(), "score", "duration", expected, duration));
+        }
+        let steps = (duration / instrument.dt).round();
+        if steps > MAX_STEPS as f64 {
+            return Err(error(
+                header.duration.span(),
+                "score",
+                "duration",
+                format!("at most 2^40 = {MAX_STEPS} steps of the instrument's {} s", instrument.dt),
+                format!("{duration} s, {steps} steps"),
+            ));
         }
         let mut occurrences = Vec::new();
         let lists = [
@@ -352,7 +402,18 @@ fn expand<'a>(
         ));
     }
     match (&event.every, &event.repeat_for) {
-        (None, None) => out.push(Occurrence { time, kind, raw, index, order }),
+        (None, None) if out.len() < MAX_SCORE_EVENTS => {
+            out.push(Occurrence { time, kind, raw, index, order })
+        }
+        (None, None) => {
+            return Err(error(
+                event.time.span(),
+                subject,
+                "time",
+                format!("at most {MAX_SCORE_EVENTS} events in a score, repeats included"),
+                format!("one more after {MAX_SCORE_EVENTS}"),
+            ))
+        }
         (Some(every), Some(span_for)) => {
             let every_value =
                 number(&event.every, "every", subject, None, "a period > 0 s", positive, &raw.span())?;
@@ -368,13 +429,13 @@ fn expand<'a>(
                 ));
             }
             let count = (length / every_value - 1e-9).ceil().max(1.0) as usize;
-            if count > MAX_REPEATS {
+            if count > MAX_SCORE_EVENTS - out.len() {
                 return Err(error(
                     every.span(),
                     subject,
                     "every",
-                    format!("at most {MAX_REPEATS} repeats"),
-                    count,
+                    format!("at most {MAX_SCORE_EVENTS} events in a score, repeats included"),
+                    format!("{count} repeats after {} events", out.len()),
                 ));
             }
             out.extend((0..count).map(|i| Occurrence {
@@ -406,6 +467,3 @@ fn expand<'a>(
     }
     Ok(())
 }
-
-/// The most occurrences one repeated event may give.
-const MAX_REPEATS: usize = 100_000;

@@ -70,6 +70,7 @@ impl Model {
     pub fn add_chain(&mut self, spec: ChainSpec) -> Result<Vec<Node>, ModelError> {
         let subject = format!("chain \"{}\"", spec.id);
         check_count(&subject, "masses", spec.masses)?;
+        self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
         check_positive(&subject, "link_length", spec.link_length)?;
         check_positive(&subject, "mass", spec.mass)?;
         check_non_negative(&subject, "stiffness", spec.stiffness)?;

@@ -89,6 +89,13 @@ impl Model {
         let subject = format!("membrane \"{}\"", spec.id);
         check_count(&subject, "columns", spec.columns)?;
         check_count(&subject, "rows", spec.rows)?;
+        // (columns + 2) x (rows + 2) nodes less the 4 corners.
+        let nodes = (spec.columns.checked_add(2))
+            .zip(spec.rows.checked_add(2))
+            .and_then(|(w, h)| w.checked_mul(h))
+            .map(|n| n - 4);
+        let asked = format!("{} x {} masses and their rim", spec.columns, spec.rows);
+        self.check_room(&subject, "columns", nodes, asked)?;
         check_non_negative(&subject, "drag", spec.drag)?;
         let elements = elements(
             &subject,

@@ -102,6 +102,8 @@ impl Model {
             ));
         }
         check_count(&subject, "masses", spec.masses)?;
+        let asked = format!("{} masses and 2 anchors", spec.masses);
+        self.check_room(&subject, "masses", spec.masses.checked_add(2), asked)?;
         check_non_negative(&subject, "drag", spec.drag)?;
         let elements = elements(
             &subject,

@@ -1,0 +1,269 @@
+//! Files written to break the readers (issue 12, and what the fuzzers of fuzz/ found): each is
+//! refused with an error that names the file, line and column, what was expected and what was
+//! found, in a message of a sensible length; none panics, hangs or allocates without bound.
+
+use hooke::analysis::design::{design_string, TuneTarget};
+use hooke::engine::{Engine, EngineConfig, PickupSpec};
+use hooke::format::{instrument, model, score, SourceError};
+use hooke::instrument::pendulum::{pendulum, PendulumSpec};
+use hooke::instrument::Instrument;
+use hooke::io::CsvWriter;
+use hooke::limits::{MAX_CHANNELS, MAX_NODES, MAX_STEPS};
+use hooke::model::{Anchor, Mass, Model, Spring};
+use hooke::scheme::SchemeKind;
+use hooke::system::System;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Asserts the error's place (`file:line:column`), the offending text it quotes, and that its
+/// message holds every fragment.
+fn assert_error(e: &SourceError, (line, column): (usize, usize), found: &str, fragments: &[&str]) {
+    let text = e.to_string();
+    assert_eq!((e.line, e.column), (line, column), "position of: {text}");
+    assert!(text.starts_with(&format!("{}:{line}:{column}: ", e.file)), "{text}");
+    assert_eq!(e.found, found, "offending text of: {text}");
+    for fragment in fragments {
+        assert!(text.contains(fragment), "`{fragment}` missing from: {text}");
+    }
+}
+
+fn model_error(source: &str) -> SourceError {
+    model::parse(source, "bad.toml").err().unwrap_or_else(|| panic!("accepted:\n{source}"))
+}
+
+fn instrument_error(source: &str) -> SourceError {
+    instrument::parse(source, "bad.toml").err().unwrap_or_else(|| panic!("accepted:\n{source}"))
+}
+
+/// A pendulum at 44.1 kHz: the cheapest instrument to build, with one part, "bob".
+fn bob() -> &'static Instrument {
+    static PENDULUM: OnceLock<Instrument> = OnceLock::new();
+    PENDULUM.get_or_init(|| {
+        pendulum(&PendulumSpec::default(), SchemeKind::SymplecticEuler, 1.0 / 44_100.0).unwrap()
+    })
+}
+
+fn score_error(source: &str) -> SourceError {
+    score::parse(source, "bad.toml", bob(), None).err().unwrap_or_else(|| panic!("accepted:\n{source}"))
+}
+
+const ONE_MASS: &str = "[model]\ndimension = 1\n[[mass]]\nid = \"m\"\nmass = 1.0\n";
+
+#[test]
+fn instrument_arrays_with_extra_elements_are_refused() {
+    let e = instrument_error("[drum]\nsize = [0.3, 0.3, -1, nan, \"junk\"]\n");
+    let found = "[0.3, 0.3, -1, nan, \"junk\"]";
+    assert_error(&e, (2, 8), found, &["invalid length 5, expected an array of 2 numbers"]);
+    let e = instrument_error("[drum]\nsize = [0.3]\n");
+    assert_error(&e, (2, 8), "[0.3]", &["invalid length 1, expected an array of 2 numbers"]);
+    let e = instrument_error("[drum]\npickups = [[0.3, 0.4], [0.5, 0.5, 0.5]]\n");
+    assert_error(&e, (2, 24), "[0.5, 0.5, 0.5]", &["invalid length 3, expected an array of 2 numbers"]);
+    let e = instrument_error("[drum]\nsize = [0.3, \"junk\"]\n");
+    assert_error(&e, (2, 14), "\"junk\"", &["invalid type: string \"junk\", expected a number"]);
+}
+
+#[test]
+fn a_tuning_octave_out_of_range_is_refused_not_wrapped() {
+    let e = instrument_error("[guitar]\ntuning = [\"E2\", \"C2147483647\"]\n");
+    let fragments = ["(octaves -1 to 10)", "found \"C2147483647\""];
+    assert_error(&e, (2, 17), "\"C2147483647\"", &fragments);
+    let e = instrument_error("[guitar]\ntuning = [\"A+4\"]\n");
+    assert_error(&e, (2, 11), "\"A+4\"", &["a note name"]);
+    let e = instrument_error("[guitar]\ntuning = [true]\n");
+    assert_error(&e, (2, 11), "true", &["expected a note name such as \"E2\" or a frequency in Hz"]);
+    // The ends of the range are notes.
+    instrument::parse("[guitar]\ntuning = [\"C-1\", \"B10\"]\n", "good.toml").unwrap();
+}
+
+#[test]
+fn a_bad_score_position_names_the_forms_accepted_and_what_was_found() {
+    let event = "[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = \"bob\"\n";
+    let forms = "expected a fraction along a string (a number such as 0.5) or a point [x, y] of a membrane";
+    let e = score_error(&format!("{event}position = \"middle\"\n"));
+    assert_error(&e, (6, 12), "\"middle\"", &["invalid type: string \"middle\"", forms]);
+    let e = score_error(&format!("{event}position = [0.1, 0.2, 0.3]\n"));
+    assert_error(&e, (6, 12), "[0.1, 0.2, 0.3]", &["invalid length 3", forms]);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_names_its_kind_and_the_byte() {
+    let folder = std::env::temp_dir().join(format!("hooke-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join("latin1.toml");
+    std::fs::write(&path, b"[score]\nduration = 1.0\nname = \"caf\xe9\"\n").unwrap();
+    let e = score::load(&path, bob()).unwrap_err();
+    let expected = "expected UTF-8 text in the score file, found the byte 0xE9, which is not UTF-8";
+    assert_eq!((e.line, e.column, e.file.as_str()), (3, 12, path.to_str().unwrap()), "{e}");
+    assert!(e.message.contains(expected), "{e}");
+    let e = instrument::load(&path).unwrap_err();
+    assert!(e.message.contains("expected UTF-8 text in the instrument file"), "{e}");
+    let e = model::load(&path).unwrap_err();
+    assert!(e.message.contains("expected UTF-8 text in the model file"), "{e}");
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+#[test]
+fn a_long_id_is_cut_in_messages() {
+    let id = "x".repeat(1_000_000);
+    let e = model_error(&format!("{ONE_MASS}[[spring]]\na = \"{id}\"\nb = \"m\"\nstiffness = 1.0\n"));
+    let cut = format!("\"{}...\" (1000000 characters)", "x".repeat(57));
+    let fragments = [format!("link from {cut} to \"m\""), format!("found unknown id {cut}")];
+    let found = format!("\"{}...", "x".repeat(59));
+    assert_error(&e, (7, 5), &found, &fragments.each_ref().map(String::as_str));
+    assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
+    // Keys the reader does not know, too.
+    let e = model_error(&format!("{ONE_MASS}{id} = 1\n"));
+    assert!(
+        e.message.starts_with(&format!("unknown field `{}...` (1000000 characters)", "x".repeat(57))),
+        "{e}"
+    );
+}
+
+#[test]
+fn numbers_in_messages_are_short() {
+    let e = model_error("[model]\ndimension = 1\n[[mass]]\nid = \"m\"\nmass = -1e300\n");
+    assert_error(&e, (5, 8), "-1e300", &["`mass`: expected a value > 0, found -1e300"]);
+    let e = model_error("[model]\ndimension = 1\n[[mass]]\nid = \"m\"\nmass = -1.5e-300\n");
+    assert_error(&e, (5, 8), "-1.5e-300", &["found -1.5e-300"]);
+    // serde's own message, with the float written out in full, and a count past 2^53.
+    let e = model_error("[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmasses = 1e300\n");
+    assert_error(
+        &e,
+        (5, 10),
+        "1e300",
+        &["invalid type: floating point `1e300`, expected a whole number >= 0"],
+    );
+    let e = model_error(&format!("{ONE_MASS}[[pickup]]\nmass = \"m\"\nchannel = 9223372036854775807\n"));
+    assert!(e.message.ends_with("found 9223372036854775807"), "{e}");
+}
+
+#[test]
+fn run_and_analysis_errors_are_short_too() {
+    let mut model = Model::new(1).unwrap();
+    let id = "y".repeat(100_000);
+    let wall = model.add_anchor(Anchor::new("wall")).unwrap();
+    let mass = model.add_mass(Mass::new(id.as_str(), 1e-3).position([1e-3])).unwrap();
+    model.add_spring(Spring::new(wall, mass, 1e12)).unwrap();
+    let mut engine = Engine::new(&model, &[PickupSpec::position(mass)], EngineConfig::default()).unwrap();
+    let error = engine.run(1_000, &mut [Vec::new()], &mut []).unwrap_err().to_string();
+    let cut = format!("mass \"{}...\" (100000 characters) has a non-finite", "y".repeat(57));
+    assert!(error.starts_with("the simulation became unstable at step ") && error.contains(&cut), "{error}");
+    let target = TuneTarget { frequency_hz: 100.0, time_constant: Some(1.0) };
+    let error = design_string(10, 1e-3, target, SchemeKind::SymplecticEuler, 1e-300).unwrap_err().to_string();
+    assert!(error.contains("h = 1e-300 s"), "{error}");
+}
+
+#[test]
+fn whole_numbers_are_asked_for_in_words() {
+    let e = model_error("[model]\ndimension = 1.0\n");
+    assert_error(&e, (2, 13), "1.0", &["expected a whole number (1, 2 or 3), found 1.0"]);
+    let e = model_error("[model]\ndimension = -2\n");
+    assert_error(&e, (2, 13), "-2", &["expected a whole number (1, 2 or 3), found -2"]);
+    let e = model_error("[model]\ndimension = 4\n");
+    assert_error(&e, (2, 13), "4", &["model: `dimension`: expected 1, 2 or 3, found 4"]);
+    let e = instrument_error("[guitar]\nmasses = 3.5\n");
+    assert_error(&e, (2, 10), "3.5", &["floating point `3.5`, expected a whole number >= 0"]);
+    let e = model_error("model = 5\n");
+    assert_error(&e, (1, 9), "5", &["invalid type: integer `5`, expected a table"]);
+    let e = instrument_error("[guitar]\ndecay = [[1.0]]\n");
+    assert_error(&e, (2, 10), "[1.0]", &["invalid type: array, expected a number"]);
+}
+
+#[test]
+fn mass_ids_with_commas_and_quotes_are_quoted_in_the_csv_header() {
+    let mut model = Model::new(1).unwrap();
+    model.add_mass(Mass::new("a,b", 1.0)).unwrap();
+    model.add_mass(Mass::new("say \"hi\"", 1.0)).unwrap();
+    model.add_mass(Mass::new("plain", 1.0)).unwrap();
+    let system = System::new(&model);
+    let mut out = Vec::new();
+    CsvWriter::new(&mut out, &system, 1, 1, false).unwrap().finish(&system).unwrap();
+    let header = String::from_utf8(out).unwrap();
+    assert_eq!(
+        header,
+        "step,t,\"a,b.x\",\"a,b.vx\",\"say \"\"hi\"\".x\",\"say \"\"hi\"\".vx\",plain.x,plain.vx\n"
+    );
+}
+
+#[test]
+fn output_channels_are_limited() {
+    assert_eq!(MAX_CHANNELS, 64);
+    for channel in ["65", "4294967296", "9223372036854775807"] {
+        let e = model_error(&format!("{ONE_MASS}[[pickup]]\nmass = \"m\"\nchannel = {channel}\n"));
+        let fragments = ["pickup on \"m\": `channel`: expected a channel number from 1 to 64", channel];
+        assert_error(&e, (8, 11), channel, &fragments);
+    }
+}
+
+#[test]
+fn generators_are_limited_before_they_allocate() {
+    assert_eq!(MAX_NODES, 4_194_304);
+    let room = "expected at most 4194304 more nodes (a model holds at most 4194304 masses and anchors";
+    let string = "[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmass = 1.0\nstiffness = 1.0\nmasses = ";
+    let e = model_error(&format!("{string}1000000000\n"));
+    assert_error(&e, (7, 10), "1000000000", &[room, "found 1000000000 masses and 2 anchors"]);
+    let e = model_error(&format!("{string}18446744073709551615\n"));
+    assert_error(&e, (7, 10), "18446744073709551615", &["found 18446744073709551615 masses and 2 anchors"]);
+    let membrane = "[model]\ndimension = 1\n[[membrane]]\nid = \"d\"\nmass = 1.0\nstiffness = 1.0\n";
+    let e = model_error(&format!("{membrane}columns = 9223372036854775807\nrows = 3\n"));
+    let found = "found 9223372036854775807 x 3 masses and their rim";
+    assert_error(&e, (7, 11), "9223372036854775807", &[room, found]);
+    let chain = "[model]\ndimension = 1\n[[anchor]]\nid = \"o\"\n[[chain]]\nid = \"c\"\nfrom = \"o\"\n\
+                 link_length = 1.0\ndirection = 1.0\nmass = 1.0\nstiffness = 1.0\nmasses = 4194304\n";
+    let e = model_error(chain);
+    assert_error(&e, (12, 10), "4194304", &["expected at most 4194303 more nodes", "found 4194304 masses"]);
+    let message = "guitar: `masses`: expected at most 4194304 nodes in all (the masses and 2 anchors of \
+                   each string), found 1000000 masses on each of 6 strings";
+    let built = instrument::parse("[guitar]\nmasses = 1000000\n", "bad.toml").unwrap().build(
+        SchemeKind::SymplecticEuler,
+        44_100.0,
+        1,
+    );
+    assert_error(&built.unwrap_err(), (2, 10), "1000000", &[message]);
+}
+
+#[test]
+fn run_lengths_are_limited_to_2_to_the_40_steps() {
+    assert_eq!(MAX_STEPS, 1 << 40);
+    let limit = "run: `duration`: expected a run of at most 2^40 = 1099511627776 steps";
+    let e = model_error(&format!("{ONE_MASS}[run]\nrate = 1e20\nduration = 1.0\n"));
+    assert_error(&e, (8, 12), "1.0", &[limit, "found 1 s at a step of 1e-20 s, 1e20 steps"]);
+    // Without a step in the file, the default one (44.1 kHz).
+    let e = model_error(&format!("{ONE_MASS}[run]\nduration = 1e300\n"));
+    assert_error(&e, (7, 12), "1e300", &[limit, "found 1e300 s at a step of", "4.41e304 steps"]);
+    let e = model_error(&format!("{ONE_MASS}[run]\nsteps = 1099511627777\n"));
+    assert_error(&e, (7, 9), "1099511627777", &["`steps`: expected a run of at most 2^40"]);
+    model::parse(&format!("{ONE_MASS}[run]\nsteps = 1099511627776\n"), "good.toml").unwrap();
+}
+
+#[test]
+fn scores_and_render_rates_are_limited() {
+    let e = score_error("[score]\nduration = 1e308\n");
+    let fragments =
+        ["score: `duration`: expected a duration > 0 s and at most 3600 s (one hour), found 1e308"];
+    assert_error(&e, (2, 12), "1e308", &fragments);
+    let e = instrument_error("[guitar]\n[render]\nrate = 1e20\n");
+    let message = "expected an output rate in whole Hz from 1 to 10000000 (10 MHz); found 1e20";
+    assert_error(&e, (3, 8), "1e20", &[message]);
+    instrument::parse("[guitar]\n[render]\nrate = 10000000\n", "good.toml").unwrap();
+}
+
+#[test]
+fn a_score_holds_at_most_200000_events_repeats_included() {
+    let strike = |every: f64, length: f64| {
+        format!("[[strike]]\ntime = 0.0\npart = \"bob\"\nevery = {every:e}\nfor = {length}\n")
+    };
+    let limit = "strike: `every`: expected at most 200000 events in a score, repeats included";
+    let e = score_error(&format!("[score]\nduration = 1.0\n{}", strike(1e-6, 0.9)));
+    assert_error(&e, (6, 9), "1e-6", &[limit, "found 900000 repeats after 0 events"]);
+    let two = format!("[score]\nduration = 1.0\n{}{}", strike(5e-6, 0.75), strike(5e-6, 0.3));
+    let e = score_error(&two);
+    assert_error(&e, (11, 9), "5e-6", &[limit, "found 60000 repeats after 150000 events"]);
+}
+
+#[test]
+fn the_readers_are_public_for_front_ends() {
+    let e = hooke::format::read_source(Path::new("/no/such/file.toml"), "score").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 1), "{e}");
+    assert!(e.message.starts_with("cannot read the score file: "), "{e}");
+}
