@@ -1,5 +1,6 @@
 //! The implicit one-step schemes of Chatziioannou 2019 (eqs. 26, 47, 48) and backward Euler, in one
-//! network form solved by Newton's method with a sparse Jacobian.
+//! network form solved by Newton's method ([`super::newton`]: a dense simplified Newton on small
+//! networks, a sparse full Newton on large ones).
 //!
 //! The unknown is the position increment `s = x_{n+1} - x_n`. With `F-bar` the scheme's
 //! conservative force over the step and `F-bar_e` its external force, each rule solves
@@ -17,12 +18,12 @@
 //! `(c_D, c_K) = (1/2, 1/4)` for the midpoint family and `(1, 1)` for backward Euler.
 //!
 //! On a linear network (1D springs, no contacts) `R` is affine with a constant Jacobian: it is
-//! factored once and every step is one sparse back-substitution.
+//! factored once and every step is one back-substitution.
 
-use super::newton::{max_norm, Newton};
+use super::newton::{max_norm, LinearSolver, Newton, SolverStats};
 use super::{EnergyExchange, SchemeError};
 use crate::forces;
-use crate::linalg::sparse::SparseMatrix;
+use crate::linalg::Assemble;
 use crate::system::{State, System};
 
 /// Which conservative force over the step, and which velocity update.
@@ -79,15 +80,16 @@ pub(super) struct ImplicitStep {
 
 impl ImplicitStep {
     /// The scheme `rule` for `system` with step `dt`; `damped: false` leaves the dampers and drag
-    /// out (for the splittings, which apply them as an exact flow).
-    pub fn new(system: &System, dt: f64, rule: Rule, damped: bool) -> Self {
+    /// out (for the splittings, which apply them as an exact flow). `solver` picks the Newton
+    /// iteration's linear algebra.
+    pub fn new(system: &System, dt: f64, rule: Rule, damped: bool, solver: LinearSolver) -> Self {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
         Self {
             rule,
             dt,
             damped,
-            newton: Newton::new(n, forces::is_linear(system)),
+            newton: Newton::new(n, forces::is_linear(system), solver),
             increment: vec![0.0; n],
             increment_full: vec![0.0; len],
             end: vec![0.0; len],
@@ -99,6 +101,11 @@ impl ImplicitStep {
             start_force: vec![0.0; len],
             external: vec![0.0; len],
         }
+    }
+
+    /// What the Newton solves have cost so far.
+    pub fn stats(&self) -> SolverStats {
+        self.newton.stats()
     }
 
     /// Advances the masses of `state` by one step; returns the energy exchanged in the form
@@ -174,7 +181,7 @@ impl ImplicitStep {
                     - force_scale * (force[i] + external[i]);
             }
         };
-        let jacobian = |s: &[f64], matrix: &mut SparseMatrix| {
+        let jacobian = |s: &[f64], matrix: &mut dyn Assemble| {
             for i in 0..n {
                 jacobian_point[i] = x[i] + rule.stiffness_point() * s[i];
             }
@@ -233,7 +240,18 @@ macro_rules! implicit_scheme {
         impl $name {
             /// The scheme for `system` with step `dt` (s).
             pub fn new(system: &crate::system::System, dt: f64) -> Self {
-                Self { step: super::implicit::ImplicitStep::new(system, dt, $rule, true), last: None }
+                Self::with_solver(system, dt, super::LinearSolver::Automatic)
+            }
+
+            /// The scheme for `system` with step `dt` (s), its Newton iteration on the linear
+            /// algebra `solver` picks (the automatic choice is the fastest; the others are for
+            /// comparing the two paths).
+            pub fn with_solver(
+                system: &crate::system::System,
+                dt: f64,
+                solver: super::LinearSolver,
+            ) -> Self {
+                Self { step: super::implicit::ImplicitStep::new(system, dt, $rule, true, solver), last: None }
             }
         }
 
@@ -254,6 +272,10 @@ macro_rules! implicit_scheme {
 
             fn last_exchange(&self) -> Option<super::EnergyExchange> {
                 self.last
+            }
+
+            fn solver_stats(&self) -> Option<super::SolverStats> {
+                Some(self.step.stats())
             }
         }
     };

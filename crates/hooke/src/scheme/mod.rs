@@ -24,6 +24,7 @@ pub use energy_conserving::EnergyConserving;
 pub use exact::Exact;
 pub use forward_euler::ForwardEuler;
 pub use midpoint::Midpoint;
+pub use newton::{LinearSolver, SolverStats, DENSE_LIMIT};
 pub use rk4::Rk4;
 pub use splitting::{caldirola_kanai, energy_conserving_cs, velocity_verlet_cs, Splitting};
 pub use symplectic_euler::SymplecticEuler;
@@ -88,6 +89,12 @@ pub trait Scheme: Send {
     /// The energy the last step exchanged, for schemes with an exact discrete energy balance
     /// (energy-conserving, Caldirola-Kanai, EC[cs]); `None` for the others.
     fn last_exchange(&self) -> Option<EnergyExchange> {
+        None
+    }
+
+    /// What the nonlinear solves of an implicit scheme have cost so far (Newton iterations,
+    /// factorisations); `None` for a scheme that solves nothing.
+    fn solver_stats(&self) -> Option<SolverStats> {
         None
     }
 }

@@ -4,7 +4,7 @@
 use super::damping_flow::DampingFlow;
 use super::implicit::{ImplicitStep, Rule};
 use super::velocity_verlet::VelocityVerlet;
-use super::{EnergyExchange, Scheme, SchemeError, SchemeKind};
+use super::{EnergyExchange, LinearSolver, Scheme, SchemeError, SchemeKind, SolverStats};
 use crate::system::{State, System};
 
 /// The undamped step inside a splitting.
@@ -95,7 +95,13 @@ impl Splitting {
             SchemeKind::VelocityVerletCs => {
                 Conservative::VelocityVerlet(VelocityVerlet::with_damping(system, dt, false))
             }
-            _ => Conservative::EnergyConserving(ImplicitStep::new(system, dt, Rule::DiscreteGradient, false)),
+            _ => Conservative::EnergyConserving(ImplicitStep::new(
+                system,
+                dt,
+                Rule::DiscreteGradient,
+                false,
+                LinearSolver::Automatic,
+            )),
         };
         Self { kind, dt, composition, flow: DampingFlow::new(system), conservative, last: None }
     }
@@ -128,5 +134,12 @@ impl Scheme for Splitting {
 
     fn last_exchange(&self) -> Option<EnergyExchange> {
         self.last
+    }
+
+    fn solver_stats(&self) -> Option<SolverStats> {
+        match &self.conservative {
+            Conservative::EnergyConserving(step) => Some(step.stats()),
+            Conservative::VelocityVerlet(_) => None,
+        }
     }
 }
