@@ -68,11 +68,11 @@ pub struct SolverStats {
     pub factorisations: u64,
 }
 
-/// The Jacobian's storage.
+/// The Jacobian's storage (the sparse matrix, with its symbolic analysis, boxed).
 #[derive(Debug)]
 enum Jacobian {
     Dense(DenseMatrix),
-    Sparse(SparseMatrix),
+    Sparse(Box<SparseMatrix>),
 }
 
 /// Solves `R(s) = 0` by Newton's method; see the module documentation.
@@ -94,8 +94,11 @@ impl Newton {
             LinearSolver::Dense => true,
             LinearSolver::Sparse => false,
         };
-        let jacobian =
-            if dense { Jacobian::Dense(DenseMatrix::new(n)) } else { Jacobian::Sparse(SparseMatrix::new(n)) };
+        let jacobian = if dense {
+            Jacobian::Dense(DenseMatrix::new(n))
+        } else {
+            Jacobian::Sparse(Box::new(SparseMatrix::new(n)))
+        };
         Self { jacobian, residual: vec![0.0; n], linear, factored: false, stats: SolverStats::default() }
     }
 
@@ -197,7 +200,7 @@ impl Newton {
             }
             Jacobian::Sparse(matrix) => {
                 matrix.clear();
-                jacobian(s, matrix);
+                jacobian(s, matrix.as_mut());
                 matrix.factor()
             }
         };
