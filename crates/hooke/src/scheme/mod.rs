@@ -213,9 +213,11 @@ impl SchemeKind {
         }
     }
 
-    /// Builds the scheme for `system` with step `dt` (s).
-    pub fn build(self, system: &System, dt: f64) -> Box<dyn Scheme> {
-        match self {
+    /// Builds the scheme for `system` with step `dt` (s). Refused, with a [`SchemeError`] that
+    /// says why, when the scheme cannot take that step on that system: a splitting whose exact
+    /// damping flow would take too many sub-steps ([`Splitting`]).
+    pub fn build(self, system: &System, dt: f64) -> Result<Box<dyn Scheme>, SchemeError> {
+        Ok(match self {
             Self::ForwardEuler => Box::new(ForwardEuler::new(system, dt)),
             Self::SymplecticEuler => Box::new(SymplecticEuler::new(system, dt)),
             Self::Rk4 => Box::new(Rk4::new(system, dt)),
@@ -225,11 +227,11 @@ impl SchemeKind {
             Self::EnergyConserving => Box::new(EnergyConserving::new(system, dt)),
             Self::Midpoint => Box::new(Midpoint::new(system, dt)),
             Self::Trapezoidal => Box::new(Trapezoidal::new(system, dt)),
-            Self::CaldirolaKanai => Box::new(caldirola_kanai(system, dt)),
-            Self::EnergyConservingCs => Box::new(energy_conserving_cs(system, dt)),
-            Self::VelocityVerletCs => Box::new(velocity_verlet_cs(system, dt)),
+            Self::CaldirolaKanai => Box::new(caldirola_kanai(system, dt)?),
+            Self::EnergyConservingCs => Box::new(energy_conserving_cs(system, dt)?),
+            Self::VelocityVerletCs => Box::new(velocity_verlet_cs(system, dt)?),
             Self::Exact => Box::new(Exact::new(system, dt)),
-        }
+        })
     }
 
     /// All names, comma-separated, for messages.
