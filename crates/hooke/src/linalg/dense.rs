@@ -90,18 +90,24 @@ impl DenseMatrix {
     /// least n; its first n entries are solved for): `b <- P b`, then `L y = b` forwards and
     /// `U x = y` backwards.
     pub fn solve_in_place(&self, b: &mut [f64]) {
-        let (n, a) = (self.n, &self.values);
-        for k in 0..n {
-            b.swap(k, self.pivots[k]);
+        let n = self.n;
+        let (a, b) = (&self.values[..n * n], &mut b[..n]);
+        for (k, &pivot) in self.pivots.iter().enumerate() {
+            b.swap(k, pivot);
         }
-        for i in 0..n {
-            let row = &a[i * n..i * n + i];
-            b[i] -= row.iter().zip(&b[..i]).map(|(l, y)| l * y).sum::<f64>();
+        for i in 1..n {
+            let mut y = b[i];
+            for j in 0..i {
+                y -= a[i * n + j] * b[j];
+            }
+            b[i] = y;
         }
         for i in (0..n).rev() {
-            let row = &a[i * n + i + 1..(i + 1) * n];
-            let sum: f64 = row.iter().zip(&b[i + 1..n]).map(|(u, x)| u * x).sum();
-            b[i] = (b[i] - sum) / a[i * n + i];
+            let mut x = b[i];
+            for j in i + 1..n {
+                x -= a[i * n + j] * b[j];
+            }
+            b[i] = x / a[i * n + i];
         }
     }
 }

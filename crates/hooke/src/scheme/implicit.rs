@@ -57,6 +57,14 @@ impl Rule {
             Rule::Trapezoidal | Rule::BackwardEuler => 1.0,
         }
     }
+
+    /// The weight of `v_n` in the mean velocity `s / h` of the step (`1 - w` that of `v_{n+1}`).
+    fn start_weight(self) -> f64 {
+        match self {
+            Rule::BackwardEuler => 0.0,
+            _ => 0.5,
+        }
+    }
 }
 
 /// Buffers and solver of one implicit scheme on one system.
@@ -66,6 +74,14 @@ pub(super) struct ImplicitStep {
     dt: f64,
     damped: bool,
     newton: Newton,
+    /// Each moving coordinate's mass, kg.
+    mass: Vec<f64>,
+    /// Where the last step ended (`x_n`, `v_n`) and the velocity it started from (`v_{n-1}`):
+    /// a step that continues from there starts Newton from an extrapolated increment.
+    last_x: Vec<f64>,
+    last_v: Vec<f64>,
+    previous_v: Vec<f64>,
+    has_history: bool,
     increment: Vec<f64>,
     increment_full: Vec<f64>,
     end: Vec<f64>,
@@ -85,11 +101,17 @@ impl ImplicitStep {
     pub fn new(system: &System, dt: f64, rule: Rule, damped: bool, solver: LinearSolver) -> Self {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
+        let has_damping = !system.dampers().is_empty() || !system.drag().is_empty();
         Self {
             rule,
             dt,
-            damped,
+            damped: damped && has_damping,
             newton: Newton::new(n, forces::is_linear(system), solver),
+            mass: system.inverse_mass().iter().map(|inverse| 1.0 / inverse).collect(),
+            last_x: vec![0.0; n],
+            last_v: vec![0.0; n],
+            previous_v: vec![0.0; n],
+            has_history: false,
             increment: vec![0.0; n],
             increment_full: vec![0.0; len],
             end: vec![0.0; len],
@@ -136,12 +158,21 @@ impl ImplicitStep {
         self.jacobian_point.copy_from_slice(&state.x);
         self.jacobian_end.copy_from_slice(&state.x);
 
-        // Initial guess: the drift h v_n.
-        for (s, v) in self.increment.iter_mut().zip(&state.v) {
-            *s = h * v;
+        // Initial guess: the drift h v_n, or, continuing the last step, the increment of the
+        // velocity extrapolated linearly, v_{n+1} = 2 v_n - v_{n-1} (an error of order h^3
+        // instead of h^2: one simplified Newton iteration fewer).
+        let continues =
+            self.has_history && state.x[..n] == self.last_x[..] && state.v[..n] == self.last_v[..];
+        let w = rule.start_weight();
+        for i in 0..n {
+            let v = state.v[i];
+            let next = if continues { 2.0 * v - self.previous_v[i] } else { v };
+            self.increment[i] = h * (w * v + (1.0 - w) * next);
         }
+        self.has_history = false;
         let Self {
             newton,
+            mass,
             increment,
             increment_full,
             end,
@@ -170,15 +201,15 @@ impl ImplicitStep {
                 }
                 Rule::BackwardEuler => forces::conservative(system, end, force),
             }
-            damping.fill(0.0);
-            if damping_scale > 0.0 {
-                forces::add_damping(system, point, increment_full, damping);
-            }
             for i in 0..n {
-                let mass = 1.0 / system.inverse_mass()[i];
-                out[i] = mass * (s[i] - h * v[i])
-                    - damping_scale * damping[i]
-                    - force_scale * (force[i] + external[i]);
+                out[i] = mass[i] * (s[i] - h * v[i]) - force_scale * (force[i] + external[i]);
+            }
+            if damping_scale > 0.0 {
+                damping.fill(0.0);
+                forces::add_damping(system, point, increment_full, damping);
+                for i in 0..n {
+                    out[i] -= damping_scale * damping[i];
+                }
             }
         };
         let jacobian = |s: &[f64], matrix: &mut dyn Assemble| {
@@ -216,6 +247,7 @@ impl ImplicitStep {
             dissipated = -s.iter().zip(&self.damping).map(|(s, f)| s * f).sum::<f64>() / h;
         }
         let external_work = s.iter().zip(&self.external).map(|(s, f)| s * f).sum();
+        self.previous_v.copy_from_slice(&state.v[..n]);
         for i in 0..n {
             state.x[i] += s[i];
             state.v[i] = match rule {
@@ -223,6 +255,9 @@ impl ImplicitStep {
                 _ => 2.0 * s[i] / h - state.v[i],
             };
         }
+        self.last_x.copy_from_slice(&state.x[..n]);
+        self.last_v.copy_from_slice(&state.v[..n]);
+        self.has_history = true;
         Ok(EnergyExchange { dissipated, external_work })
     }
 }
