@@ -142,6 +142,7 @@ impl ImplicitStep {
         // The external force over the step, and F_c(x_n) for the trapezoidal rule.
         self.external.fill(0.0);
         match rule {
+            _ if system.external_forces().is_empty() => {}
             Rule::DiscreteGradient | Rule::Trapezoidal => {
                 forces::add_external(system, t, &mut self.external);
                 forces::add_external(system, t + h, &mut self.external);
@@ -153,10 +154,10 @@ impl ImplicitStep {
         if rule == Rule::Trapezoidal {
             forces::conservative(system, &state.x, &mut self.start_force);
         }
-        self.end.copy_from_slice(&state.x);
-        self.point.copy_from_slice(&state.x);
-        self.jacobian_point.copy_from_slice(&state.x);
-        self.jacobian_end.copy_from_slice(&state.x);
+        // The anchors' positions; Newton writes the masses'.
+        for buffer in [&mut self.end, &mut self.point, &mut self.jacobian_point, &mut self.jacobian_end] {
+            buffer[n..].copy_from_slice(&state.x[n..]);
+        }
 
         // Initial guess: the drift h v_n, or, continuing the last step, the increment of the
         // velocity extrapolated linearly, v_{n+1} = 2 v_n - v_{n-1} (an error of order h^3

@@ -215,7 +215,7 @@ impl Newton {
 
     /// `residual <- J^-1 residual` with the current factorisation.
     fn substitute(&mut self) {
-        match &self.jacobian {
+        match &mut self.jacobian {
             Jacobian::Dense(matrix) => matrix.solve_in_place(&mut self.residual),
             Jacobian::Sparse(matrix) => matrix.solve_in_place(&mut self.residual),
         }
