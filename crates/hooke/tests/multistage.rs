@@ -13,7 +13,7 @@ use hooke::system::{State, System};
 /// The clock is advanced as the run loop does: `t = step h`.
 fn run(model: &Model, kind: SchemeKind, h: f64, steps: u64, mut each: impl FnMut(&State)) -> State {
     let system = System::new(model);
-    let mut scheme = kind.build(&system, h);
+    let mut scheme = kind.build(&system, h).unwrap();
     assert_eq!(scheme.kind(), kind);
     let mut state = system.initial_state();
     each(&state);
@@ -432,7 +432,7 @@ fn schemes_leave_anchors_and_the_clock_alone_in_2d() {
     }
     let system = System::new(&model);
     for kind in [SchemeKind::Rk4, SchemeKind::Vefrl] {
-        let mut scheme = kind.build(&system, 1e-3);
+        let mut scheme = kind.build(&system, 1e-3).unwrap();
         let mut state = system.initial_state();
         state.t = 0.25;
         state.step = 7;

@@ -1,11 +1,12 @@
 //! Rendering a block allocates nothing once the engine has rendered one of that size, on every
-//! path (stencil, string bank, general with an explicit scheme), with oversampling and with an
+//! path (stencil, string bank, general with an explicit scheme, general with an implicit scheme
+//! on a small network, whose Newton iteration is dense), with oversampling and with an
 //! excitation in play: a counting global allocator proves it. (The sparse LU solves of the
-//! implicit schemes still take faer's scratch memory per solve.)
+//! implicit schemes on large networks still take faer's scratch memory per solve.)
 
 use hooke::engine::excitation::{Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind};
-use hooke::format::model::parse;
+use hooke::format::model::{parse, ModelFile};
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -82,4 +83,38 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
     assert_eq!(allocations_per_render(&mut engine, 100), 0, "guitar");
     assert_eq!(engine.path(), PathKind::Strings);
+}
+
+fn example(name: &str) -> ModelFile {
+    let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    parse(&source, &path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn implicit_schemes_on_small_nonlinear_networks_allocate_nothing_per_step() {
+    // The double pendulum (2D, geometric springs: a Newton iteration at every step) and the
+    // clarinet reed (1D, a Hertz contact, drag and a drive), on the dense Newton path.
+    let implicit = [
+        SchemeKind::EnergyConserving,
+        SchemeKind::Midpoint,
+        SchemeKind::Trapezoidal,
+        SchemeKind::BackwardEuler,
+    ];
+    // The reed has drag: the splittings apply it as their exact damping flow.
+    let splittings = [SchemeKind::CaldirolaKanai, SchemeKind::EnergyConservingCs];
+    let cases = [
+        ("double-pendulum.toml", implicit.to_vec()),
+        ("clarinet-reed.toml", [&implicit[..], &splittings].concat()),
+    ];
+    for (name, schemes) in cases {
+        let file = example(name);
+        for scheme in schemes {
+            let config = EngineConfig::default().scheme(scheme).rate(44_100.0);
+            let mut engine =
+                Engine::from_system(System::new(&file.model), file.pickups.clone(), config).unwrap();
+            assert_eq!(engine.path(), PathKind::General);
+            assert_eq!(allocations_per_render(&mut engine, 100), 0, "{name} {scheme}");
+        }
+    }
 }

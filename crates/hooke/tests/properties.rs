@@ -140,10 +140,10 @@ fn build(case: &Case) -> Result<(Model, Vec<Node>), ModelError> {
 
 /// Whether the exact damping flow of the splitting schemes would take more than 10^4
 /// sub-steps a step (`dt ||M^-1 D|| / 0.5`, Gershgorin's bound as `scheme::damping_flow`
-/// computes it): it then runs for as long as the bound says, without limit for a tiny mass on a
-/// damper.
-// damping-flow hang: fixed on branch dense
-fn damping_flow_hangs(case: &Case) -> bool {
+/// computes it): such a case is slow, not hung (the flow is sub-stepped up to 2^20 times, then
+/// the scheme refuses the model), so it is left out here to keep the test short;
+/// tests/extreme_damping.rs covers those rates with deadlines.
+fn damping_flow_is_slow(case: &Case) -> bool {
     let splitting = matches!(
         case.scheme,
         SchemeKind::CaldirolaKanai | SchemeKind::EnergyConservingCs | SchemeKind::VelocityVerletCs
@@ -165,7 +165,7 @@ proptest! {
 
     #[test]
     fn every_scheme_runs_or_refuses_extreme_networks(case in case()) {
-        prop_assume!(!damping_flow_hangs(&case));
+        prop_assume!(!damping_flow_is_slow(&case));
         // A rule broken (a link between two anchors, coincident ends): a clear refusal.
         let Ok((model, nodes)) = build(&case) else { return Ok(()) };
         let Ok(length) = RunLength::duration(case.duration).and_then(|l| l.step_count(case.dt)) else {

@@ -118,7 +118,7 @@ pub fn oscillator_one_step_matrices(
     let mut matrices = Vec::with_capacity(oscillators.len());
     for bank in oscillators.chunks(BANK_SIZE) {
         let system = System::new(&bank_model(bank, h)?);
-        let mut stepper = scheme.build(&system, 1.0);
+        let mut stepper = scheme.build(&system, 1.0).map_err(AnalysisError::Refused)?;
         let mut columns = [Vec::new(), Vec::new()];
         for (column, unit) in columns.iter_mut().enumerate() {
             let mut state = system.initial_state();
@@ -185,7 +185,7 @@ pub fn one_step_matrix(
 ) -> Result<Mat<f64>, AnalysisError> {
     let n = system.mass_coordinates();
     let base = linearisation.state();
-    let mut stepper = scheme.build(system, dt);
+    let mut stepper = scheme.build(system, dt).map_err(AnalysisError::Refused)?;
     let mut step = |state: &State| -> Result<State, AnalysisError> {
         let mut next = state.clone();
         stepper.step(system, &mut next)?;

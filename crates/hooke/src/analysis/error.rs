@@ -50,6 +50,12 @@ pub enum AnalysisError {
     /// A sparse factorisation failed.
     #[error("{0}")]
     Factor(#[from] FactorError),
+    /// The scheme cannot be built for the system at the step analysed ([`SchemeKind::build`]
+    /// says why, with the figures).
+    ///
+    /// [`SchemeKind::build`]: crate::scheme::SchemeKind::build
+    #[error("the scheme cannot be analysed at this step: {0}")]
+    Refused(SchemeError),
     /// The scheme could not take a step while its one-step matrix was measured.
     #[error("the scheme failed while its one-step matrix was measured: {0}")]
     Scheme(#[from] SchemeError),

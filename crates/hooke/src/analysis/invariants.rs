@@ -104,7 +104,7 @@ pub fn contraction_factor(
     perturbation: f64,
 ) -> Result<f64, SchemeError> {
     let n = system.mass_coordinates();
-    let mut stepper = scheme.build(system, dt);
+    let mut stepper = scheme.build(system, dt)?;
     let mut step = |state: &State| -> Result<Vec<f64>, SchemeError> {
         let mut next = state.clone();
         stepper.step(system, &mut next)?;

@@ -27,6 +27,7 @@ use super::modes::{
     clean_rate, modes_of_oscillators, normalise_real, Damping, ModalOscillator, Modes, SparseCounts,
 };
 use crate::linalg::sparse::SparseMatrix;
+use crate::linalg::Assemble;
 use faer::{Mat, Side};
 
 /// A symmetric operator `y = A x` on vectors of length n.

@@ -4,7 +4,7 @@
 use super::excitation::Excitation;
 use super::settings::StepSize;
 use crate::model::ModelError;
-use crate::scheme::SchemeKind;
+use crate::scheme::{SchemeError, SchemeKind};
 use crate::system::System;
 
 /// The precision of the stencil kernels (the other paths are always f64).
@@ -218,6 +218,9 @@ pub enum EngineError {
     /// A figure of the [`EngineConfig`] is out of range.
     #[error(transparent)]
     Config(#[from] ModelError),
+    /// The scheme cannot take the configured step on this system ([`SchemeKind::build`]).
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
 }
 
 impl Event {

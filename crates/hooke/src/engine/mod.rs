@@ -248,7 +248,10 @@ impl Engine {
             stopped: Vec::new(),
             played: false,
         };
-        let stage = paths.select(&system, system.initial_state());
+        let mut stage = paths.select(&system, system.initial_state());
+        if let Some(refusal) = stage.general().and_then(|general| general.refusal()) {
+            return Err(EngineError::Scheme(refusal.clone()));
+        }
         Ok(Self {
             system,
             paths,

@@ -29,8 +29,8 @@
 //! `delta1` have opposite signs and `|delta1 - delta0| = |delta0| + |delta1|`.
 
 use super::springs::add_pair_block;
-use super::{apply_pair, separation};
-use crate::linalg::sparse::SparseMatrix;
+use super::{apply_pair, separation, separation_of};
+use crate::linalg::Assemble;
 use crate::system::{BarrierArrays, CollisionArrays, System};
 
 /// Relative step below which the difference quotient gives way to the midpoint derivative.
@@ -223,7 +223,7 @@ fn collision_penetration(system: &System, x: &[f64], i: usize) -> f64 {
 /// 1)]`; 2D/3D `B = (f / l) (I - u u^T) + f'(l) u u^T` with `f = -k [delta^alpha]` and `f'(l) =
 /// k alpha [delta^(alpha - 1)]`. Every entry is added, zero out of contact, so the pattern never
 /// changes.
-pub(super) fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub(super) fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     let dim = system.dimension();
     let barriers = system.barriers();
     for i in 0..barriers.len() {
@@ -255,13 +255,13 @@ pub(super) fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut
     }
 }
 
-/// `x_b - x_a` in the first `dim` entries (the others 0), without allocating.
-fn separation_of(x: &[f64], a: usize, b: usize, dim: usize) -> [f64; 3] {
-    std::array::from_fn(|c| if c < dim { x[b * dim + c] - x[a * dim + c] } else { 0.0 })
-}
-
 /// Adds `block(r, c)` to the diagonal block of node `m`.
-fn add_block(matrix: &mut SparseMatrix, m: usize, dim: usize, block: impl Fn(usize, usize) -> f64) {
+fn add_block(
+    matrix: &mut (impl Assemble + ?Sized),
+    m: usize,
+    dim: usize,
+    block: impl Fn(usize, usize) -> f64,
+) {
     for r in 0..dim {
         for c in 0..dim {
             matrix.add(m * dim + r, m * dim + c, block(r, c));
@@ -356,7 +356,7 @@ pub fn add_discrete_stiffness(
     x0: &[f64],
     x1: &[f64],
     scale: f64,
-    matrix: &mut SparseMatrix,
+    matrix: &mut (impl Assemble + ?Sized),
 ) {
     let dim = system.dimension();
     let barriers = system.barriers();

@@ -5,8 +5,8 @@
 //! `F_a = Z ((v_b - v_a) . d) d / |d|^2`. Drag: `F = -gamma m v` (Chatziioannou 2019, eq. (8)).
 
 use super::springs::add_pair_block;
-use super::{apply_pair, separation};
-use crate::linalg::sparse::SparseMatrix;
+use super::{apply_pair, separation, separation_of};
+use crate::linalg::Assemble;
 use crate::system::{LinkArrays, System};
 
 /// Adds `-D(x) v` (dampers and drag) to `f`.
@@ -44,12 +44,12 @@ fn add_forces_geometric<const D: usize>(dampers: &LinkArrays, x: &[f64], v: &[f6
 
 /// Adds `scale * D(x)` to `matrix`: `Z` blocks (1D) or `Z u u^T` blocks (2D/3D) on each damper's
 /// ends, and `gamma m` on the diagonal for drag.
-pub(super) fn add_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub(super) fn add_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     let (dampers, dim) = (system.dampers(), system.dimension());
     for i in 0..dampers.len() {
         let (a, b) = (dampers.a[i] as usize, dampers.b[i] as usize);
         let z = scale * dampers.coefficient[i];
-        let d: Vec<f64> = (0..dim).map(|c| x[b * dim + c] - x[a * dim + c]).collect();
+        let d = separation_of(x, a, b, dim);
         let length_sq: f64 = d.iter().map(|c| c * c).sum();
         add_pair_block(matrix, a, b, dim, |r, c| if dim == 1 { z } else { z * d[r] * d[c] / length_sq });
     }

@@ -13,7 +13,7 @@ mod dampers;
 mod external;
 mod springs;
 
-use crate::linalg::sparse::SparseMatrix;
+use crate::linalg::Assemble;
 use crate::system::System;
 
 /// Total force on every node, N: `F_c(x) + F_e(t) - D(x) v`; `f` is overwritten.
@@ -67,18 +67,18 @@ pub fn potential(system: &System, x: &[f64]) -> f64 {
 
 /// Adds `scale * K(x)` to `matrix`, with `K = -dF_c/dx` the tangent stiffness. Every element
 /// adds all its entries, even zero ones, so the matrix's pattern does not change with `x`.
-pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     springs::add_stiffness(system.springs(), system.dimension(), x, scale, matrix);
     contact::add_stiffness(system, x, scale, matrix);
 }
 
 /// Adds `scale * D(x)` to `matrix`, with `D` the damping matrix (`-D v` is the damping force).
-pub fn add_damping_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut SparseMatrix) {
+pub fn add_damping_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     dampers::add_matrix(system, x, scale, matrix);
 }
 
 /// Adds `scale * M` (the diagonal mass matrix) to `matrix`.
-pub fn add_mass_matrix(system: &System, scale: f64, matrix: &mut SparseMatrix) {
+pub fn add_mass_matrix(system: &System, scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     for (i, inverse) in system.inverse_mass().iter().enumerate() {
         matrix.add(i, i, scale / inverse);
     }
@@ -108,7 +108,7 @@ pub fn add_discrete_stiffness(
     midpoint: &[f64],
     x1: &[f64],
     scale: f64,
-    matrix: &mut SparseMatrix,
+    matrix: &mut (impl Assemble + ?Sized),
 ) {
     springs::add_stiffness(system.springs(), system.dimension(), midpoint, 0.5 * scale, matrix);
     contact::add_discrete_stiffness(system, x0, x1, scale, matrix);
@@ -124,6 +124,12 @@ pub fn is_linear(system: &System) -> bool {
 #[inline(always)]
 fn separation<const D: usize>(x: &[f64], a: usize, b: usize) -> [f64; D] {
     std::array::from_fn(|c| x[b * D + c] - x[a * D + c])
+}
+
+/// `x_b - x_a` in the first `dim` entries (the others 0), without allocating.
+#[inline(always)]
+fn separation_of(x: &[f64], a: usize, b: usize, dim: usize) -> [f64; 3] {
+    std::array::from_fn(|c| if c < dim { x[b * dim + c] - x[a * dim + c] } else { 0.0 })
 }
 
 /// Adds `scale * d` to node `a` and subtracts it from node `b`.

@@ -4,8 +4,8 @@
 //! `k (x_b - x_a - l0)^2 / 2`. 2D/3D, geometric (as in Domoszlai's blog post): with
 //! `d = x_b - x_a`, `l = |d|`, `F_a = k (l - l0) d / l`, energy `k (l - l0)^2 / 2`.
 
-use super::{apply_pair, separation};
-use crate::linalg::sparse::SparseMatrix;
+use super::{apply_pair, separation, separation_of};
+use crate::linalg::Assemble;
 use crate::system::LinkArrays;
 
 /// Adds every spring's force to `f`. A geometric spring of zero current length has no direction
@@ -67,7 +67,7 @@ pub(super) fn add_stiffness(
     dim: usize,
     x: &[f64],
     scale: f64,
-    matrix: &mut SparseMatrix,
+    matrix: &mut (impl Assemble + ?Sized),
 ) {
     for i in 0..springs.len() {
         let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
@@ -76,7 +76,7 @@ pub(super) fn add_stiffness(
             add_pair_block(matrix, a, b, 1, |_, _| k);
             continue;
         }
-        let d: Vec<f64> = (0..dim).map(|c| x[b * dim + c] - x[a * dim + c]).collect();
+        let d = separation_of(x, a, b, dim);
         let length = norm(&d);
         let ratio = springs.rest_length[i] / length;
         add_pair_block(matrix, a, b, dim, |r, c| {
@@ -89,7 +89,7 @@ pub(super) fn add_stiffness(
 /// Adds `+B` to the diagonal blocks (a, a), (b, b) and `-B` to (a, b), (b, a), where `block(r,
 /// c)` gives B's entries.
 pub(super) fn add_pair_block(
-    matrix: &mut SparseMatrix,
+    matrix: &mut (impl Assemble + ?Sized),
     a: usize,
     b: usize,
     dim: usize,
@@ -114,12 +114,20 @@ pub(super) fn add_pair_block(
 /// where `l0'`, `l1'` are the lengths at the two ends of the step.
 pub(super) fn add_discrete_forces(springs: &LinkArrays, dim: usize, x0: &[f64], x1: &[f64], f: &mut [f64]) {
     match dim {
-        1 => {
-            let midpoint: Vec<f64> = x0.iter().zip(x1).map(|(p, q)| 0.5 * (p + q)).collect();
-            add_forces_1d(springs, &midpoint, f);
-        }
+        1 => add_discrete_forces_1d(springs, x0, x1, f),
         2 => add_discrete_forces_geometric::<2>(springs, x0, x1, f),
         _ => add_discrete_forces_geometric::<3>(springs, x0, x1, f),
+    }
+}
+
+/// The 1D springs' forces at the midpoint `(x0 + x1) / 2`.
+fn add_discrete_forces_1d(springs: &LinkArrays, x0: &[f64], x1: &[f64], f: &mut [f64]) {
+    for i in 0..springs.len() {
+        let (a, b) = (springs.a[i] as usize, springs.b[i] as usize);
+        let midpoint_extension = 0.5 * ((x0[b] + x1[b]) - (x0[a] + x1[a]));
+        let force = springs.coefficient[i] * (midpoint_extension - springs.rest_length[i]);
+        f[a] += force;
+        f[b] -= force;
     }
 }
 

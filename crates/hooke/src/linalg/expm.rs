@@ -209,6 +209,8 @@ fn balance(a: MatRef<'_, f64>) -> (Mat<f64>, Vec<f64>) {
     const GAIN: f64 = 0.95;
     /// Sweeps are capped; Parlett–Reinsch converges in a few for any finite matrix.
     const MAX_SWEEPS: usize = 100;
+    /// The largest factor one rescaling takes (`f^2` stays finite).
+    const MAX_FACTOR: f64 = 1.0e150;
     let n = a.nrows();
     let mut b = a.to_owned();
     let mut d = vec![1.0; n];
@@ -217,21 +219,24 @@ fn balance(a: MatRef<'_, f64>) -> (Mat<f64>, Vec<f64>) {
         for i in 0..n {
             let c: f64 = (0..n).filter(|&j| j != i).map(|j| b[(j, i)].abs()).sum();
             let r: f64 = (0..n).filter(|&j| j != i).map(|j| b[(i, j)].abs()).sum();
-            if c == 0.0 || r == 0.0 {
+            // A row or column whose sum overflows (finite entries near f64::MAX) is left as it is:
+            // the search below would never end on an infinite sum.
+            if c == 0.0 || r == 0.0 || !(c + r).is_finite() {
                 continue;
             }
-            // Find the power of two f with r/2 ≤ c f² < 2 r.
+            // Find the power of two f with r/2 ≤ c f² < 2 r (within [1/MAX_FACTOR, MAX_FACTOR]).
             let mut f = 1.0;
             let mut cf2 = c;
-            while cf2 < r / 2.0 {
+            while cf2 < r / 2.0 && f < MAX_FACTOR {
                 f *= 2.0;
                 cf2 *= 4.0;
             }
-            while cf2 >= r * 2.0 {
+            while cf2 >= r * 2.0 && f > 1.0 / MAX_FACTOR {
                 f /= 2.0;
                 cf2 /= 4.0;
             }
-            if c * f + r / f < GAIN * (c + r) {
+            // d_i stays a normal number, so D is invertible and exact.
+            if c * f + r / f < GAIN * (c + r) && (d[i] * f).is_normal() {
                 converged = false;
                 d[i] *= f;
                 for j in 0..n {
@@ -469,6 +474,23 @@ mod tests {
         assert!(all_nan(&expm(a.as_ref())));
         let (phi, g) = expm_augmented(oscillator(1.0, 0.0).as_ref(), &[0.0, f64::NAN], 0.1);
         assert!(all_nan(&phi) && g.iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn balancing_finishes_on_sums_near_overflow() {
+        // Finite entries whose off-diagonal row sum (2e308) overflows, against a column sum of
+        // 5e-324: the search for the power of two once ran forever on the infinite sum. The
+        // factors found are powers of two, finite and nonzero.
+        let a = Mat::from_fn(3, 3, |i, j| match (i, j) {
+            (0, 1) | (0, 2) => 1e308,
+            (1, 0) => 5e-324,
+            _ => 0.0,
+        });
+        let (_, d) = balance(a.as_ref());
+        for di in d {
+            assert!(di.is_finite() && di > 0.0 && di.log2().fract() == 0.0, "{di}");
+        }
+        assert_eq!(expm(a.as_ref()).nrows(), 3);
     }
 
     #[test]

@@ -11,19 +11,8 @@ use faer::sparse::linalg::LuError;
 use faer::sparse::{Argsort, Pair, SparseColMat, SymbolicSparseColMat};
 use faer::MatMut;
 
-/// Why a sparse factorisation failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FactorError {
-    /// The matrix is singular to working precision.
-    #[error("the {n} x {n} system matrix is singular")]
-    Singular {
-        /// Its size.
-        n: usize,
-    },
-    /// faer could not build or factor the matrix (memory, index overflow).
-    #[error("sparse factorisation failed: {0}")]
-    Internal(String),
-}
+use super::Assemble;
+pub use super::FactorError;
 
 /// The fixed positions of a matrix and their symbolic LU analysis.
 struct Pattern {
@@ -34,7 +23,7 @@ struct Pattern {
     lu: SymbolicLu<usize>,
 }
 
-/// An n x n sparse matrix, assembled by [`SparseMatrix::add`] (duplicates add up), then factored.
+/// An n x n sparse matrix, assembled by [`Assemble::add`] (duplicates add up), then factored.
 pub struct SparseMatrix {
     n: usize,
     rows: Vec<usize>,
@@ -47,6 +36,17 @@ pub struct SparseMatrix {
 impl std::fmt::Debug for SparseMatrix {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseMatrix").field("n", &self.n).field("entries", &self.values.len()).finish()
+    }
+}
+
+impl Assemble for SparseMatrix {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        if row < self.n && col < self.n {
+            self.rows.push(row);
+            self.cols.push(col);
+            self.values.push(value);
+        }
     }
 }
 
@@ -66,17 +66,6 @@ impl SparseMatrix {
         self.rows.clear();
         self.cols.clear();
         self.values.clear();
-    }
-
-    /// Adds `value` at (`row`, `col`). Entries outside the matrix (coordinates of anchors,
-    /// which do not move) are dropped.
-    #[inline]
-    pub fn add(&mut self, row: usize, col: usize, value: f64) {
-        if row < self.n && col < self.n {
-            self.rows.push(row);
-            self.cols.push(col);
-            self.values.push(value);
-        }
     }
 
     /// The entries of the current assembly as (row, column, value); duplicates not summed.

@@ -5,6 +5,7 @@ use super::{Scheme, SchemeError, SchemeKind};
 use crate::forces;
 use crate::linalg::expm::expm_augmented;
 use crate::linalg::sparse::SparseMatrix;
+use crate::linalg::Assemble;
 use crate::system::{State, System};
 use faer::Mat;
 

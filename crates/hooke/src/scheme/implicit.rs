@@ -1,5 +1,6 @@
 //! The implicit one-step schemes of Chatziioannou 2019 (eqs. 26, 47, 48) and backward Euler, in one
-//! network form solved by Newton's method with a sparse Jacobian.
+//! network form solved by Newton's method ([`super::newton`]: a dense simplified Newton on small
+//! networks, a sparse full Newton on large ones).
 //!
 //! The unknown is the position increment `s = x_{n+1} - x_n`. With `F-bar` the scheme's
 //! conservative force over the step and `F-bar_e` its external force, each rule solves
@@ -17,12 +18,12 @@
 //! `(c_D, c_K) = (1/2, 1/4)` for the midpoint family and `(1, 1)` for backward Euler.
 //!
 //! On a linear network (1D springs, no contacts) `R` is affine with a constant Jacobian: it is
-//! factored once and every step is one sparse back-substitution.
+//! factored once and every step is one back-substitution.
 
-use super::newton::{max_norm, Newton};
+use super::newton::{max_norm, LinearSolver, Newton, SolverStats};
 use super::{EnergyExchange, SchemeError};
 use crate::forces;
-use crate::linalg::sparse::SparseMatrix;
+use crate::linalg::Assemble;
 use crate::system::{State, System};
 
 /// Which conservative force over the step, and which velocity update.
@@ -56,6 +57,14 @@ impl Rule {
             Rule::Trapezoidal | Rule::BackwardEuler => 1.0,
         }
     }
+
+    /// The weight of `v_n` in the mean velocity `s / h` of the step (`1 - w` that of `v_{n+1}`).
+    fn start_weight(self) -> f64 {
+        match self {
+            Rule::BackwardEuler => 0.0,
+            _ => 0.5,
+        }
+    }
 }
 
 /// Buffers and solver of one implicit scheme on one system.
@@ -65,6 +74,14 @@ pub(super) struct ImplicitStep {
     dt: f64,
     damped: bool,
     newton: Newton,
+    /// Each moving coordinate's mass, kg.
+    mass: Vec<f64>,
+    /// Where the last step ended (`x_n`, `v_n`) and the velocity it started from (`v_{n-1}`):
+    /// a step that continues from there starts Newton from an extrapolated increment.
+    last_x: Vec<f64>,
+    last_v: Vec<f64>,
+    previous_v: Vec<f64>,
+    has_history: bool,
     increment: Vec<f64>,
     increment_full: Vec<f64>,
     end: Vec<f64>,
@@ -79,15 +96,22 @@ pub(super) struct ImplicitStep {
 
 impl ImplicitStep {
     /// The scheme `rule` for `system` with step `dt`; `damped: false` leaves the dampers and drag
-    /// out (for the splittings, which apply them as an exact flow).
-    pub fn new(system: &System, dt: f64, rule: Rule, damped: bool) -> Self {
+    /// out (for the splittings, which apply them as an exact flow). `solver` picks the Newton
+    /// iteration's linear algebra.
+    pub fn new(system: &System, dt: f64, rule: Rule, damped: bool, solver: LinearSolver) -> Self {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
+        let has_damping = !system.dampers().is_empty() || !system.drag().is_empty();
         Self {
             rule,
             dt,
-            damped,
-            newton: Newton::new(n, forces::is_linear(system)),
+            damped: damped && has_damping,
+            newton: Newton::new(n, forces::is_linear(system), solver),
+            mass: system.inverse_mass().iter().map(|inverse| 1.0 / inverse).collect(),
+            last_x: vec![0.0; n],
+            last_v: vec![0.0; n],
+            previous_v: vec![0.0; n],
+            has_history: false,
             increment: vec![0.0; n],
             increment_full: vec![0.0; len],
             end: vec![0.0; len],
@@ -99,6 +123,11 @@ impl ImplicitStep {
             start_force: vec![0.0; len],
             external: vec![0.0; len],
         }
+    }
+
+    /// What the Newton solves have cost so far.
+    pub fn stats(&self) -> SolverStats {
+        self.newton.stats()
     }
 
     /// Advances the masses of `state` by one step; returns the energy exchanged in the form
@@ -113,6 +142,7 @@ impl ImplicitStep {
         // The external force over the step, and F_c(x_n) for the trapezoidal rule.
         self.external.fill(0.0);
         match rule {
+            _ if system.external_forces().is_empty() => {}
             Rule::DiscreteGradient | Rule::Trapezoidal => {
                 forces::add_external(system, t, &mut self.external);
                 forces::add_external(system, t + h, &mut self.external);
@@ -124,17 +154,26 @@ impl ImplicitStep {
         if rule == Rule::Trapezoidal {
             forces::conservative(system, &state.x, &mut self.start_force);
         }
-        self.end.copy_from_slice(&state.x);
-        self.point.copy_from_slice(&state.x);
-        self.jacobian_point.copy_from_slice(&state.x);
-        self.jacobian_end.copy_from_slice(&state.x);
-
-        // Initial guess: the drift h v_n.
-        for (s, v) in self.increment.iter_mut().zip(&state.v) {
-            *s = h * v;
+        // The anchors' positions; Newton writes the masses'.
+        for buffer in [&mut self.end, &mut self.point, &mut self.jacobian_point, &mut self.jacobian_end] {
+            buffer[n..].copy_from_slice(&state.x[n..]);
         }
+
+        // Initial guess: the drift h v_n, or, continuing the last step, the increment of the
+        // velocity extrapolated linearly, v_{n+1} = 2 v_n - v_{n-1} (an error of order h^3
+        // instead of h^2: one simplified Newton iteration fewer).
+        let continues =
+            self.has_history && state.x[..n] == self.last_x[..] && state.v[..n] == self.last_v[..];
+        let w = rule.start_weight();
+        for i in 0..n {
+            let v = state.v[i];
+            let next = if continues { 2.0 * v - self.previous_v[i] } else { v };
+            self.increment[i] = h * (w * v + (1.0 - w) * next);
+        }
+        self.has_history = false;
         let Self {
             newton,
+            mass,
             increment,
             increment_full,
             end,
@@ -163,18 +202,18 @@ impl ImplicitStep {
                 }
                 Rule::BackwardEuler => forces::conservative(system, end, force),
             }
-            damping.fill(0.0);
-            if damping_scale > 0.0 {
-                forces::add_damping(system, point, increment_full, damping);
-            }
             for i in 0..n {
-                let mass = 1.0 / system.inverse_mass()[i];
-                out[i] = mass * (s[i] - h * v[i])
-                    - damping_scale * damping[i]
-                    - force_scale * (force[i] + external[i]);
+                out[i] = mass[i] * (s[i] - h * v[i]) - force_scale * (force[i] + external[i]);
+            }
+            if damping_scale > 0.0 {
+                damping.fill(0.0);
+                forces::add_damping(system, point, increment_full, damping);
+                for i in 0..n {
+                    out[i] -= damping_scale * damping[i];
+                }
             }
         };
-        let jacobian = |s: &[f64], matrix: &mut SparseMatrix| {
+        let jacobian = |s: &[f64], matrix: &mut dyn Assemble| {
             for i in 0..n {
                 jacobian_point[i] = x[i] + rule.stiffness_point() * s[i];
             }
@@ -209,6 +248,7 @@ impl ImplicitStep {
             dissipated = -s.iter().zip(&self.damping).map(|(s, f)| s * f).sum::<f64>() / h;
         }
         let external_work = s.iter().zip(&self.external).map(|(s, f)| s * f).sum();
+        self.previous_v.copy_from_slice(&state.v[..n]);
         for i in 0..n {
             state.x[i] += s[i];
             state.v[i] = match rule {
@@ -216,6 +256,9 @@ impl ImplicitStep {
                 _ => 2.0 * s[i] / h - state.v[i],
             };
         }
+        self.last_x.copy_from_slice(&state.x[..n]);
+        self.last_v.copy_from_slice(&state.v[..n]);
+        self.has_history = true;
         Ok(EnergyExchange { dissipated, external_work })
     }
 }
@@ -233,7 +276,18 @@ macro_rules! implicit_scheme {
         impl $name {
             /// The scheme for `system` with step `dt` (s).
             pub fn new(system: &crate::system::System, dt: f64) -> Self {
-                Self { step: super::implicit::ImplicitStep::new(system, dt, $rule, true), last: None }
+                Self::with_solver(system, dt, super::LinearSolver::Automatic)
+            }
+
+            /// The scheme for `system` with step `dt` (s), its Newton iteration on the linear
+            /// algebra `solver` picks (the automatic choice is the fastest; the others are for
+            /// comparing the two paths).
+            pub fn with_solver(
+                system: &crate::system::System,
+                dt: f64,
+                solver: super::LinearSolver,
+            ) -> Self {
+                Self { step: super::implicit::ImplicitStep::new(system, dt, $rule, true, solver), last: None }
             }
         }
 
@@ -254,6 +308,10 @@ macro_rules! implicit_scheme {
 
             fn last_exchange(&self) -> Option<super::EnergyExchange> {
                 self.last
+            }
+
+            fn solver_stats(&self) -> Option<super::SolverStats> {
+                Some(self.step.stats())
             }
         }
     };

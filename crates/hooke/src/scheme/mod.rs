@@ -24,6 +24,7 @@ pub use energy_conserving::EnergyConserving;
 pub use exact::Exact;
 pub use forward_euler::ForwardEuler;
 pub use midpoint::Midpoint;
+pub use newton::{LinearSolver, SolverStats, DENSE_LIMIT};
 pub use rk4::Rk4;
 pub use splitting::{caldirola_kanai, energy_conserving_cs, velocity_verlet_cs, Splitting};
 pub use symplectic_euler::SymplecticEuler;
@@ -88,6 +89,12 @@ pub trait Scheme: Send {
     /// The energy the last step exchanged, for schemes with an exact discrete energy balance
     /// (energy-conserving, Caldirola-Kanai, EC[cs]); `None` for the others.
     fn last_exchange(&self) -> Option<EnergyExchange> {
+        None
+    }
+
+    /// What the nonlinear solves of an implicit scheme have cost so far (Newton iterations,
+    /// factorisations); `None` for a scheme that solves nothing.
+    fn solver_stats(&self) -> Option<SolverStats> {
         None
     }
 }
@@ -238,9 +245,11 @@ impl SchemeKind {
         }
     }
 
-    /// Builds the scheme for `system` with step `dt` (s).
-    pub fn build(self, system: &System, dt: f64) -> Box<dyn Scheme> {
-        match self {
+    /// Builds the scheme for `system` with step `dt` (s). Refused, with a [`SchemeError`] that
+    /// says why, when the scheme cannot take that step on that system: a splitting whose exact
+    /// damping flow would take too many sub-steps ([`Splitting`]).
+    pub fn build(self, system: &System, dt: f64) -> Result<Box<dyn Scheme>, SchemeError> {
+        Ok(match self {
             Self::ForwardEuler => Box::new(ForwardEuler::new(system, dt)),
             Self::SymplecticEuler => Box::new(SymplecticEuler::new(system, dt)),
             Self::Rk4 => Box::new(Rk4::new(system, dt)),
@@ -250,11 +259,11 @@ impl SchemeKind {
             Self::EnergyConserving => Box::new(EnergyConserving::new(system, dt)),
             Self::Midpoint => Box::new(Midpoint::new(system, dt)),
             Self::Trapezoidal => Box::new(Trapezoidal::new(system, dt)),
-            Self::CaldirolaKanai => Box::new(caldirola_kanai(system, dt)),
-            Self::EnergyConservingCs => Box::new(energy_conserving_cs(system, dt)),
-            Self::VelocityVerletCs => Box::new(velocity_verlet_cs(system, dt)),
+            Self::CaldirolaKanai => Box::new(caldirola_kanai(system, dt)?),
+            Self::EnergyConservingCs => Box::new(energy_conserving_cs(system, dt)?),
+            Self::VelocityVerletCs => Box::new(velocity_verlet_cs(system, dt)?),
             Self::Exact => Box::new(Exact::new(system, dt)),
-        }
+        })
     }
 
     /// All names, comma-separated, for messages.

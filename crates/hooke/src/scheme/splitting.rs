@@ -4,16 +4,16 @@
 use super::damping_flow::DampingFlow;
 use super::implicit::{ImplicitStep, Rule};
 use super::velocity_verlet::VelocityVerlet;
-use super::{EnergyExchange, Scheme, SchemeError, SchemeKind};
+use super::{EnergyExchange, LinearSolver, Scheme, SchemeError, SchemeKind, SolverStats};
 use crate::system::{State, System};
 
 /// The undamped step inside a splitting.
 #[derive(Debug)]
 enum Conservative {
     /// The energy-conserving (discrete-gradient) step: conserves energy to round-off.
-    EnergyConserving(ImplicitStep),
+    EnergyConserving(Box<ImplicitStep>),
     /// Velocity Verlet without damping.
-    VelocityVerlet(VelocityVerlet),
+    VelocityVerlet(Box<VelocityVerlet>),
 }
 
 /// How the damping flow and the conservative step are composed.
@@ -27,6 +27,13 @@ enum Composition {
 
 /// A damping-flow splitting; see [`caldirola_kanai`], [`energy_conserving_cs`],
 /// [`velocity_verlet_cs`].
+///
+/// The flow is exact for any damping rate on coordinates whose damping touches no other one
+/// (drag, and dampers to anchors in 1D): a rate of `1e300` 1/s stops the mass within the flow.
+/// Where dampers couple coordinates, it sums a series over sub-steps whose number grows with the
+/// rate times the step; a splitting whose step would take more than 2^20 sub-steps (rate times
+/// step above about 5e5) is refused at construction,
+/// with a [`SchemeError`] that names the mass, its damping rate (1/s) and the step.
 #[derive(Debug)]
 pub struct Splitting {
     kind: SchemeKind,
@@ -55,7 +62,9 @@ pub struct Splitting {
 /// `e^{-gamma h}` per step (Proposition 2.3). Its exactly conserved balance (docs/errata.md, on
 /// eq. 84) is `H_{n+1} + sum (kinetic energy the half-flows remove) - sum (work of F_e)`. Stable
 /// for every step. One Newton solve per step (a back-substitution on a linear network).
-pub fn caldirola_kanai(system: &System, dt: f64) -> Splitting {
+///
+/// Refused when the exact damping flow cannot take the step (see [`Splitting`]).
+pub fn caldirola_kanai(system: &System, dt: f64) -> Result<Splitting, SchemeError> {
     Splitting::new(system, dt, SchemeKind::CaldirolaKanai, Composition::Symmetric)
 }
 
@@ -70,7 +79,9 @@ pub fn caldirola_kanai(system: &System, dt: f64) -> Splitting {
 /// Conformal symplectic on a linear network (contraction `e^{-gamma h}`), but a Lie splitting:
 /// first order with damping, second without. Exactly conserved balance as for
 /// [`caldirola_kanai`]. Stable for every step. One Newton solve per step.
-pub fn energy_conserving_cs(system: &System, dt: f64) -> Splitting {
+///
+/// Refused when the exact damping flow cannot take the step (see [`Splitting`]).
+pub fn energy_conserving_cs(system: &System, dt: f64) -> Result<Splitting, SchemeError> {
     Splitting::new(system, dt, SchemeKind::EnergyConservingCs, Composition::FlowFirst)
 }
 
@@ -85,19 +96,31 @@ pub fn energy_conserving_cs(system: &System, dt: f64) -> Splitting {
 ///
 /// Conformal symplectic (contraction `e^{-gamma h}`); first order with damping (a Lie
 /// splitting), second without. Stable while `w0 h <= 2`. Explicit.
-pub fn velocity_verlet_cs(system: &System, dt: f64) -> Splitting {
+///
+/// Refused when the exact damping flow cannot take the step (see [`Splitting`]).
+pub fn velocity_verlet_cs(system: &System, dt: f64) -> Result<Splitting, SchemeError> {
     Splitting::new(system, dt, SchemeKind::VelocityVerletCs, Composition::FlowFirst)
 }
 
 impl Splitting {
-    fn new(system: &System, dt: f64, kind: SchemeKind, composition: Composition) -> Self {
+    fn new(
+        system: &System,
+        dt: f64,
+        kind: SchemeKind,
+        composition: Composition,
+    ) -> Result<Self, SchemeError> {
+        let flow = DampingFlow::new(system, dt)?;
         let conservative = match kind {
             SchemeKind::VelocityVerletCs => {
-                Conservative::VelocityVerlet(VelocityVerlet::with_damping(system, dt, false))
+                Conservative::VelocityVerlet(Box::new(VelocityVerlet::with_damping(system, dt, false)))
             }
-            _ => Conservative::EnergyConserving(ImplicitStep::new(system, dt, Rule::DiscreteGradient, false)),
+            _ => {
+                let step =
+                    ImplicitStep::new(system, dt, Rule::DiscreteGradient, false, LinearSolver::Automatic);
+                Conservative::EnergyConserving(Box::new(step))
+            }
         };
-        Self { kind, dt, composition, flow: DampingFlow::new(system), conservative, last: None }
+        Ok(Self { kind, dt, composition, flow, conservative, last: None })
     }
 }
 
@@ -128,5 +151,12 @@ impl Scheme for Splitting {
 
     fn last_exchange(&self) -> Option<EnergyExchange> {
         self.last
+    }
+
+    fn solver_stats(&self) -> Option<SolverStats> {
+        match &self.conservative {
+            Conservative::EnergyConserving(step) => Some(step.stats()),
+            Conservative::VelocityVerlet(_) => None,
+        }
     }
 }

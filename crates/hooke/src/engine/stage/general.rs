@@ -1,10 +1,12 @@
 //! The general path: any scheme on any system, stepped one step at a time through
 //! [`crate::scheme`]. The scheme is rebuilt whenever the system's revision differs from the one
-//! it was built for, so a change to the system can never leave a stale scheme behind.
+//! it was built for, so a change to the system can never leave a stale scheme behind. A scheme
+//! refused for the system ([`SchemeKind::build`]) is kept as its refusal: the engine reports it
+//! when it is made, and a step reports it after a change.
 
 use super::Stage;
 use crate::engine::{PathKind, Pickups, RunError};
-use crate::scheme::{EnergyExchange, Scheme, SchemeKind};
+use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
 
 /// Any scheme on any system. A stopped mass is put back where it was stopped, with velocity 0,
@@ -13,7 +15,7 @@ use crate::system::{State, System};
 pub(crate) struct GeneralStage {
     kind: SchemeKind,
     dimension: usize,
-    scheme: Box<dyn Scheme>,
+    scheme: Result<Box<dyn Scheme>, SchemeError>,
     /// The system revision the scheme was built for.
     built_for: u64,
     state: State,
@@ -47,6 +49,11 @@ impl GeneralStage {
         }
     }
 
+    /// Why the scheme could not be built for the system, if it could not.
+    pub(crate) fn refusal(&self) -> Option<&SchemeError> {
+        self.scheme.as_ref().err()
+    }
+
     /// The state now.
     pub(crate) fn current(&self) -> &State {
         &self.state
@@ -61,17 +68,15 @@ impl GeneralStage {
             self.built_for = system.revision();
         }
         let (step, time) = (self.state.step, self.state.t);
-        self.scheme.step(system, &mut self.state).map_err(|source| RunError::Scheme {
-            step: step + 1,
-            time,
-            source,
-        })?;
+        let failed = |source| RunError::Scheme { step: step + 1, time, source };
+        let scheme = self.scheme.as_mut().map_err(|refusal| failed(refusal.clone()))?;
+        scheme.step(system, &mut self.state).map_err(failed)?;
         let dim = system.dimension();
         for (mass, position) in &self.stopped {
             self.state.x[mass * dim..(mass + 1) * dim].copy_from_slice(position);
             self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
         }
-        if let Some(last) = self.scheme.last_exchange() {
+        if let Some(last) = self.scheme.as_ref().ok().and_then(|scheme| scheme.last_exchange()) {
             let total = self.exchanged.get_or_insert(EnergyExchange { dissipated: 0.0, external_work: 0.0 });
             total.dissipated += last.dissipated;
             total.external_work += last.external_work;
