@@ -94,7 +94,8 @@ pub fn model_error(py: Python<'_>, error: &LibraryModelError) -> PyErr {
     )
 }
 
-/// An engine that could not be built: a pickup or a figure of the configuration.
+/// An engine that could not be built: a pickup, a figure of the configuration, or a scheme that
+/// refuses the model.
 pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
     match error {
         EngineError::Pickup(pickup) => {
@@ -103,6 +104,8 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
             model_error(py, &located)
         }
         EngineError::Config(config) => model_error(py, config),
+        // The scheme cannot run this model at this step (a damping flow too stiff to compute).
+        EngineError::Scheme(_) => PyValueError::new_err(error.to_string()),
     }
 }
 

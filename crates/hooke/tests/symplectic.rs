@@ -77,7 +77,7 @@ fn step(system: &System, scheme: SchemeKind, dt: f64, u: &[f64]) -> Vec<f64> {
     let mut state: State = system.initial_state();
     state.x[..n].copy_from_slice(&u[..n]);
     state.v[..n].copy_from_slice(&u[n..]);
-    scheme.build(system, dt).step(system, &mut state).unwrap();
+    scheme.build(system, dt).unwrap().step(system, &mut state).unwrap();
     state.x[..n].iter().chain(&state.v[..n]).copied().collect()
 }
 
