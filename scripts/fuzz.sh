@@ -7,7 +7,8 @@
 #
 #   scripts/fuzz.sh [SECONDS]
 #
-# Reproduce a failure with `cargo fuzz run -s none TARGET fuzz/artifacts/TARGET/crash-...`.
+# Reproduce a failure with
+# `cargo fuzz run -s none --codegen-units 16 TARGET fuzz/artifacts/TARGET/crash-...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
@@ -20,8 +21,11 @@ toolchain=()
 if rustup toolchain list 2>/dev/null | grep -q '^stable'; then
   toolchain=(+stable)
 fi
+# 16 codegen units build faster than cargo-fuzz's default of 1 (on 2 cores, 5.5 minutes
+# against 7 from nothing), and the targets run as fast.
+flags=(-s none --codegen-units 16)
 
-cargo "${toolchain[@]}" fuzz build -s none
+cargo "${toolchain[@]}" fuzz build "${flags[@]}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for target in model instrument score engine; do
@@ -30,7 +34,7 @@ for target in model instrument score engine; do
     *) seeds=examples ;;
   esac
   mkdir -p "fuzz/corpus/$target"
-  if ! cargo "${toolchain[@]}" fuzz run -s none "$target" "fuzz/corpus/$target" "$seeds" -- \
+  if ! cargo "${toolchain[@]}" fuzz run "${flags[@]}" "$target" "fuzz/corpus/$target" "$seeds" -- \
     -dict=fuzz/toml.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
