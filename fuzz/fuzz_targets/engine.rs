@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let settings = file.run.or_defaults();
     let dt = settings.step.seconds();
-    if damping_flow_hangs(model, settings.scheme, dt) {
+    if damping_flow_is_slow(model, settings.scheme, dt) {
         return;
     }
     let system = System::new(model);
@@ -45,10 +45,11 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// Whether the exact damping flow of the splitting schemes would take more than 10^4
-/// sub-steps per step (`tau ||M^-1 D||` over 0.5, as `scheme::damping_flow` counts them), which
-/// it does without bound for a tiny mass on a damper.
-// damping-flow hang: fixed on branch dense
-fn damping_flow_hangs(model: &Model, scheme: SchemeKind, dt: f64) -> bool {
+/// sub-steps a step (`dt ||M^-1 D|| / 0.5`, Gershgorin's bound as `scheme::damping_flow`
+/// computes it): such an input is slow, not hung (the flow is sub-stepped up to 2^20 times,
+/// then the scheme refuses the model), so it is left out to keep the fuzzer fast;
+/// crates/hooke/tests/extreme_damping.rs covers those rates with deadlines.
+fn damping_flow_is_slow(model: &Model, scheme: SchemeKind, dt: f64) -> bool {
     let splitting = matches!(
         scheme,
         SchemeKind::CaldirolaKanai | SchemeKind::EnergyConservingCs | SchemeKind::VelocityVerletCs
