@@ -83,17 +83,27 @@ fn every_example_instrument_plays_the_former_performance() {
         let file = parse_instrument(&text, name).unwrap();
         let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
         let score_text = std::fs::read_to_string(folder.join(format!("{name}-score.toml"))).unwrap();
+        let mut first: Option<Vec<Vec<f64>>> = None;
         for chunk in [1, 64, 4096] {
             let score = parse_score(&score_text, name, &instrument, Some(folder)).unwrap();
             let options = PerformanceOptions { oversample, threads: 1, kernels: true };
             let (output, _) = perform(&instrument, score, options, chunk);
             let difference = largest_difference(&expected, &output);
-            // Bit for bit where the arithmetic is the same; within 1e-12 of the peak at most.
+            // Within 1e-12 of the peak at most; bit for bit where the arithmetic is the same:
+            // the explicit schemes. (The reed's energy-conserving scheme has solved its steps by a
+            // dense simplified Newton iteration since the references were recorded, to the same
+            // roots within the Newton tolerance.) Bit for bit across block sizes, always.
             assert!(difference <= 1e-12, "{name}, chunk {chunk}: {difference:e}");
-            assert!(
-                expected.iter().zip(&output).all(|(e, o)| e[..] == o[..e.len()]),
-                "{name}, chunk {chunk}: {difference:e}"
-            );
+            if file.scheme.info().explicit {
+                assert!(
+                    expected.iter().zip(&output).all(|(e, o)| e[..] == o[..e.len()]),
+                    "{name}, chunk {chunk}: {difference:e}"
+                );
+            }
+            match &first {
+                Some(first) => assert!(*first == output, "{name}, chunk {chunk}: differs from chunk 1"),
+                None => first = Some(output),
+            }
         }
     }
 }
