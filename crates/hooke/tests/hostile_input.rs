@@ -246,6 +246,19 @@ fn scores_and_render_rates_are_limited() {
     let message = "expected an output rate in whole Hz from 1 to 10000000 (10 MHz); found 1e20";
     assert_error(&e, (3, 8), "1e20", &[message]);
     instrument::parse("[guitar]\n[render]\nrate = 10000000\n", "good.toml").unwrap();
+    // A rate or an oversampling from elsewhere (a command line) is checked when building.
+    let file = instrument::parse("[pendulum]\n", "flags.toml").unwrap();
+    let e = file.build_stable(SchemeKind::SymplecticEuler, 4e9, None).unwrap_err();
+    let message =
+        "render: `rate`: expected an output rate in whole Hz from 1 to 10000000 (10 MHz), found 4000000000";
+    assert_error(&e, (1, 1), "[pendulum]", &[message]);
+    let e = file.build_stable(SchemeKind::SymplecticEuler, 44_100.0, Some(17)).unwrap_err();
+    assert_error(
+        &e,
+        (1, 1),
+        "[pendulum]",
+        &["render: `oversample`: expected an oversampling from 1 to 16, found 17"],
+    );
 }
 
 #[test]
