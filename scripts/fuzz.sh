@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes each target of fuzz/ (model, instrument, score, engine) for SECONDS seconds each
-# (default 30), one after the other, and prints the executions per target. Installs cargo-fuzz
+# Fuzzes each target of fuzz/ (model, instrument, score, engine, midi) for SECONDS seconds
+# each (default 30), one after the other, and prints the executions per target. Installs cargo-fuzz
 # if it is missing. Stops with an error on the first crash, panic, hang (an input that takes
 # more than 10 s) or allocation over 2 GiB; libFuzzer leaves the input in
-# fuzz/artifacts/TARGET/. The corpus grows in fuzz/corpus/TARGET/, seeded from examples/.
+# fuzz/artifacts/TARGET/. The corpus grows in fuzz/corpus/TARGET/, seeded from examples/ (the
+# MIDI target from fuzz/seeds/midi/).
 #
 #   scripts/fuzz.sh [SECONDS]
 #
@@ -28,14 +29,16 @@ flags=(-s none --codegen-units 16)
 cargo "${toolchain[@]}" fuzz build "${flags[@]}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for target in model instrument score engine; do
+for target in model instrument score engine midi; do
+  dict=fuzz/toml.dict
   case $target in
     instrument | score) seeds=examples/instruments ;;
+    midi) seeds=fuzz/seeds/midi dict=fuzz/midi.dict ;;
     *) seeds=examples ;;
   esac
   mkdir -p "fuzz/corpus/$target"
   if ! cargo "${toolchain[@]}" fuzz run "${flags[@]}" "$target" "fuzz/corpus/$target" "$seeds" -- \
-    -dict=fuzz/toml.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -dict="$dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: target $target failed; the input is in fuzz/artifacts/$target/" >&2

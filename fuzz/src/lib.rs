@@ -1,12 +1,21 @@
-//! What the fuzz targets share: the bound on the work one input may ask for, and the checks
-//! every error message must pass.
+//! What the fuzz targets share: the bound on the work one input may ask for, the checks every
+//! error message must pass, and the instruments that scores and MIDI files are played on.
 //!
 //! The fuzzer is here to find crashes, hangs and runaway allocations, not slowness, so an
 //! input that asks for a large model is skipped, unless it asks for more than the library's
 //! limits ([`hooke::limits`]), which the library must refuse at once: those are read.
 
 use hooke::format::SourceError;
+use hooke::instrument::drum::DrumSpec;
+use hooke::instrument::guitar::GuitarSpec;
+use hooke::instrument::pendulum::PendulumSpec;
+use hooke::instrument::reed::ReedSpec;
+use hooke::instrument::sitar::SitarSpec;
+use hooke::instrument::{Instrument, InstrumentSpec};
 use hooke::limits::MAX_NODES;
+use hooke::score::performance::{Performance, PerformanceOptions};
+use hooke::score::Score;
+use std::sync::OnceLock;
 use toml::{Table, Value};
 
 /// The most nodes (masses and anchors) an input read by the format targets may make.
@@ -86,4 +95,36 @@ pub fn check_error(error: &SourceError, source: &str) {
     for word in RUST_WORDS.iter().filter(|word| !source.contains(*word)) {
         assert!(!error.message.contains(word), "`{word}` in: {message}");
     }
+}
+
+/// The most simulation steps of a performance.
+const PERFORMANCE_STEPS: u64 = 2_048;
+
+/// Each instrument with its defaults, built once at 44.1 kHz with the oversampling the
+/// analysis chooses: the oversampling and the instrument.
+pub fn instruments() -> &'static [(usize, Instrument)] {
+    static INSTRUMENTS: OnceLock<Vec<(usize, Instrument)>> = OnceLock::new();
+    INSTRUMENTS.get_or_init(|| {
+        [
+            InstrumentSpec::Guitar(GuitarSpec::default()),
+            InstrumentSpec::Drum(DrumSpec::default()),
+            InstrumentSpec::Reed(ReedSpec::default()),
+            InstrumentSpec::Sitar(SitarSpec::default()),
+            InstrumentSpec::Pendulum(PendulumSpec::default()),
+        ]
+        .iter()
+        .map(|spec| spec.build_stable(spec.default_scheme(), 44_100.0, None).expect("a default instrument"))
+        .collect()
+    })
+}
+
+/// Plays the first [`PERFORMANCE_STEPS`] steps of `score` on `instrument` at `oversample`, and
+/// flushes the decimator. An instability stops the performance with an error, not a crash.
+pub fn perform(instrument: &Instrument, oversample: usize, score: Score) {
+    let options = PerformanceOptions { oversample, ..PerformanceOptions::default() };
+    let mut performance = Performance::new(instrument, score, options).expect("an instrument's pickups");
+    let mut output = vec![Vec::new(); performance.channels()];
+    let steps = performance.total_steps().min(PERFORMANCE_STEPS);
+    let _ = performance.render(steps, &mut output);
+    performance.finish(&mut output).expect("one vector per channel");
 }

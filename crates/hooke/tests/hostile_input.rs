@@ -4,13 +4,14 @@
 
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::engine::{Engine, EngineConfig, PickupSpec};
-use hooke::format::{instrument, model, score, SourceError};
+use hooke::format::{instrument, midi, model, score, SourceError};
 use hooke::instrument::pendulum::{pendulum, PendulumSpec};
 use hooke::instrument::Instrument;
 use hooke::io::CsvWriter;
 use hooke::limits::{MAX_CHANNELS, MAX_NODES, MAX_STEPS};
 use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
+use hooke::score::notes::StringRule;
 use hooke::system::System;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -246,6 +247,19 @@ fn scores_and_render_rates_are_limited() {
     let message = "expected an output rate in whole Hz from 1 to 10000000 (10 MHz); found 1e20";
     assert_error(&e, (3, 8), "1e20", &[message]);
     instrument::parse("[guitar]\n[render]\nrate = 10000000\n", "good.toml").unwrap();
+    // A rate or an oversampling from elsewhere (a command line) is checked when building.
+    let file = instrument::parse("[pendulum]\n", "flags.toml").unwrap();
+    let e = file.build_stable(SchemeKind::SymplecticEuler, 4e9, None).unwrap_err();
+    let message =
+        "render: `rate`: expected an output rate in whole Hz from 1 to 10000000 (10 MHz), found 4000000000";
+    assert_error(&e, (1, 1), "[pendulum]", &[message]);
+    let e = file.build_stable(SchemeKind::SymplecticEuler, 44_100.0, Some(17)).unwrap_err();
+    assert_error(
+        &e,
+        (1, 1),
+        "[pendulum]",
+        &["render: `oversample`: expected an oversampling from 1 to 16, found 17"],
+    );
 }
 
 #[test]
@@ -266,4 +280,47 @@ fn the_readers_are_public_for_front_ends() {
     let e = hooke::format::read_source(Path::new("/no/such/file.toml"), "score").unwrap_err();
     assert_eq!((e.line, e.column), (1, 1), "{e}");
     assert!(e.message.starts_with("cannot read the score file: "), "{e}");
+}
+
+/// A Standard MIDI File of format 0 with `division` (ticks per beat, or an SMPTE word) and
+/// one track of `(delta ticks, event bytes)`.
+fn smf(division: u16, events: &[(u32, &[u8])]) -> Vec<u8> {
+    let mut track = Vec::new();
+    for &(delta, event) in events.iter().chain([(0, &[0xff, 0x2f, 0x00][..])].iter()) {
+        let mut groups = vec![(delta & 0x7f) as u8];
+        let mut rest = delta >> 7;
+        while rest > 0 {
+            groups.push(0x80 | (rest & 0x7f) as u8);
+            rest >>= 7;
+        }
+        track.extend(groups.iter().rev());
+        track.extend_from_slice(event);
+    }
+    let mut bytes = b"MThd\0\0\0\x06\0\0\0\x01".to_vec();
+    bytes.extend(division.to_be_bytes());
+    bytes.extend(b"MTrk");
+    bytes.extend((track.len() as u32).to_be_bytes());
+    bytes.extend(track);
+    bytes
+}
+
+#[test]
+fn midi_files_past_the_score_limits_are_refused_not_crashed() {
+    let note = [0x90, 0x40, 0x64];
+    let load = |bytes: &[u8]| {
+        let error = midi::load(bytes, "bad.mid", bob(), StringRule::LowestFret, true, 0.5).unwrap_err();
+        error.to_string()
+    };
+    // The slowest tempo and the longest deltas: ticks times tempo pass 2^64.
+    let slow: &[u8] = &[0xff, 0x51, 0x03, 0xff, 0xff, 0xff];
+    let mut events = vec![(0, slow)];
+    events.extend(std::iter::repeat_n((0x0fff_ffff, &note[..]), 5_000));
+    let message = load(&smf(1, &events));
+    let limit = "bad.mid: expected a MIDI file that lasts more than 0 s and at most 3600 s (one hour), its \
+                 tail included, found ";
+    assert_eq!(message, format!("{limit}22517996710789.625 s"));
+    // No ticks per beat, or per SMPTE frame: times would not be numbers.
+    let expected = "bad.mid: expected a timing of at least 1 tick per beat or per frame, found 0";
+    assert_eq!(load(&smf(0, &[(10, &note)])), expected);
+    assert_eq!(load(&smf(0xe700, &[(10, &note)])), expected);
 }

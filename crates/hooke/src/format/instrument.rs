@@ -59,7 +59,8 @@ impl InstrumentFile {
         self.spec.build_stable(scheme, rate, oversample).map_err(|error| self.locate(error))
     }
 
-    /// Places a build error on the field it names, or on the instrument's table.
+    /// Places a build error on the field it names (of `[render]` for a rate or an
+    /// oversampling, which may also come from a command line), or on the instrument's table.
     fn locate(&self, error: InstrumentError) -> SourceError {
         let document = match Document::parse(&self.file, &self.source) {
             Ok(document) => document,
@@ -67,6 +68,10 @@ impl InstrumentFile {
         };
         let table = [Key(self.table)];
         let span = match &error {
+            InstrumentError::Model(model) if model.subject == "render" => document
+                .span(&[Key("render"), Key(model.field)])
+                .or_else(|| document.span(&table))
+                .unwrap_or(0..0),
             InstrumentError::Model(model) => document.field_span(&table, model.field),
             _ => document.span(&table).unwrap_or(0..0),
         };

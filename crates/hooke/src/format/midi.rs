@@ -7,6 +7,8 @@
 use crate::format::score::parse as parse_score;
 use crate::format::SourceError;
 use crate::instrument::Instrument;
+use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
+use crate::model::tidy;
 use crate::score::notes::{
     Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, Unplayable, PLUCK_WIDTH,
 };
@@ -33,6 +35,24 @@ pub enum MidiError {
     Sequential {
         /// The file's name.
         file: String,
+    },
+    /// A file whose timing has no ticks per beat (or per SMPTE frame), so that its times are
+    /// not numbers.
+    #[error("{file}: expected a timing of at least 1 tick per beat or per frame, found 0")]
+    NoTicks {
+        /// The file's name.
+        file: String,
+    },
+    /// A file that makes a score the score format refuses: one that lasts no time, or past a
+    /// limit ([`crate::limits`]).
+    #[error("{file}: expected {expected}, found {found}")]
+    Limit {
+        /// The file's name.
+        file: String,
+        /// The limit.
+        expected: String,
+        /// What the file makes.
+        found: String,
     },
     /// Notes the instrument cannot play (each named), without leniency.
     #[error("{file}: {} note(s) cannot be played on the {instrument} (render the rest with --lenient):\n{}", .notes.len(), list(.notes))]
@@ -69,6 +89,13 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
     if smf.header.format == midly::Format::Sequential {
         return Err(MidiError::Sequential { file: file.to_string() });
     }
+    let ticks = match smf.header.timing {
+        Timing::Metrical(ppq) => u16::from(ppq),
+        Timing::Timecode(_, subframes) => u16::from(subframes),
+    };
+    if ticks == 0 {
+        return Err(MidiError::NoTicks { file: file.to_string() });
+    }
     // Every event with its absolute tick, merged over the tracks (a stable sort keeps each
     // track's order and puts earlier tracks first on a tie).
     let mut events = Vec::new();
@@ -84,7 +111,8 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
     let (mut tempo, mut base_tick, mut base_time) = (DEFAULT_TEMPO, 0u64, 0.0f64);
     let seconds = |tick: u64, tempo: u64, base_tick: u64, base_time: f64| match smf.header.timing {
         Timing::Metrical(ppq) => {
-            base_time + ((tick - base_tick) * tempo) as f64 / (f64::from(u16::from(ppq)) * 1e6)
+            // In f64: ticks (to 2^28 per event) times a tempo (to 2^24 us) pass 2^64.
+            base_time + (tick - base_tick) as f64 * tempo as f64 / (f64::from(u16::from(ppq)) * 1e6)
         }
         Timing::Timecode(fps, subframes) => tick as f64 / (f64::from(fps.as_f32()) * f64::from(subframes)),
     };
@@ -181,7 +209,8 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
 }
 
 /// A MIDI file played by `instrument`: its score (lasting `tail` s past the file's last
-/// event), the score's text and the notes left out (with `lenient`).
+/// event), the score's text and the notes left out (with `lenient`). A file that would make a
+/// score past the score format's limits (an hour, [`MAX_SCORE_EVENTS`] events) is refused.
 pub fn load(
     bytes: &[u8],
     file: &str,
@@ -194,6 +223,18 @@ pub fn load(
     let mut map = NoteMap::new(instrument, rule);
     let (gestures, skipped) = gestures(&midi, &mut map, lenient, file, instrument)?;
     let duration = midi.end + tail;
+    let beyond =
+        |expected: String, found: String| MidiError::Limit { file: file.to_string(), expected, found };
+    if !(duration > 0.0 && duration <= MAX_SCORE_DURATION) {
+        let expected = format!(
+            "a MIDI file that lasts more than 0 s and at most {MAX_SCORE_DURATION} s (one hour), its tail included"
+        );
+        return Err(beyond(expected, format!("{} s", tidy(&duration.to_string()))));
+    }
+    if gestures.len() > MAX_SCORE_EVENTS {
+        let expected = format!("a MIDI file that makes at most {MAX_SCORE_EVENTS} score events");
+        return Err(beyond(expected, gestures.len().to_string()));
+    }
     let name = std::path::Path::new(file).file_name().map_or(file.into(), |n| n.to_string_lossy());
     let text = score_text(&gestures, instrument, duration, &name);
     let score = parse_score(&text, &format!("{file} (as a score)"), instrument, None)?;

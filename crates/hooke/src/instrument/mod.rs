@@ -17,6 +17,7 @@ pub mod sitar;
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
 use crate::engine::PickupSpec;
+use crate::limits::MAX_OUTPUT_RATE;
 use crate::model::{Model, ModelError};
 use crate::scheme::SchemeKind;
 use crate::system::System;
@@ -212,13 +213,23 @@ impl InstrumentSpec {
 
     /// Builds the instrument with `scheme` simulating at `oversample` times `rate` (Hz), or,
     /// without an oversampling, at the smallest from 1 to [`MAX_OVERSAMPLE`] at which the
-    /// analysis finds every mode stable. Returns the oversampling used and the instrument.
+    /// analysis finds every mode stable. Returns the oversampling used and the instrument. The
+    /// rate is a whole number of Hz from 1 to [`MAX_OUTPUT_RATE`] and the oversampling from 1
+    /// to [`MAX_OVERSAMPLE`], whoever gives them (a file, a command line).
     pub fn build_stable(
         &self,
         scheme: SchemeKind,
         rate: f64,
         oversample: Option<usize>,
     ) -> Result<(usize, Instrument), InstrumentError> {
+        if !((1.0..=MAX_OUTPUT_RATE).contains(&rate) && rate.fract() == 0.0) {
+            let expected = format!("an output rate in whole Hz from 1 to {MAX_OUTPUT_RATE} (10 MHz)");
+            return Err(ModelError::new("render", "rate", expected, rate).into());
+        }
+        if let Some(k) = oversample.filter(|k| !(1..=MAX_OVERSAMPLE).contains(k)) {
+            let expected = format!("an oversampling from 1 to {MAX_OVERSAMPLE}");
+            return Err(ModelError::new("render", "oversample", expected, k).into());
+        }
         if let Some(k) = oversample {
             return Ok((k, self.build(scheme, 1.0 / (rate * k as f64))?));
         }

@@ -121,3 +121,24 @@ fn short_number(token: &str) -> Option<String> {
     let short = format!("{value:e}");
     (short.len() < token.len()).then_some(short)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn long_quoted_text_is_cut_and_long_numbers_are_short() {
+        let id = "x".repeat(100);
+        // As f64's Display writes them (and serde, with `.0`).
+        let text = format!("mass \"{id}\": found {} and `{}.0`", 1e300, 1.5e25);
+        let tidied = tidy(&text);
+        let cut = format!("\"{}...\" (100 characters)", "x".repeat(57));
+        assert_eq!(tidied, format!("mass {cut}: found 1e300 and `1.5e25`"));
+        // Tidying is idempotent; short text, user numbers in quotes and integers past 2^53 stay.
+        assert_eq!(tidy(&tidied), tidied);
+        let kept = "string \"12345678901234567890\": found 9223372036854775807, 2.5 and -0.001";
+        assert_eq!(tidy(kept), kept);
+        // An unclosed quote is cut like a closed one.
+        assert_eq!(tidy(&format!("id \"{id}")), format!("id \"{}... (100 characters)", "x".repeat(57)));
+    }
+}
