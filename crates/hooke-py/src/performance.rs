@@ -2,13 +2,12 @@
 //! ([`Performance`]), rendered in blocks with the GIL released.
 
 use crate::errors::{engine_error, run_error, source_error};
-use crate::record::{channels_array, Blocks};
+use crate::record::{channels_array, frames_in_blocks};
 use hooke::format::{instrument, score};
 use hooke::score::performance::{Performance as LibraryPerformance, PerformanceOptions};
 use pyo3::prelude::*;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
 
 /// An instrument playing a score, ready to render.
 #[pyclass(module = "hooke._hooke")]
@@ -73,23 +72,12 @@ impl Performance {
     /// (channels, frames), in metres (the pickups' units, not normalised). Ctrl-C interrupts.
     fn render<'py>(&mut self, py: Python<'py>, frames: u64) -> PyResult<Bound<'py, PyAny>> {
         let steps = frames * self.oversample as u64;
-        let mut output = vec![Vec::new(); self.performance_mut().channels()];
-        let end = (self.performance_mut().step() + steps).min(self.performance_mut().total_steps());
-        let mut outcome = Ok(0);
-        let mut blocks = Blocks::new();
-        while self.performance_mut().step() < end && outcome.is_ok() {
-            let block = blocks.size.min(end - self.performance_mut().step());
-            let began = Instant::now();
-            let (performance, output) = (self.performance_mut(), &mut output);
-            outcome = py.detach(move || performance.render(block, output));
-            blocks.adapt(block, began.elapsed().as_secs_f64());
-            py.check_signals()?;
-        }
-        let frames = channels_array(py, output);
-        match outcome {
-            Ok(_) => Ok(frames),
-            Err(error) => Err(run_error(py, &error, frames)),
-        }
+        let performance = self.performance_mut();
+        let (channels, step) = (performance.channels(), performance.step());
+        let end = (step + steps).min(performance.total_steps());
+        frames_in_blocks(py, performance, channels, end - step, |performance, block, output| {
+            performance.render(block, output)
+        })
     }
 
     /// The last frames owed by the decimator (the end of the render), float64 of shape

@@ -1,13 +1,15 @@
 //! What a run hands to Python: the blocks it runs in (the GIL released, signals checked between
 //! them), the rows it records, and the arrays they become.
 
+use crate::errors::run_error;
 use hooke::analysis::energy::energy;
-use hooke::engine::{Observer, PickupRecorder, Pickups};
+use hooke::engine::{Observer, PickupRecorder, Pickups, RunError};
 use hooke::system::{State, System};
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::time::Instant;
 
 /// How long one block runs with the GIL released, s: Ctrl-C is answered within about this.
 const BLOCK_SECONDS: f64 = 0.05;
@@ -27,6 +29,40 @@ impl Blocks {
     pub(crate) fn adapt(&mut self, done: u64, seconds: f64) {
         let rate = done as f64 / seconds.max(1e-6);
         self.size = ((rate * BLOCK_SECONDS) as u64).clamp(1, 1 << 22);
+    }
+}
+
+/// Takes `steps` steps of `target` with `advance(target, block, output)` in adaptive blocks,
+/// the GIL released during each block and Ctrl-C checked between them (so it is answered within
+/// about [`BLOCK_SECONDS`]). Returns the frames gathered, float64 of shape (channels, frames),
+/// or the run's error carrying them.
+pub(crate) fn frames_in_blocks<'py, T: Send>(
+    py: Python<'py>,
+    target: &mut T,
+    channels: usize,
+    steps: u64,
+    advance: impl Fn(&mut T, u64, &mut [Vec<f64>]) -> Result<u64, RunError> + Sync,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut output = vec![Vec::new(); channels];
+    let mut blocks = Blocks::new();
+    let (mut done, mut outcome) = (0, Ok(0));
+    while done < steps && outcome.is_ok() {
+        let block = blocks.size.min(steps - done);
+        let began = Instant::now();
+        let (target, output, advance) = (&mut *target, &mut output, &advance);
+        outcome = py.detach(move || advance(target, block, output));
+        blocks.adapt(block, began.elapsed().as_secs_f64());
+        match outcome {
+            Ok(0) => break,
+            Ok(taken) => done += taken,
+            Err(_) => {}
+        }
+        py.check_signals()?;
+    }
+    let frames = channels_array(py, output);
+    match outcome {
+        Ok(_) => Ok(frames),
+        Err(error) => Err(run_error(py, &error, frames)),
     }
 }
 

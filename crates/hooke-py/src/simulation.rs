@@ -4,7 +4,7 @@
 use crate::analysis::analysis_result;
 use crate::errors::{analysis_error, engine_error, model_error, run_error};
 use crate::model_rule;
-use crate::record::{channels_array, Blocks, Recorder};
+use crate::record::{channels_array, frames_in_blocks, Blocks, Recorder};
 use hooke::analysis::report::AnalysisOptions;
 use hooke::engine::excitation::{Bow, Excitation, Hammer, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, Pickups, RunLength, Sample};
@@ -213,23 +213,10 @@ impl Simulation {
     /// Takes `steps` simulation steps and returns the output frames they complete, float64 of
     /// shape (channels, frames).
     fn advance<'py>(&mut self, py: Python<'py>, steps: u64) -> PyResult<Bound<'py, PyAny>> {
-        let mut output = vec![Vec::new(); self.engine().channels()];
-        let mut blocks = Blocks::new();
-        let end = self.engine().step() + steps;
-        let mut outcome = Ok(0);
-        while self.engine().step() < end && outcome.is_ok() {
-            let block = blocks.size.min(end - self.engine().step());
-            let began = Instant::now();
-            let (engine, output) = (self.engine_mut(), &mut output);
-            outcome = py.detach(move || engine.advance(block, output));
-            blocks.adapt(block, began.elapsed().as_secs_f64());
-            py.check_signals()?;
-        }
-        let frames = channels_array(py, output);
-        match outcome {
-            Ok(_) => Ok(frames),
-            Err(error) => Err(run_error(py, &error, frames)),
-        }
+        let channels = self.engine().channels();
+        frames_in_blocks(py, self.engine_mut(), channels, steps, |engine, block, output| {
+            engine.advance(block, output)
+        })
     }
 
     /// The last output frames owed by the decimator's look-ahead (the end of an offline
