@@ -324,3 +324,14 @@ fn midi_files_past_the_score_limits_are_refused_not_crashed() {
     assert_eq!(load(&smf(0, &[(10, &note)])), expected);
     assert_eq!(load(&smf(0xe700, &[(10, &note)])), expected);
 }
+
+#[test]
+fn a_midi_note_that_ends_as_it_begins_plays() {
+    // On at 0, then off, on and off at tick 480: the map damps, undamps, plucks and damps at one
+    // time, which a score would apply damps first (two damps in a row, refused).
+    let (on, off) = ([0x90, 0x40, 0x64], [0x80, 0x40, 0x00]);
+    let bytes = smf(480, &[(0, &on), (480, &off), (0, &on), (0, &off)]);
+    let (score, text, _) = midi::load(&bytes, "tick.mid", bob(), StringRule::LowestFret, false, 0.5).unwrap();
+    assert_eq!(text.matches("[[damp]]").count(), 2, "{text}");
+    assert_eq!(score.cues.len(), 5, "{text}");
+}

@@ -4,7 +4,7 @@
 //! score format ([`crate::format::score::parse`]). So a MIDI file gives exactly the cues of its
 //! equivalent score file, and renders to the same samples.
 
-use crate::format::score::parse as parse_score;
+use crate::format::score::{apply_rank, parse as parse_score};
 use crate::format::SourceError;
 use crate::instrument::Instrument;
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
@@ -163,6 +163,7 @@ pub fn gestures(
             skipped.push(unplayable);
         }
     }
+    keep_order(&mut gestures, instrument.parts.len());
     if !skipped.is_empty() && !lenient {
         return Err(MidiError::Unplayable {
             file: file.to_string(),
@@ -173,20 +174,46 @@ pub fn gestures(
     Ok((gestures, skipped))
 }
 
+/// The score event a stroke is.
+fn kind(stroke: Stroke) -> &'static str {
+    match stroke {
+        Stroke::Fret(_) => "fret",
+        Stroke::Release => "release",
+        Stroke::Pluck { .. } => "pluck",
+        Stroke::Strike { .. } => "strike",
+        Stroke::Damp(_) => "damp",
+        Stroke::Undamp => "undamp",
+        Stroke::Tension(_) => "set",
+    }
+}
+
+/// Times `gestures` (in time order, of an instrument of `parts` parts) so that a score applies
+/// them in the order the map made them. A score applies the events of one time by kind (frets,
+/// releases, sets, damps, undamps, then plucks and strikes), so a note that ends as it begins
+/// would read as a damp before its undamp, and a second damp; such a gesture is moved to the
+/// next time an f64 can tell after the one before it on its part (about 1e-16 of the time
+/// later: the same simulation step), and the gestures after it on that part with it.
+fn keep_order(gestures: &mut [Gesture], parts: usize) {
+    let mut last: Vec<Option<(f64, usize)>> = vec![None; parts];
+    for gesture in gestures {
+        let rank = apply_rank(kind(gesture.stroke)).expect("every stroke is a score event");
+        if let Some((time, previous)) = last[gesture.part] {
+            let next =
+                if time.is_finite() && time >= 0.0 { f64::from_bits(time.to_bits() + 1) } else { time };
+            if gesture.time <= time {
+                gesture.time = if rank >= previous { time } else { next };
+            }
+        }
+        last[gesture.part] = Some((gesture.time, rank));
+    }
+}
+
 /// The score file that plays `gestures` on `instrument` for `duration` s (docs/score-format.md).
 pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, name: &str) -> String {
     let quote = |text: &str| toml::Value::String(text.to_string()).to_string();
     let mut text = format!("[score]\nduration = {duration:?}\nname = {}\n", quote(name));
     for gesture in gestures {
-        let kind = match gesture.stroke {
-            Stroke::Fret(_) => "fret",
-            Stroke::Release => "release",
-            Stroke::Pluck { .. } => "pluck",
-            Stroke::Strike { .. } => "strike",
-            Stroke::Damp(_) => "damp",
-            Stroke::Undamp => "undamp",
-            Stroke::Tension(_) => "set",
-        };
+        let kind = kind(gesture.stroke);
         let part = quote(&instrument.parts[gesture.part].name);
         let _ = write!(text, "\n[[{kind}]]\ntime = {:?}\npart = {part}\n", gesture.time);
         let _ = match gesture.stroke {

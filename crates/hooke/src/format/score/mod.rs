@@ -174,7 +174,27 @@ enum Kind {
     Drive,
 }
 
+/// The place of the event kind `name` (`"fret"`, `"damp"`, ...) in the order the events of one
+/// time apply (0 first), if it is an event kind.
+pub(crate) fn apply_rank(name: &str) -> Option<usize> {
+    let kind = Kind::ALL.into_iter().find(|kind| kind.name() == name)?;
+    Some(Kind::ALL.iter().filter(|other| **other < kind).count())
+}
+
 impl Kind {
+    /// Every kind.
+    const ALL: [Kind; 9] = [
+        Kind::Fret,
+        Kind::Release,
+        Kind::Set,
+        Kind::Damp,
+        Kind::Undamp,
+        Kind::Pluck,
+        Kind::Strike,
+        Kind::Bow,
+        Kind::Drive,
+    ];
+
     fn name(self) -> &'static str {
         match self {
             Kind::Fret => "fret",
