@@ -323,6 +323,12 @@ fn midi_files_past_the_score_limits_are_refused_not_crashed() {
     let expected = "bad.mid: expected a timing of at least 1 tick per beat or per frame, found 0";
     assert_eq!(load(&smf(0, &[(10, &note)])), expected);
     assert_eq!(load(&smf(0xe700, &[(10, &note)])), expected);
+    // -128 frames per second, which the MIDI reader negates with an overflow, after a chunk it
+    // does not know.
+    let mut bytes = b"XTRA\0\0\0\x02ab".to_vec();
+    bytes.extend(smf(0x8028, &[(10, &note)]));
+    let found = "bad.mid: expected a Standard MIDI File, found an SMPTE timing of -128 frames per second";
+    assert_eq!(load(&bytes), found);
 }
 
 #[test]

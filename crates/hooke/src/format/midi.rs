@@ -84,6 +84,10 @@ pub struct MidiFile {
 
 /// Reads a Standard MIDI File's notes (`file` names it in errors).
 pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
+    if smpte_overflows(bytes) {
+        let found = "an SMPTE timing of -128 frames per second".to_string();
+        return Err(MidiError::Parse { file: file.to_string(), found });
+    }
     let smf =
         Smf::parse(bytes).map_err(|e| MidiError::Parse { file: file.to_string(), found: e.to_string() })?;
     if smf.header.format == midly::Format::Sequential {
@@ -145,6 +149,21 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
         inputs.push(NoteInput { time, track, channel, kind });
     }
     Ok(MidiFile { inputs, end })
+}
+
+/// Whether the file's header gives an SMPTE timing of -128 frames per second, which midly 0.5
+/// negates with an overflow before refusing it (a panic wherever overflow is checked). The
+/// header is found as midly finds it: the first `MThd` chunk, unknown chunks skipped, a chunk
+/// longer than the file cut at its end.
+fn smpte_overflows(mut bytes: &[u8]) -> bool {
+    while let [a, b, c, d, e, f, g, h, data @ ..] = bytes {
+        if [a, b, c, d] == [&b'M', &b'T', &b'h', &b'd'] {
+            return data.get(4) == Some(&0x80);
+        }
+        let length = u32::from_be_bytes([*e, *f, *g, *h]) as usize;
+        bytes = data.get(length..).unwrap_or(&[]);
+    }
+    false
 }
 
 /// Maps `midi`'s inputs through `map`. Unplayable notes are an error, or with `lenient` are
