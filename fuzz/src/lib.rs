@@ -21,6 +21,11 @@ use toml::{Table, Value};
 /// The most nodes (masses and anchors) an input read by the format targets may make.
 pub const READ_NODES: u64 = 2_000;
 
+/// The most nodes an instrument built by the instrument target may have: building designs or
+/// tunes it, and checks it stable, for each oversampling tried (up to 16), with a dense
+/// analysis whose cost grows as the cube of the size.
+pub const BUILD_NODES: u64 = 400;
+
 /// The most nodes a model stepped by the engine target may have.
 pub const STEP_NODES: u64 = 64;
 
@@ -42,8 +47,18 @@ pub fn worth_reading(data: &[u8], cap: u64) -> Option<&str> {
         return Some(text);
     };
     let (nodes, reads_files) = estimate(&table, 1);
-    let small_or_refused = nodes <= cap || nodes > MAX_NODES as u64;
-    (small_or_refused && !reads_files).then_some(text)
+    (within(nodes, cap) && !reads_files).then_some(text)
+}
+
+/// Whether `text` (TOML) asks for at most `cap` nodes, or for more than the library's limit
+/// (which it must refuse at once).
+pub fn asks_for_at_most(text: &str, cap: u64) -> bool {
+    text.parse::<Table>().is_ok_and(|table| within(estimate(&table, 1).0, cap))
+}
+
+/// Whether `nodes` is at most `cap` or past [`MAX_NODES`].
+fn within(nodes: u64, cap: u64) -> bool {
+    nodes <= cap || nodes > MAX_NODES as u64
 }
 
 /// The nodes the tables of `table` ask for (with `strings` strings each), and whether any
