@@ -5,7 +5,7 @@
 use crate::diagnostics::FileDiagnostic;
 use crate::interrupt::{stopped_message, Interrupt};
 use crate::limits::{check_memory, check_work};
-use crate::load::{parse_format, parse_scheme, read_model};
+use crate::load::{parse_format, parse_scheme};
 use crate::outputs::check_outputs;
 use crate::run::{progress_bar, write_wav_file};
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
@@ -75,7 +75,9 @@ pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
         ("--output", Some(args.output.as_path())),
         ("--write-score", args.write_score.as_deref()),
     ])?;
-    let instrument = read_model(&args.instrument)?;
+    let instrument = std::fs::read_to_string(&args.instrument)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot read instrument file {}", args.instrument.display()))?;
     let bytes = std::fs::read(&args.score)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read score file {}", args.score.display()))?;
