@@ -10,31 +10,10 @@ use hooke::scheme::SchemeKind;
 use hooke::score::live::{live, LiveOptions};
 use hooke::score::notes::{NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
-use std::alloc::{GlobalAlloc, Layout, System as Heap};
-use std::cell::Cell;
 use std::sync::atomic::Ordering::Relaxed;
 
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// The system allocator, counting this thread's allocations and reallocations.
-struct Counting;
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        unsafe { Heap.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        unsafe { Heap.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        unsafe { Heap.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting;
+use counting::{allocations, deallocations, Counting};
 
 #[global_allocator]
 static COUNTING: Counting = Counting;
@@ -81,7 +60,7 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
     let mut recorded = Vec::with_capacity(10 * 48_000 * 2 + 4096);
     let script = script();
     let mut next = 0;
-    let (mut allocations, mut peak, mut sent) = (0, 0.0f32, 0);
+    let (mut heap_operations, mut peak, mut sent) = (0, 0.0f32, 0);
     let blocks = (10.0 * rate) as usize / frames;
     for block in 0..blocks {
         let now = (block * frames) as f64 / rate;
@@ -90,9 +69,9 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
             sent += input.send(&NoteInput { time: script[next].0, track: 0, channel: 0, kind }).unwrap();
             next += 1;
         }
-        let before = ALLOCATIONS.with(Cell::get);
+        let before = allocations() + deallocations();
         core.process(&mut out, device_channels);
-        allocations += ALLOCATIONS.with(Cell::get) - before;
+        heap_operations += allocations() + deallocations() - before;
         peak = out.iter().fold(peak, |m, s| m.max(s.abs()));
         while let Ok(sample) = record.pop() {
             recorded.push(sample);
@@ -100,7 +79,7 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
     }
     assert_eq!(next, script.len(), "the whole script was played");
     assert!(sent > 200, "gestures sent: {sent}");
-    assert_eq!(allocations, 0, "allocations in the callback body over {blocks} callbacks");
+    assert_eq!(heap_operations, 0, "allocations in the callback body over {blocks} callbacks");
     assert!(peak > 1e-3, "the guitar is heard (peak {peak})");
     assert_eq!(recorded.len(), blocks * frames * device_channels, "everything heard was recorded");
     assert_eq!(stats.errors.load(Relaxed), 0);

@@ -10,29 +10,9 @@ use hooke::format::model::{parse, ModelFile};
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
-use std::alloc::{GlobalAlloc, Layout, System as Heap};
-use std::cell::Cell;
 
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// The system allocator, counting this thread's allocations.
-struct Counting;
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        unsafe { Heap.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { Heap.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        unsafe { Heap.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting;
+use counting::{allocations, Counting};
 
 #[global_allocator]
 static COUNTING: Counting = Counting;
@@ -49,11 +29,11 @@ fn allocations_per_render(engine: &mut Engine, blocks: usize) -> usize {
         engine.render(&mut slices[..channels]).unwrap();
     };
     render(engine, &mut buffers);
-    let before = ALLOCATIONS.with(Cell::get);
+    let before = allocations();
     for _ in 0..blocks {
         render(engine, &mut buffers);
     }
-    ALLOCATIONS.with(Cell::get) - before
+    allocations() - before
 }
 
 #[test]
