@@ -1,19 +1,9 @@
 //! `hooke analyze`, `hooke design string` and the check before `hooke run`, end to end.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn hooke(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+mod common;
+use common::{hooke, stderr, stdout};
 
 /// The workspace's `examples/` folder.
 fn examples() -> PathBuf {

@@ -1,19 +1,9 @@
 //! The `hooke` binary end to end: outputs, errors, instability, the demo and the benchmark.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn hooke(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+mod common;
+use common::{hooke, stderr, stdout};
 
 /// Files in `dir` other than `keep`, sorted.
 fn other_files(dir: &Path, keep: &str) -> Vec<PathBuf> {

@@ -3,20 +3,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn hooke(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+mod common;
+use common::{hooke, stderr, stdout};
 
 /// Every entry of `dir`, sorted.
 fn entries(dir: &Path) -> Vec<PathBuf> {

@@ -6,11 +6,9 @@
 use midly::num::{u15, u28, u4, u7};
 use midly::{Format, Header, MetaMessage, MidiMessage, PitchBend, Smf, Timing, TrackEvent, TrackEventKind};
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn hooke(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
-}
+mod common;
+use common::hooke;
 
 const INSTRUMENT: &str =
     "[guitar]\ntuning = [\"E2\", \"A2\", \"D3\"]\nlinear_density = [6.4e-3, 3.6e-3, 1.9e-3]\n\

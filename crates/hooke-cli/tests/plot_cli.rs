@@ -2,15 +2,9 @@
 //! error and leaves no file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn hooke(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hooke")).args(args).current_dir(dir).output().expect("hooke runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+mod common;
+use common::{hooke, stderr};
 
 /// The files in `dir`, sorted.
 fn files(dir: &Path) -> Vec<PathBuf> {

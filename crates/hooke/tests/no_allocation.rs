@@ -1,4 +1,4 @@
-//! Rendering a block allocates nothing once the engine has rendered one of that size, on every
+//! Rendering a block allocates and frees nothing once the engine has rendered one of that size, on every
 //! path (stencil, string bank, general with an explicit scheme, general with an implicit scheme
 //! on a small network, whose Newton iteration is dense), with oversampling and with an
 //! excitation in play: a counting global allocator proves it. (The sparse LU solves of the
@@ -12,13 +12,13 @@ use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
 mod counting;
-use counting::{allocations, Counting};
+use counting::{heap_operations, Counting};
 
 #[global_allocator]
 static COUNTING: Counting = Counting;
 
-/// Allocations made while rendering `blocks` blocks of 64 frames, after one warm-up block.
-fn allocations_per_render(engine: &mut Engine, blocks: usize) -> usize {
+/// Heap operations (allocations and frees) made while rendering `blocks` blocks of 64 frames, after one warm-up block.
+fn heap_operations_per_render(engine: &mut Engine, blocks: usize) -> usize {
     let channels = engine.channels();
     let mut buffers = vec![vec![0.0f32; 64]; channels];
     let render = |engine: &mut Engine, buffers: &mut Vec<Vec<f32>>| {
@@ -29,11 +29,11 @@ fn allocations_per_render(engine: &mut Engine, blocks: usize) -> usize {
         engine.render(&mut slices[..channels]).unwrap();
     };
     render(engine, &mut buffers);
-    let before = allocations();
+    let before = heap_operations();
     for _ in 0..blocks {
         render(engine, &mut buffers);
     }
-    allocations() - before
+    heap_operations() - before
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
         let (config, scheme) = (config.rate(48_000.0), config.scheme);
         let mut engine = Engine::from_system(System::new(&file.model), file.pickups.clone(), config).unwrap();
         assert_eq!(engine.path(), path);
-        assert_eq!(allocations_per_render(&mut engine, 100), 0, "{scheme}");
+        assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "{scheme}");
     }
 
     // The guitar on the string bank, oversampled, with a force pulse playing through the blocks.
@@ -61,7 +61,7 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     let mut engine = Engine::new(&instrument.model, &instrument.pickups, config).unwrap();
     let pulse = Pulse { coordinate: 40, peak: 0.5, duration: 0.05 };
     engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
-    assert_eq!(allocations_per_render(&mut engine, 100), 0, "guitar");
+    assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "guitar");
     assert_eq!(engine.path(), PathKind::Strings);
 }
 
@@ -94,7 +94,7 @@ fn implicit_schemes_on_small_nonlinear_networks_allocate_nothing_per_step() {
             let mut engine =
                 Engine::from_system(System::new(&file.model), file.pickups.clone(), config).unwrap();
             assert_eq!(engine.path(), PathKind::General);
-            assert_eq!(allocations_per_render(&mut engine, 100), 0, "{name} {scheme}");
+            assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "{name} {scheme}");
         }
     }
 }

@@ -30,12 +30,8 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Allocations and reallocations made by this thread so far.
-pub fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
-}
-
-/// Deallocations made by this thread so far.
-pub fn deallocations() -> usize {
-    DEALLOCATIONS.with(Cell::get)
+/// Heap operations (allocations, reallocations and deallocations) made by this thread so far:
+/// a real-time path may do none of them.
+pub fn heap_operations() -> usize {
+    ALLOCATIONS.with(Cell::get) + DEALLOCATIONS.with(Cell::get)
 }
