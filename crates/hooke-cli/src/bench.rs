@@ -28,8 +28,19 @@ const DISPLACEMENT: f64 = 1e-3;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Time a string of N masses (the Faust peer's string).
-    #[arg(long, conflicts_with_all = ["membrane", "model"])]
+    #[arg(long, conflicts_with_all = ["membrane", "model", "play"])]
     pub string: Option<usize>,
+    /// Count how many copies of this instrument, every string ringing, `hooke play` renders in
+    /// real time on one core with each --buffers size, at --rate, with --scheme; each trial
+    /// plays --seconds of sound.
+    #[arg(long, conflicts_with_all = ["membrane", "model"])]
+    pub play: Option<PathBuf>,
+    /// With --play: frames per audio callback, a comma-separated list.
+    #[arg(long, value_delimiter = ',', default_value = "64,128,256", value_parser = clap::value_parser!(u64).range(16..=8192))]
+    pub buffers: Vec<u64>,
+    /// With --play: the output rate, Hz.
+    #[arg(long, default_value_t = 48_000, value_parser = clap::value_parser!(u32).range(1000..=384_000))]
+    pub rate: u32,
     /// Time a W x H membrane of the same elements, fixed rim (e.g. 1000x1000), on the membrane
     /// kernel.
     #[arg(long, conflicts_with = "model")]
@@ -50,7 +61,8 @@ pub struct BenchArgs {
     /// mass-steps over all voices).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub voices: u64,
-    /// Wall-clock seconds to measure for (after a warm-up of a tenth of that).
+    /// Wall-clock seconds to measure for (after a warm-up of a tenth of that); with --play,
+    /// seconds of sound per trial.
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
     /// Use the general path (edge lists) even where a kernel applies, to compare the two.
@@ -67,6 +79,16 @@ pub struct BenchArgs {
 /// `<number> mass-steps/s`. Subnormals are flushed to zero, as in the Faust peer's benchmark (a
 /// long run of a damped string reaches them).
 pub fn bench(args: &BenchArgs) -> miette::Result<()> {
+    if let Some(path) = &args.play {
+        let buffers: Vec<usize> = args.buffers.iter().map(|&b| b as usize).collect();
+        return crate::bench_play::bench_play(
+            path,
+            args.scheme,
+            f64::from(args.rate),
+            &buffers,
+            args.seconds,
+        );
+    }
     hooke::kernel::flush_subnormals_to_zero();
     let mut step_rate = RATE;
     let (masses, steps_per_second, path) = match (&args.model, &args.membrane, args.string) {

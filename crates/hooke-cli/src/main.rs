@@ -2,12 +2,14 @@
 
 mod analyze;
 mod bench;
+mod bench_play;
 mod compare;
 mod design;
 mod diagnostics;
 mod interrupt;
 mod limits;
 mod load;
+mod note_map;
 mod outputs;
 #[cfg(feature = "play")]
 mod play;

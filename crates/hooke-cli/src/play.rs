@@ -10,6 +10,7 @@
 use crate::diagnostics::FileDiagnostic;
 use crate::interrupt::Interrupt;
 use crate::load::{parse_scheme, read_model};
+use crate::note_map::NoteMapArgs;
 use crate::outputs::check_outputs;
 use crate::render::build;
 use crate::run::write_wav_file;
@@ -17,8 +18,8 @@ use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use hooke::format::instrument::parse as parse_instrument;
 use hooke::io::{SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
-use hooke::score::live::{calibrate, live, LiveInput, LiveOptions, LiveStats};
-use hooke::score::notes::{from_midi, note_name, NoteInput, NoteKind, StringRule};
+use hooke::score::live::{calibrate, live, LiveError, LiveInput, LiveOptions, LiveStats};
+use hooke::score::notes::{from_midi, note_name, NoteInput, NoteKind};
 use hooke::score::performance::PerformanceOptions;
 use miette::{miette, IntoDiagnostic};
 use std::path::PathBuf;
@@ -53,9 +54,9 @@ pub struct PlayArgs {
     /// Scheme (default: the instrument file's).
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<SchemeKind>,
-    /// Channel 1 plays the highest string, 2 the next, ... (instead of the lowest free fret).
-    #[arg(long)]
-    pub strings_by_channel: bool,
+    /// How notes choose strings and which controllers set what.
+    #[command(flatten)]
+    pub notes: NoteMapArgs,
     /// Write each note on received as `frame,note,velocity` (frame: frames rendered when it
     /// arrived) to this CSV file, to measure latency against the recording.
     #[arg(long)]
@@ -100,9 +101,13 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
         gain,
         queue: 4096,
         record: record_length,
-        rule: if args.strings_by_channel { StringRule::ByChannel } else { StringRule::LowestFret },
+        rule: args.notes.rule(),
+        controls: args.notes.controls.clone(),
     };
-    let (input, mut core, record, stats) = live(&instrument, options).map_err(|e| miette!("{e}"))?;
+    let (input, mut core, record, stats) = live(&instrument, options).map_err(|e| match e {
+        LiveError::Control(control) => miette!("--cc: {control}"),
+        e => miette!("{e}"),
+    })?;
     eprintln!(
         "{}: {} at {} Hz ({oversample} x {rate} Hz), {}; output {} ({} channel(s)); one note renders at {speed:.1}x real time",
         instrument.kind,

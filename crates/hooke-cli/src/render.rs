@@ -6,13 +6,13 @@ use crate::diagnostics::FileDiagnostic;
 use crate::interrupt::{stopped_message, Interrupt};
 use crate::limits::{check_memory, check_work};
 use crate::load::{parse_format, parse_scheme};
+use crate::note_map::NoteMapArgs;
 use crate::outputs::check_outputs;
 use crate::run::{progress_bar, write_wav_file};
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
 use hooke::format::score::parse as parse_score;
 use hooke::io::{check_wav_size, SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::StringRule;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use miette::{miette, IntoDiagnostic, WrapErr};
 use std::path::{Path, PathBuf};
@@ -29,9 +29,9 @@ pub struct RenderArgs {
     /// MIDI: leave out the notes the instrument cannot play (each is named) instead of refusing.
     #[arg(long)]
     pub lenient: bool,
-    /// MIDI: channel 1 plays the highest string, 2 the next, ... (instead of the lowest free fret).
-    #[arg(long)]
-    pub strings_by_channel: bool,
+    /// MIDI: how notes choose strings and which controllers set what.
+    #[command(flatten)]
+    pub notes: NoteMapArgs,
     /// MIDI: seconds rendered after the file's last event.
     #[arg(long, default_value_t = 2.0, value_parser = parse_tail)]
     pub tail: f64,
@@ -113,7 +113,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         threads: 1,
         general: false,
         lenient: false,
-        strings_by_channel: false,
+        notes: NoteMapArgs::default(),
         tail: 2.0,
         write_score: None,
     };
@@ -158,9 +158,9 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
         ScoreText::Toml(text) => parse_score(text, score_name, &instrument, sources.score_folder)
             .map_err(|e| FileDiagnostic::new(e, text))?,
         ScoreText::Midi(bytes) => {
-            let rule = if args.strings_by_channel { StringRule::ByChannel } else { StringRule::LowestFret };
+            let map = args.notes.map(&instrument)?;
             let (score, text, skipped) =
-                hooke::format::midi::load(bytes, score_name, &instrument, rule, args.lenient, args.tail)
+                hooke::format::midi::load(bytes, score_name, &instrument, map, args.lenient, args.tail)
                     .map_err(|e| miette!("{e}"))?;
             for note in &skipped {
                 eprintln!("warning: {score_name}: left out: {note}");

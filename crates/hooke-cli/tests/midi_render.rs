@@ -1,7 +1,8 @@
 //! `hooke render INSTRUMENT song.mid`: a MIDI file written here with midly (format 1, a tempo
 //! change, two tracks on two channels, a pitch bend, the sustain pedal) renders to the same
 //! samples as the score file that docs/play.md says it stands for, written by hand; unplayable
-//! notes are named, and left out only with --lenient.
+//! notes are named, and left out only with --lenient; controllers mapped with --cc become the
+//! `set`s docs/play.md says they are.
 
 use midly::num::{u15, u28, u4, u7};
 use midly::{Format, Header, MetaMessage, MidiMessage, PitchBend, Smf, Timing, TrackEvent, TrackEventKind};
@@ -49,6 +50,10 @@ fn pedal(channel: u8, down: bool) -> TrackEventKind<'static> {
     )
 }
 
+fn controller(channel: u8, number: u8, value: u8) -> TrackEventKind<'static> {
+    midi(channel, MidiMessage::Controller { controller: u7::new(number), value: u7::new(value) })
+}
+
 /// 480 ticks a beat; 120 bpm (0.5 s a beat), then 240 bpm from tick 960 (1 s).
 fn song(extra: Vec<(u32, TrackEventKind<'static>)>) -> Vec<u8> {
     let tempo = |us: u32| TrackEventKind::Meta(MetaMessage::Tempo(midly::num::u24::new(us)));
@@ -77,8 +82,9 @@ fn song(extra: Vec<(u32, TrackEventKind<'static>)>) -> Vec<u8> {
     bytes
 }
 
-/// The score the song stands for (docs/play.md): pulse plucks at 0.8, damps on note offs.
-fn equivalent_score() -> String {
+/// The score the song stands for (docs/play.md): pulse plucks at 0.8, damps on note offs, and
+/// `extra` events.
+fn equivalent_score(extra: &[String]) -> String {
     let peak = |velocity: f64| 0.5 * (velocity / 127.0f64).powi(2);
     let pluck = |time: f64, part: &str, velocity: f64| {
         format!(
@@ -105,23 +111,30 @@ fn equivalent_score() -> String {
         event("damp", 1.5, "E2", "decay = 0.05\n"),
         event("damp", 1.5, "A2", "decay = 0.05\n"),
     ]
-    .concat()
+    .into_iter()
+    .chain(extra.iter().cloned())
+    .collect()
+}
+
+/// A `[[set]]` event.
+fn set(time: f64, part: &str, parameter: &str, value: f64) -> String {
+    format!("[[set]]\ntime = {time:?}\npart = \"{part}\"\nparameter = \"{parameter}\"\nvalue = {value:?}\n\n")
 }
 
 fn samples(path: &Path) -> Vec<f32> {
     hound::WavReader::open(path).unwrap().samples::<f32>().map(Result::unwrap).collect()
 }
 
-#[test]
-fn a_midi_file_renders_as_its_equivalent_score_sample_for_sample() {
+/// Renders `song` and `score` and checks that they are the same samples.
+fn renders_as(song: Vec<u8>, score: String, flags: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("guitar.toml"), INSTRUMENT).unwrap();
-    std::fs::write(dir.path().join("song.mid"), song(Vec::new())).unwrap();
-    std::fs::write(dir.path().join("score.toml"), equivalent_score()).unwrap();
-    let midi = hooke(
-        &["render", "guitar.toml", "song.mid", "-o", "midi.wav", "--format", "f32", "--tail", "0.5"],
-        dir.path(),
-    );
+    std::fs::write(dir.path().join("song.mid"), song).unwrap();
+    std::fs::write(dir.path().join("score.toml"), score).unwrap();
+    let mut args =
+        vec!["render", "guitar.toml", "song.mid", "-o", "midi.wav", "--format", "f32", "--tail", "0.5"];
+    args.extend(flags);
+    let midi = hooke(&args, dir.path());
     assert!(midi.status.success(), "{}", String::from_utf8_lossy(&midi.stderr));
     let score =
         hooke(&["render", "guitar.toml", "score.toml", "-o", "score.wav", "--format", "f32"], dir.path());
@@ -131,6 +144,53 @@ fn a_midi_file_renders_as_its_equivalent_score_sample_for_sample() {
     assert_eq!(from_midi.len(), (2.0 * 22050.0) as usize);
     assert!(from_midi.iter().any(|&s| s.abs() > 0.5), "the song is heard");
     assert!(from_midi == from_score, "the MIDI file and its score differ");
+}
+
+#[test]
+fn a_midi_file_renders_as_its_equivalent_score_sample_for_sample() {
+    renders_as(song(Vec::new()), equivalent_score(&[]), &[]);
+}
+
+#[test]
+fn mapped_controllers_set_the_parameters_of_the_strings_their_channel_sounds() {
+    let controllers = vec![
+        (360, controller(0, 1, 0)),    // 0.375 s: tension 0.8 on E2, which channel 1 sounds
+        (400, controller(0, 7, 100)),  // not mapped: nothing
+        (576, controller(1, 74, 127)), // 0.6 s: damping 3 on D3, which channel 2 sounds
+    ];
+    // A2 takes channel 1's tension when its note begins at 0.5 s; E2 keeps it at 1.25 s.
+    let sets =
+        [set(0.375, "E2", "tension", 0.8), set(0.5, "A2", "tension", 0.8), set(0.6, "D3", "damping", 3.0)];
+    renders_as(
+        song(controllers),
+        equivalent_score(&sets),
+        &["--cc", "1=tension:0.8:1.25", "--cc", "74=damping:0.5:3"],
+    );
+}
+
+#[test]
+fn a_controller_mapping_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("guitar.toml"), INSTRUMENT).unwrap();
+    std::fs::write(dir.path().join("song.mid"), song(Vec::new())).unwrap();
+    for (flag, expected) in [
+        ("64=tension", "--cc"),
+        ("74=pitch", "expected the parameter \"tension\" or \"damping\", found \"pitch\""),
+    ] {
+        let output = hooke(&["render", "guitar.toml", "song.mid", "-o", "x.wav", "--cc", flag], dir.path());
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && message.contains(expected), "{flag}: {message}");
+    }
+    let twice = hooke(
+        &["render", "guitar.toml", "song.mid", "-o", "x.wav", "--cc", "1=tension", "--cc", "1=damping"],
+        dir.path(),
+    );
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("--cc: controller 1 is mapped twice"));
+    std::fs::write(dir.path().join("reed.toml"), "[reed]\n").unwrap();
+    let body = hooke(&["render", "reed.toml", "song.mid", "-o", "x.wav", "--cc", "1=damping"], dir.path());
+    let message = String::from_utf8_lossy(&body.stderr);
+    assert!(message.contains("--cc: controller 1: the reed plays a body"), "{message}");
+    assert!(!dir.path().join("x.wav").exists());
 }
 
 #[test]

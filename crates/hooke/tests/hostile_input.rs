@@ -11,7 +11,7 @@ use hooke::io::CsvWriter;
 use hooke::limits::{MAX_CHANNELS, MAX_NODES, MAX_STEPS};
 use hooke::model::{Anchor, Mass, Model, Spring};
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::StringRule;
+use hooke::score::notes::{NoteMap, StringRule};
 use hooke::system::System;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -308,7 +308,9 @@ fn smf(division: u16, events: &[(u32, &[u8])]) -> Vec<u8> {
 fn midi_files_past_the_score_limits_are_refused_not_crashed() {
     let note = [0x90, 0x40, 0x64];
     let load = |bytes: &[u8]| {
-        let error = midi::load(bytes, "bad.mid", bob(), StringRule::LowestFret, true, 0.5).unwrap_err();
+        let error =
+            midi::load(bytes, "bad.mid", bob(), NoteMap::new(bob(), StringRule::LowestFret), true, 0.5)
+                .unwrap_err();
         error.to_string()
     };
     // The slowest tempo and the longest deltas: ticks times tempo pass 2^64.
@@ -337,7 +339,9 @@ fn a_midi_note_that_ends_as_it_begins_plays() {
     // time, which a score would apply damps first (two damps in a row, refused).
     let (on, off) = ([0x90, 0x40, 0x64], [0x80, 0x40, 0x00]);
     let bytes = smf(480, &[(0, &on), (480, &off), (0, &on), (0, &off)]);
-    let (score, text, _) = midi::load(&bytes, "tick.mid", bob(), StringRule::LowestFret, false, 0.5).unwrap();
+    let (score, text, _) =
+        midi::load(&bytes, "tick.mid", bob(), NoteMap::new(bob(), StringRule::LowestFret), false, 0.5)
+            .unwrap();
     assert_eq!(text.matches("[[damp]]").count(), 2, "{text}");
     assert_eq!(score.cues.len(), 5, "{text}");
 }

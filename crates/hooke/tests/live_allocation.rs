@@ -1,6 +1,6 @@
 //! The live callback's body allocates nothing: [`LiveCore::process`] is driven through 10 s of a
 //! scripted performance on the guitar at 48 kHz (oversampled twice, 256-frame callbacks): a note
-//! every 1/8 s across the neck, note offs, the sustain pedal and pitch bends, recorded through
+//! every 1/8 s across the neck, note offs, the sustain pedal, pitch bends and two mapped controllers, recorded through
 //! the recording queue. A counting global allocator counts this thread's allocations while the
 //! callback body runs (the input side, which maps notes and solves nothing at play time, runs
 //! between callbacks and is not counted).
@@ -31,6 +31,11 @@ fn script() -> Vec<(f64, NoteKind)> {
             events.push((time + 0.05, NoteKind::Bend(0.5)));
             events.push((time + 0.11, NoteKind::Bend(0.0)));
         }
+        if i % 8 == 6 {
+            let value = (i * 13 % 128) as u8;
+            events.push((time + 0.02, NoteKind::Control { controller: 1, value }));
+            events.push((time + 0.03, NoteKind::Control { controller: 74, value: 127 - value }));
+        }
         if i % 16 == 5 {
             events.push((time, NoteKind::Sustain(true)));
             events.push((time + 0.5, NoteKind::Sustain(false)));
@@ -52,6 +57,7 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
         queue: 1024,
         record: 1 << 16,
         rule: StringRule::LowestFret,
+        controls: vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()],
     };
     let (mut input, mut core, record, stats) = live(&instrument, options).unwrap();
     let mut record = record.unwrap();

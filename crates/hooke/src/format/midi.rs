@@ -9,9 +9,7 @@ use crate::format::SourceError;
 use crate::instrument::Instrument;
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
 use crate::model::tidy;
-use crate::score::notes::{
-    Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, Unplayable, PLUCK_WIDTH,
-};
+use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
 use crate::score::Score;
 use midly::{MetaMessage, MidiMessage, Smf, Timing, TrackEventKind};
 use std::fmt::Write as _;
@@ -139,6 +137,9 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
                     MidiMessage::Controller { controller, value } if u8::from(controller) == 64 => {
                         NoteKind::Sustain(u8::from(value) >= 64)
                     }
+                    MidiMessage::Controller { controller, value } => {
+                        NoteKind::Control { controller: u8::from(controller), value: u8::from(value) }
+                    }
                     MidiMessage::PitchBend { bend } => NoteKind::Bend(bend.as_f64()),
                     _ => continue,
                 };
@@ -202,7 +203,7 @@ fn kind(stroke: Stroke) -> &'static str {
         Stroke::Strike { .. } => "strike",
         Stroke::Damp(_) => "damp",
         Stroke::Undamp => "undamp",
-        Stroke::Tension(_) => "set",
+        Stroke::Tension(_) | Stroke::Damping(_) => "set",
     }
 }
 
@@ -249,24 +250,24 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
             }
             Stroke::Damp(decay) => writeln!(text, "decay = {decay:?}"),
             Stroke::Tension(value) => writeln!(text, "parameter = \"tension\"\nvalue = {value:?}"),
+            Stroke::Damping(value) => writeln!(text, "parameter = \"damping\"\nvalue = {value:?}"),
         };
     }
     text
 }
 
-/// A MIDI file played by `instrument`: its score (lasting `tail` s past the file's last
+/// A MIDI file played by `instrument` through `map` (its rule and controller mappings): its score (lasting `tail` s past the file's last
 /// event), the score's text and the notes left out (with `lenient`). A file that would make a
 /// score past the score format's limits (an hour, [`MAX_SCORE_EVENTS`] events) is refused.
 pub fn load(
     bytes: &[u8],
     file: &str,
     instrument: &Instrument,
-    rule: StringRule,
+    mut map: NoteMap,
     lenient: bool,
     tail: f64,
 ) -> Result<(Score, String, Vec<Unplayable>), MidiError> {
     let midi = read(bytes, file)?;
-    let mut map = NoteMap::new(instrument, rule);
     let (gestures, skipped) = gestures(&midi, &mut map, lenient, file, instrument)?;
     let duration = midi.end + tail;
     let beyond =

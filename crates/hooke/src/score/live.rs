@@ -18,8 +18,9 @@ use crate::engine::excitation::{Hammer, Pulse};
 use crate::engine::EngineError;
 use crate::instrument::frets::{fret_stop, FretStop};
 use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind};
+use crate::score::controls::ControlMapping;
 use crate::score::notes::{
-    Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, Unplayable, PLUCK_WIDTH,
+    Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, UnmappableControl, Unplayable, PLUCK_WIDTH,
 };
 use crate::score::performance::{Performance, PerformanceOptions};
 use crate::score::Action;
@@ -106,6 +107,7 @@ impl Resolver {
             (Stroke::Damp(decay), _) => Action::Damp(2.0 / decay),
             (Stroke::Undamp, _) => Action::Undamp,
             (Stroke::Tension(factor), _) => Action::Tension(factor),
+            (Stroke::Damping(factor), _) => Action::Damping(factor),
         };
         (part, action)
     }
@@ -168,7 +170,7 @@ pub struct LiveCore {
 }
 
 /// How to set up a live performance.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LiveOptions {
     /// The performance's options (oversampling, threads, kernels).
     pub performance: PerformanceOptions,
@@ -184,6 +186,8 @@ pub struct LiveOptions {
     pub record: usize,
     /// How notes choose strings.
     pub rule: StringRule,
+    /// MIDI controllers mapped to `set` parameters.
+    pub controls: Vec<ControlMapping>,
 }
 
 /// The input side, the callback body, and the recording's consumer.
@@ -192,6 +196,7 @@ pub type LiveParts = (LiveInput, LiveCore, Option<rtrb::Consumer<f32>>, Arc<Live
 /// Sets up `instrument` to be played live: solves the frets, builds the performance, and renders
 /// one silent block of `max_frames` so that the callback's first block allocates nothing.
 pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, LiveError> {
+    let map = NoteMap::new(instrument, options.rule).with_controls(&options.controls, instrument)?;
     let resolver = Resolver::new(instrument)?;
     let mut performance = Performance::live(instrument, options.performance, MAX_EXCITATIONS)?;
     // The first change picks the path a played engine keeps (the string bank for strings).
@@ -211,7 +216,7 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
     };
     let stats = Arc::new(LiveStats::default());
     let input = LiveInput {
-        map: NoteMap::new(instrument, options.rule),
+        map,
         resolver,
         gestures: Vec::with_capacity(64),
         cues: cue_in,
@@ -238,6 +243,9 @@ pub enum LiveError {
     /// The engine could not be built.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A controller mapping does not apply to the instrument.
+    #[error(transparent)]
+    Control(#[from] UnmappableControl),
     /// The warm-up block failed.
     #[error("the first block could not be rendered: {0}")]
     Render(String),

@@ -6,6 +6,7 @@
 //! [`crate::engine::excitation`] holds the interactions that act over many steps (a hammer, a bow, a force
 //! pulse, a drive); [`performance`] plays the cues.
 
+pub mod controls;
 pub mod live;
 pub mod notes;
 pub mod performance;

@@ -1,6 +1,6 @@
 //! Notes to gestures: how a keyboard's or a MIDI file's notes play an instrument's parts.
 //!
-//! A [`NoteMap`] reads [`NoteInput`]s (note on, note off, sustain pedal, pitch bend) in time
+//! A [`NoteMap`] reads [`NoteInput`]s (note on, note off, sustain pedal, pitch bend, controllers) in time
 //! order and answers [`Gesture`]s on the instrument's parts, the events a score would write by
 //! hand (`fret`, `release`, `pluck`, `strike`, `damp`, `undamp`, `set tension`). A MIDI file is
 //! turned into a score this way (the file layer writes the gestures as score events and reads
@@ -21,13 +21,18 @@
 //!   pedal (CC 64 >= 64) defers the note offs of its channel until it is lifted. Pitch bend (a
 //!   range of [`BEND_RANGE`] semitones) sets the tension of the strings the channel sounds,
 //!   `2^(b / 6)` for a bend of `b` semitones (the pitch goes as the square root of the tension).
+//!   A controller mapped to a `set` parameter ([`ControlMapping`]) sets it on the strings the
+//!   channel sounds (times the bend's factor for tension); a string takes its channel's factors
+//!   when its next note begins.
 //! - **Membrane (drum)**: every note strikes it with a hammer at speed `STRIKE_SPEED v / 127`;
 //!   the note picks the point, the centre for C (pitch class 0) out towards the rim for B (11):
-//!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings.
+//!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings. Mapped
+//!   controllers set the membrane's tension or damping, from any channel.
 //! - **Body (reed, pendulum)**: a note pushes the mass by a force pulse of peak
 //!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
 
 use crate::instrument::{Instrument, PartKind};
+use crate::score::controls::{ControlMapping, SetParameter};
 
 /// Where a string is plucked, as a fraction of its sounding length from the stop.
 pub const PLUCK_POSITION: f64 = 0.8;
@@ -74,6 +79,14 @@ pub enum NoteKind {
     Sustain(bool),
     /// Pitch bend, -1 to 1 of [`BEND_RANGE`].
     Bend(f64),
+    /// A controller (CC) other than the sustain pedal moved: controller number and value
+    /// (0-127). It does something only when the map has a [`ControlMapping`] for it.
+    Control {
+        /// Controller number.
+        controller: u8,
+        /// Its value, 0 to 127.
+        value: u8,
+    },
 }
 
 /// A gesture on one part: one event of a score.
@@ -115,6 +128,8 @@ pub enum Stroke {
     Undamp,
     /// `set tension` to this factor.
     Tension(f64),
+    /// `set damping` to this factor.
+    Damping(f64),
 }
 
 /// How notes choose strings.
@@ -163,17 +178,58 @@ struct Strand {
     pedal: bool,
     fret: usize,
     damped: bool,
-    tension: f64,
+    /// Its `set` factors now.
+    factors: Factors,
     /// When its note began (an input count).
     began: u64,
+}
+
+/// A part's `set` factors (tension, damping), relative to the instrument as built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Factors {
+    tension: f64,
+    damping: f64,
+}
+
+impl Factors {
+    const AS_BUILT: Self = Self { tension: 1.0, damping: 1.0 };
+
+    /// Pushes the `set`s that take a part from `self` to `to`, and takes them.
+    fn change_to(&mut self, to: Self, time: f64, part: usize, out: &mut Vec<Gesture>) {
+        if to.tension != self.tension {
+            out.push(Gesture { time, part, stroke: Stroke::Tension(to.tension) });
+        }
+        if to.damping != self.damping {
+            out.push(Gesture { time, part, stroke: Stroke::Damping(to.damping) });
+        }
+        *self = to;
+    }
 }
 
 /// What the map plays.
 #[derive(Debug, Clone)]
 enum Target {
     Strings(Vec<Strand>),
-    Membrane(usize),
+    Membrane { part: usize, factors: Factors },
     Body { part: usize, damped: bool },
+}
+
+/// A controller mapping that cannot apply to the instrument.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UnmappableControl {
+    /// The instrument plays a body, which has no links to set.
+    #[error("controller {controller}: the {instrument} plays a body, which has no links whose {parameter} a controller could set")]
+    NoLinks {
+        /// The controller.
+        controller: u8,
+        /// The parameter.
+        parameter: &'static str,
+        /// The instrument's kind.
+        instrument: String,
+    },
+    /// Two mappings for one controller.
+    #[error("controller {0} is mapped twice")]
+    Twice(u8),
 }
 
 /// The note map of one instrument: what each note does, and what every part is doing.
@@ -183,6 +239,9 @@ pub struct NoteMap {
     rule: StringRule,
     sustain: [bool; 16],
     bend: [f64; 16],
+    controls: Vec<ControlMapping>,
+    /// Per channel: the tension and damping factors its controllers set.
+    controlled: [Factors; 16],
     count: u64,
 }
 
@@ -203,7 +262,7 @@ impl NoteMap {
                     pedal: false,
                     fret: 0,
                     damped: false,
-                    tension: 1.0,
+                    factors: Factors::AS_BUILT,
                     began: 0,
                 }),
                 _ => None,
@@ -215,11 +274,49 @@ impl NoteMap {
         let target = if !strings.is_empty() {
             Target::Strings(strings)
         } else if let Some(part) = first(true) {
-            Target::Membrane(part)
+            Target::Membrane { part, factors: Factors::AS_BUILT }
         } else {
             Target::Body { part: first(false).unwrap_or(0), damped: false }
         };
-        Self { target, rule, sustain: [false; 16], bend: [0.0; 16], count: 0 }
+        Self {
+            target,
+            rule,
+            sustain: [false; 16],
+            bend: [0.0; 16],
+            controls: Vec::new(),
+            controlled: [Factors::AS_BUILT; 16],
+            count: 0,
+        }
+    }
+
+    /// The map with `controls`: each moves its parameter on the parts its channel plays (every
+    /// string the channel sounds; the drum's membrane from any channel). Refused on an
+    /// instrument that plays a body, and for a controller mapped twice.
+    pub fn with_controls(
+        mut self,
+        controls: &[ControlMapping],
+        instrument: &Instrument,
+    ) -> Result<Self, UnmappableControl> {
+        for (i, mapping) in controls.iter().enumerate() {
+            if controls[..i].iter().any(|m| m.controller == mapping.controller) {
+                return Err(UnmappableControl::Twice(mapping.controller));
+            }
+            if let Target::Body { .. } = self.target {
+                return Err(UnmappableControl::NoLinks {
+                    controller: mapping.controller,
+                    parameter: mapping.parameter.name(),
+                    instrument: instrument.kind.to_string(),
+                });
+            }
+        }
+        self.controls = controls.to_vec();
+        Ok(self)
+    }
+
+    /// The factors that channel `channel` plays at: its bend's tension times its controllers'.
+    fn factors(&self, channel: usize) -> Factors {
+        let controlled = self.controlled[channel];
+        Factors { tension: tension(self.bend[channel]) * controlled.tension, ..controlled }
     }
 
     /// Plays `input`, appending its gestures to `out`.
@@ -229,6 +326,7 @@ impl NoteMap {
         let time = input.time;
         let push = |out: &mut Vec<Gesture>, part, stroke| out.push(Gesture { time, part, stroke });
         let strength = |velocity: u8| (f64::from(velocity.min(127)) / 127.0).powi(2);
+        let factors = self.factors(channel);
         match (&mut self.target, input.kind) {
             (_, NoteKind::On { note, velocity: 0 }) => {
                 let off = NoteInput { kind: NoteKind::Off { note }, ..*input };
@@ -236,7 +334,6 @@ impl NoteMap {
             }
             (Target::Strings(strings), NoteKind::On { note, velocity }) => {
                 let s = choose(strings, self.rule, input, note)?;
-                let bend = tension(self.bend[channel]);
                 let string = &mut strings[s];
                 let part = string.part;
                 let fret = (i32::from(note) - string.open) as usize;
@@ -248,10 +345,7 @@ impl NoteMap {
                     push(out, part, if fret == 0 { Stroke::Release } else { Stroke::Fret(fret) });
                     string.fret = fret;
                 }
-                if bend != string.tension {
-                    push(out, part, Stroke::Tension(bend));
-                    string.tension = bend;
-                }
+                string.factors.change_to(factors, time, part, out);
                 let peak = PLUCK_PEAK * strength(velocity);
                 push(out, part, Stroke::Pluck { position: Some(PLUCK_POSITION), peak });
                 (string.note, string.pedal, string.began) = (Some((note, input.channel)), false, self.count);
@@ -276,17 +370,23 @@ impl NoteMap {
                     }
                 }
             }
-            (Target::Strings(strings), NoteKind::Bend(amount)) => {
+            (Target::Strings(_), NoteKind::Bend(amount)) => {
                 self.bend[channel] = amount.clamp(-1.0, 1.0) * BEND_RANGE;
-                let factor = tension(self.bend[channel]);
-                for string in strings.iter_mut().filter(|s| channel_of(s) == Some(input.channel)) {
-                    if string.tension != factor {
-                        push(out, string.part, Stroke::Tension(factor));
-                        string.tension = factor;
-                    }
-                }
+                self.apply_factors(input, out);
             }
-            (Target::Membrane(part), NoteKind::On { note, velocity }) => {
+            (_, NoteKind::Control { controller, value }) => {
+                let Some(mapping) = self.controls.iter().find(|m| m.controller == controller) else {
+                    return Ok(());
+                };
+                let factor = mapping.factor(value);
+                let controlled = &mut self.controlled[channel];
+                match mapping.parameter {
+                    SetParameter::Tension => controlled.tension = factor,
+                    SetParameter::Damping => controlled.damping = factor,
+                }
+                self.apply_factors(input, out);
+            }
+            (Target::Membrane { part, .. }, NoteKind::On { note, velocity }) => {
                 let x = 0.5 + 0.4 * f64::from(note % 12) / 11.0;
                 let velocity = STRIKE_SPEED * f64::from(velocity.min(127)) / 127.0;
                 push(out, *part, Stroke::Strike { position: [x, 0.5], velocity });
@@ -305,6 +405,21 @@ impl NoteMap {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Brings the parts `input`'s channel plays to its factors: the strings it sounds, or the
+    /// membrane.
+    fn apply_factors(&mut self, input: &NoteInput, out: &mut Vec<Gesture>) {
+        let factors = self.factors(usize::from(input.channel & 15));
+        match &mut self.target {
+            Target::Strings(strings) => {
+                for string in strings.iter_mut().filter(|s| channel_of(s) == Some(input.channel)) {
+                    string.factors.change_to(factors, input.time, string.part, out);
+                }
+            }
+            Target::Membrane { part, factors: now } => now.change_to(factors, input.time, *part, out),
+            Target::Body { .. } => {}
+        }
     }
 }
 
@@ -387,7 +502,7 @@ fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> 
 }
 
 /// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and
-/// off, CC 64 (sustain) and pitch bend; `None` for anything else.
+/// off, CC 64 (sustain), the other controllers and pitch bend; `None` for anything else.
 pub fn from_midi(bytes: &[u8]) -> Option<(u8, NoteKind)> {
     let (&status, data) = bytes.split_first()?;
     let channel = status & 0x0f;
@@ -396,6 +511,7 @@ pub fn from_midi(bytes: &[u8]) -> Option<(u8, NoteKind)> {
         0x90 => NoteKind::On { note: byte(0)?, velocity: byte(1)? },
         0x80 => NoteKind::Off { note: byte(0)? },
         0xb0 if byte(0)? == 64 => NoteKind::Sustain(byte(1)? >= 64),
+        0xb0 => NoteKind::Control { controller: byte(0)?, value: byte(1)? },
         0xe0 => {
             let value = i32::from(byte(0)?) | i32::from(byte(1)?) << 7;
             NoteKind::Bend(f64::from(value - 0x2000) / f64::from(0x2000))

@@ -1,0 +1,39 @@
+//! The flags that say how MIDI notes and controllers play an instrument, shared by
+//! `hooke render FILE.mid` and `hooke play` (docs/play.md).
+
+use hooke::instrument::Instrument;
+use hooke::score::controls::ControlMapping;
+use hooke::score::notes::{NoteMap, StringRule};
+use miette::miette;
+
+/// How notes choose strings, and which controllers set which parameters.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct NoteMapArgs {
+    /// MIDI: channel 1 plays the highest string, 2 the next, ... (instead of the lowest free fret).
+    #[arg(long)]
+    pub strings_by_channel: bool,
+    /// MIDI: map a controller to a `set` parameter (tension or damping) of the parts its channel
+    /// plays, the value 0-127 sweeping the factor geometrically from LOW to HIGH (default
+    /// 0.5:2 for tension, 0.25:4 for damping). Repeatable: --cc 1=damping --cc 74=tension:0.9:1.1
+    #[arg(long = "cc", value_name = "CONTROLLER=PARAMETER[:LOW:HIGH]")]
+    pub controls: Vec<ControlMapping>,
+}
+
+impl NoteMapArgs {
+    /// How notes choose strings.
+    pub fn rule(&self) -> StringRule {
+        if self.strings_by_channel {
+            StringRule::ByChannel
+        } else {
+            StringRule::LowestFret
+        }
+    }
+
+    /// The note map of `instrument` with these flags; a mapping the instrument cannot take is
+    /// blamed on `--cc`.
+    pub fn map(&self, instrument: &Instrument) -> miette::Result<NoteMap> {
+        NoteMap::new(instrument, self.rule())
+            .with_controls(&self.controls, instrument)
+            .map_err(|e| miette!("--cc: {e}"))
+    }
+}
