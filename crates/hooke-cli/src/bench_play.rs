@@ -3,11 +3,13 @@
 //!
 //! A trial runs `copies` independent live performances ([`LiveCore`], what `hooke play` calls
 //! from the audio callback) one after the other in each simulated callback of `buffer` frames,
-//! for `seconds` of sound, and times every callback. The copies are plucked (every string's open
+//! for `seconds` of sound, paced in real time, and times every callback. The copies are plucked (every string's open
 //! note, fortissimo) at the start of each trial, so all of them ring. A count is sustained when
 //! no callback took longer than its frames last (one that did would be an underrun on a
 //! device). The count is searched by doubling, then bisection. A "voice" is one sounding string
-//! (a guitar copy is six), or one note of an instrument without strings.
+//! (a guitar copy is six), or one note of an instrument without strings. The timing thread asks
+//! for the real-time scheduling an audio thread gets (`SCHED_FIFO`, as JACK's), so that other
+//! programs on the machine do not preempt it; it says when it could not have it.
 
 use crate::load::read_model;
 use crate::render::build;
@@ -19,7 +21,7 @@ use hooke::score::notes::{midi_note, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
 use miette::miette;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The most copies a trial tries.
 const MAX_COPIES: usize = 1024;
@@ -54,6 +56,10 @@ pub fn bench_play(
         return Err(miette!("--seconds: expected the sound's length of a trial, more than 0 and at most {MAX_SECONDS} s, found {seconds}"));
     }
     hooke::kernel::flush_subnormals_to_zero();
+    let priority = match real_time_priority() {
+        Ok(()) => "real-time priority".to_string(),
+        Err(why) => format!("normal priority (real-time scheduling refused: {why}; expect noise)"),
+    };
     let text = read_model(path)?;
     let name = path.display().to_string();
     let file =
@@ -61,7 +67,7 @@ pub fn bench_play(
     let (oversample, instrument) = build(&file, &text, scheme, rate, file.oversample)?;
     let notes = open_notes(&instrument);
     println!(
-        "{}: {} at {} Hz ({oversample} x {rate} Hz), {} voice(s) a copy, {seconds} s of sound a trial, one core",
+        "{}: {} at {} Hz ({oversample} x {rate} Hz), {} voice(s) a copy, {seconds} s of sound a trial, one core, {priority}",
         instrument.kind,
         scheme.name(),
         rate * oversample as f64,
@@ -117,6 +123,22 @@ pub fn bench_play(
     Ok(())
 }
 
+/// Asks for `SCHED_FIFO` scheduling for this thread at the priority JACK gives its clients'
+/// audio threads (about 70 of 99).
+fn real_time_priority() -> Result<(), std::io::Error> {
+    #[cfg(target_os = "linux")]
+    {
+        let parameters = libc::sched_param { sched_priority: 70 };
+        // SAFETY: a plain system call on this thread with a valid, initialised parameter.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &parameters) } == 0 {
+            return Ok(());
+        }
+        Err(std::io::Error::last_os_error())
+    }
+    #[cfg(not(target_os = "linux"))]
+    Err(std::io::Error::other("not on this system"))
+}
+
 /// The largest count in 1..=MAX_COPIES for which `fits` holds, assuming that it holds up to some
 /// count and not beyond (0 when it fails at 1), and the first count found to fail (`None` when
 /// none did): doubling, then bisection.
@@ -162,7 +184,10 @@ fn open_notes(instrument: &Instrument) -> Vec<u8> {
 }
 
 /// Plucks every copy's `notes`, then renders `seconds` of sound in callbacks of `buffer` frames,
-/// every copy in each callback, timing each callback.
+/// every copy in each callback, timing each callback. The callbacks are paced as a device paces
+/// them, one per `buffer / rate` seconds, so a trial lasts its sound's length and the thread
+/// rests between callbacks (a thread that never rests is throttled by Linux's real-time
+/// scheduler for 50 ms a second).
 fn play(copies: &mut [LiveCopy], notes: &[u8], buffer: usize, rate: f64, seconds: f64) -> Trial {
     for copy in copies.iter_mut() {
         for &note in notes {
@@ -171,8 +196,10 @@ fn play(copies: &mut [LiveCopy], notes: &[u8], buffer: usize, rate: f64, seconds
         }
     }
     let callbacks = ((seconds * rate / buffer as f64).ceil() as usize).max(1);
+    let period = Duration::from_secs_f64(buffer as f64 / rate);
     let mut out = vec![0.0f32; 2 * buffer];
     let (mut worst, mut busy) = (0.0f64, 0.0f64);
+    let mut deadline = Instant::now();
     for _ in 0..callbacks {
         let started = Instant::now();
         for copy in copies.iter_mut() {
@@ -181,6 +208,9 @@ fn play(copies: &mut [LiveCopy], notes: &[u8], buffer: usize, rate: f64, seconds
         let elapsed = started.elapsed().as_secs_f64();
         worst = worst.max(elapsed);
         busy += elapsed;
+        // The next callback comes a period after this one was due, as a device asks for it.
+        deadline += period;
+        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
     }
     Trial { worst, load: busy / (callbacks * buffer) as f64 * rate }
 }
