@@ -29,6 +29,7 @@ mod multistage;
 mod properties;
 mod reductions;
 mod score_errors;
+mod string_loss;
 mod symplectic;
 
 /// Every test file in this folder is a module of this binary (or a binary of its own named in

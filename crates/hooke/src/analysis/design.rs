@@ -396,6 +396,9 @@ pub struct StringDesign {
     pub stiffness: f64,
     /// `Z = gamma_out m`, N s/m.
     pub damping: f64,
+    /// Each mass's drag rate `c / m`, 1/s: 0 from [`design_string`], the frequency-independent
+    /// loss from [`super::string_loss::design_lossy_string`].
+    pub drag: f64,
     /// The string: masses `s.1` .. `s.N` between anchors `s.0` and `s.{N+1}`, at rest.
     pub model: Model,
 }
@@ -430,5 +433,13 @@ pub fn design_string(
     let omega0 = tuning.stiffness_scale.sqrt();
     let gamma = if target.time_constant.is_some() { 1e-3 * tuning.damping_scale } else { 0.0 };
     let (stiffness, damping) = (omega0 * omega0 * mass, gamma * mass);
-    Ok(StringDesign { omega0, gamma, mass, stiffness, damping, model: string(mass, stiffness, damping)? })
+    Ok(StringDesign {
+        omega0,
+        gamma,
+        mass,
+        stiffness,
+        damping,
+        drag: 0.0,
+        model: string(mass, stiffness, damping)?,
+    })
 }

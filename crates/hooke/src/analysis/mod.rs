@@ -18,3 +18,4 @@ pub mod poles;
 pub mod regions;
 pub mod report;
 pub mod stability;
+pub mod string_loss;
