@@ -5,7 +5,7 @@ use hooke::format::instrument::parse as parse_instrument;
 use hooke::format::score::parse;
 use hooke::format::SourceError;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
-use hooke::instrument::Instrument;
+use hooke::instrument::{Instrument, PartKind};
 use hooke::scheme::SchemeKind;
 use std::sync::OnceLock;
 
@@ -111,6 +111,28 @@ fn a_bad_instrument_file_names_the_field() {
     assert!(error.message.contains("one value per string (6)"), "{error}");
     let error = parse_instrument("[guitar]\n[render]\noversample = 40\n", "g.toml").unwrap_err();
     assert_eq!((error.line, error.column), (3, 14), "{error}");
+}
+
+#[test]
+fn a_guitars_second_decay_time_is_checked_where_it_is_written() {
+    let error = parse_instrument("[guitar]\nhigh_frequency = 3000\n", "g.toml").unwrap_err();
+    assert_eq!((error.line, error.column), (2, 18), "{error}");
+    assert!(error.message.contains("expected `high_decay`"), "{error}");
+    let file = parse_instrument("[guitar]\nhigh_decay = [0.3, 0.3]\n", "g.toml").unwrap();
+    let error = file.build(SchemeKind::SymplecticEuler, 44_100.0, 2).unwrap_err();
+    assert_eq!((error.line, error.column), (2, 14), "{error}");
+    // 4 s at the open E2 and 1e-3 s at 2 kHz would need a negative loss at 0 Hz.
+    let file = parse_instrument("[guitar]\nhigh_decay = 1e-3\n", "g.toml").unwrap();
+    let error = file.build(SchemeKind::SymplecticEuler, 44_100.0, 2).unwrap_err();
+    assert!(error.message.contains("frequency-independent part >= 0"), "{error}");
+    // A workable law gives every string drag as well as dampers.
+    let file = parse_instrument("[guitar]\nhigh_decay = 0.3\n", "g.toml").unwrap();
+    let instrument = file.build(SchemeKind::SymplecticEuler, 44_100.0, 2).unwrap();
+    for part in &instrument.parts {
+        let PartKind::String(string) = &part.kind else { panic!("a guitar has strings") };
+        assert!(string.drag > 0.0 && string.damping > 0.0, "{}", part.name);
+        assert!(string.masses.iter().all(|&m| instrument.model.masses()[m].drag == string.drag));
+    }
 }
 
 #[test]

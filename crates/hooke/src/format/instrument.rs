@@ -271,6 +271,8 @@ struct GuitarFields {
     names: Option<Vec<String>>,
     linear_density: Option<PerString>,
     decay: Option<PerString>,
+    high_decay: Option<PerString>,
+    high_frequency: Option<f64>,
     scale_length: Option<f64>,
     frets: Option<usize>,
     fret_method: Option<String>,
@@ -326,6 +328,15 @@ impl GuitarFields {
         spec.masses = self.masses.unwrap_or(spec.masses);
         spec.linear_density = self.linear_density.map_or(spec.linear_density, |v| v.values(count));
         spec.decay = self.decay.map_or(spec.decay, |v| v.values(count));
+        if self.high_frequency.is_some() && self.high_decay.is_none() {
+            return Err(at(
+                &[Key("high_frequency")],
+                "expected `high_decay` with `high_frequency` (the time constants at that frequency); found none"
+                    .to_string(),
+            ));
+        }
+        spec.high_decay = self.high_decay.map(|v| v.values(count));
+        spec.high_frequency = self.high_frequency.unwrap_or(spec.high_frequency);
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
         spec.pickups = self.pickups.unwrap_or(spec.pickups);

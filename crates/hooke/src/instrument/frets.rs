@@ -138,14 +138,15 @@ fn max_fret(masses: usize) -> usize {
 }
 
 /// The sounding part of a stopped string: `sounding` masses between the stop and the bridge,
-/// the first link of stiffness `stiffness` (its damper keeping the string's `Z / k`).
+/// the first link of stiffness `stiffness` (its damper keeping the string's `Z / k`), every
+/// mass with the string's drag.
 fn stopped_string(string: &StringPart, sounding: usize, stiffness: f64) -> Result<Model, ModelError> {
     let mut model = Model::new(1)?;
     let stop = model.add_anchor(Anchor::new("stop"))?;
     let bridge = model.add_anchor(Anchor::new("bridge"))?;
     let mut nodes = vec![stop];
     for i in 0..sounding {
-        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass))?);
+        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass).drag(string.drag))?);
     }
     nodes.push(bridge);
     let ratio = string.damping / string.stiffness;

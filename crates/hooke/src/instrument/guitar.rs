@@ -5,6 +5,7 @@
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
+use crate::analysis::string_loss::{design_lossy_string, LossLaw};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
 use crate::model::{Model, ModelError, Node, StringSpec};
@@ -22,6 +23,13 @@ pub struct GuitarSpec {
     pub linear_density: Vec<f64>,
     /// Each string's time constant (decay of the fundamental to 1/e), s (one per string).
     pub decay: Vec<f64>,
+    /// Each string's time constant at [`GuitarSpec::high_frequency`], s (one per string): the
+    /// partials then decay by the two-point law `1/tau = sigma_0 + sigma_1 f^2`
+    /// ([`crate::analysis::string_loss`]), drag and dampers together. `None`: dampers alone,
+    /// every partial decaying `(f / f_0)^2` times faster than the fundamental.
+    pub high_decay: Option<Vec<f64>>,
+    /// The frequency of `high_decay`, Hz.
+    pub high_frequency: f64,
     /// Vibrating length from nut to bridge, m (sets the mass of each mass with the density).
     pub scale_length: f64,
     /// Frets on the fingerboard.
@@ -56,6 +64,8 @@ impl Default for GuitarSpec {
                 .collect(),
             linear_density: STANDARD_DENSITIES.to_vec(),
             decay: vec![4.0, 3.7, 3.4, 3.1, 2.8, 2.5],
+            high_decay: None,
+            high_frequency: 2000.0,
             scale_length: 0.648,
             frets: 20,
             fret_method: FretMethod::Between,
@@ -106,12 +116,32 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     let mut designs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
         let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
-        let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
-        let design = design_string(spec.masses, mass, target, scheme, dt)
-            .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
+        let design = match &spec.high_decay {
+            None => {
+                let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
+                design_string(spec.masses, mass, target, scheme, dt)
+            }
+            Some(high) => LossLaw::through(*frequency_hz, spec.decay[s], spec.high_frequency, high[s])
+                .and_then(|law| {
+                    design_lossy_string(
+                        spec.masses,
+                        mass,
+                        *frequency_hz,
+                        &law,
+                        spec.high_frequency,
+                        scheme,
+                        dt,
+                    )
+                }),
+        }
+        .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
         model.add_string(
-            StringSpec::new(name, spec.masses).mass(mass).stiffness(design.stiffness).damping(design.damping),
+            StringSpec::new(name, spec.masses)
+                .mass(mass)
+                .stiffness(design.stiffness)
+                .damping(design.damping)
+                .drag(design.drag),
         )?;
         designs.push(design);
     }
@@ -130,6 +160,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 mass: design.mass,
                 stiffness: design.stiffness,
                 damping: design.damping,
+                drag: design.drag,
                 frequency_hz: *frequency_hz,
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
@@ -187,6 +218,20 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     }
     check_count("linear_density", spec.linear_density.len())?;
     check_count("decay", spec.decay.len())?;
+    if let Some(high) = &spec.high_decay {
+        check_count("high_decay", high.len())?;
+        if let Some(bad) = high.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(ModelError::new("guitar", "high_decay", "values > 0", bad));
+        }
+        if !(spec.high_frequency.is_finite() && spec.high_frequency > 0.0) {
+            return Err(ModelError::new(
+                "guitar",
+                "high_frequency",
+                "a frequency > 0 Hz",
+                spec.high_frequency,
+            ));
+        }
+    }
     if spec.masses < 2 {
         return Err(ModelError::new("guitar", "masses", "at least 2 masses per string", spec.masses));
     }

@@ -91,6 +91,8 @@ pub struct StringPart {
     pub stiffness: f64,
     /// Each link's damper, N s/m.
     pub damping: f64,
+    /// Each mass's drag rate `c / m` (the frequency-independent loss), 1/s.
+    pub drag: f64,
     /// The open string's designed (simulated) fundamental, Hz.
     pub frequency_hz: f64,
     /// The open string's designed time constant, s (`None`: lossless).

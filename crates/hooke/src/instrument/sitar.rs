@@ -111,6 +111,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         mass: spec.mass,
         stiffness: design.stiffness,
         damping: design.damping,
+        drag: design.drag,
         frequency_hz: spec.pitch,
         time_constant: Some(spec.decay),
         frets: spec.frets,
