@@ -31,7 +31,7 @@ fn measured_partials(design: &StringDesign, scheme: SchemeKind) -> Vec<(f64, f64
         .collect();
     let lambda = |j: usize| 4.0 * (0.5 * PI * j as f64 / (MASSES + 1) as f64).sin().powi(2);
     let steps = (SECONDS * RATE) as usize;
-    let mut log_energy = vec![Vec::with_capacity(steps); MASSES];
+    let mut log_energy = vec![Vec::new(); MASSES];
     let mut crossings = vec![Vec::new(); MASSES];
     let mut previous = vec![0.0; MASSES];
     let mut output = vec![Vec::new()];
