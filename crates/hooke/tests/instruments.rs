@@ -451,3 +451,79 @@ fn the_pair_in_the_score_format_documentation_plays() {
     assert_eq!(output[0].len(), (2.0 * OUTPUT_RATE) as usize);
     assert!(output[0].iter().any(|&x| x != 0.0));
 }
+
+#[test]
+fn the_bridge_pickup_is_the_sum_of_the_link_forces_on_the_bridge() {
+    use hooke::engine::{Engine, EngineConfig};
+    use hooke::model::Node;
+    let spec =
+        GuitarSpec { bridge: true, stereo: false, high_decay: Some(vec![0.3; 6]), ..GuitarSpec::default() };
+    let dt = 1.0 / 88_200.0;
+    let instrument = guitar(&spec, SchemeKind::SymplecticEuler, dt).unwrap();
+    // Every string struck: a velocity on a mass near its middle.
+    let mut model = instrument.model.clone();
+    for part in &instrument.parts {
+        let PartKind::String(string) = &part.kind else { unreachable!("a guitar has strings") };
+        model.set_initial_velocity(string.masses[30], &[0.5]).unwrap();
+    }
+    let config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt);
+    let mut engine = Engine::new(&model, &instrument.pickups, config).unwrap();
+    // The bridge anchors: the anchor that ends each string's last link, as the model says.
+    let bridges: Vec<usize> = instrument
+        .parts
+        .iter()
+        .map(|part| match &part.kind {
+            PartKind::String(string) => string.ends[1],
+            _ => unreachable!(),
+        })
+        .collect();
+    let mut output = vec![Vec::new()];
+    let mut largest = 0.0f64;
+    for _ in 0..2000 {
+        engine.advance(1, &mut output).unwrap();
+        let state = engine.state();
+        let position = |node: Node| state.x[model.node_index(node)];
+        let velocity = |node: Node| state.v[model.node_index(node)];
+        // Each link's force on the bridge anchor at its end: k (x_other - x_bridge - l0) + Z (v_other - v_bridge).
+        let mut expected = 0.0;
+        for link in model.links() {
+            for (end, other) in [(link.a, link.b), (link.b, link.a)] {
+                if bridges.contains(&model.node_index(end)) {
+                    let stretch = position(other)
+                        - position(end)
+                        - if end == link.a { link.rest_length } else { -link.rest_length };
+                    expected += link.stiffness * stretch + link.damping * (velocity(other) - velocity(end));
+                }
+            }
+        }
+        let heard = *output[0].last().unwrap();
+        largest = largest.max(expected.abs());
+        assert!((heard - expected).abs() <= 1e-9 * largest.max(1e-12), "heard {heard}, links {expected}");
+    }
+    assert!(largest > 0.0, "the strings move the bridge");
+}
+
+#[test]
+fn the_demo_guitar_has_partials_above_2_khz_at_its_attack() {
+    // The demo: examples/instruments/guitar.toml playing guitar-phrase.toml. Its first 0.1 s (the
+    // first note's attack), both channels summed: the strongest spectral peak above 2 kHz is
+    // within 40 dB of the strongest of all (Done-when of the instruments issue).
+    let folder = std::path::Path::new("../../examples/instruments");
+    let text = std::fs::read_to_string(folder.join("guitar.toml")).unwrap();
+    let file = hooke::format::instrument::parse(&text, "guitar.toml").unwrap();
+    let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
+    let score_text = std::fs::read_to_string(folder.join("guitar-phrase.toml")).unwrap();
+    let score = parse(&score_text, "guitar-phrase.toml", &instrument, Some(folder)).unwrap();
+    let options = PerformanceOptions { oversample, threads: 1, kernels: true };
+    let mut performance = Performance::new(&instrument, score, options).unwrap();
+    let mut output = vec![Vec::new(); performance.channels()];
+    let attack = oversample as u64 * (0.1 * file.rate) as u64;
+    performance.render(attack, &mut output).unwrap();
+    let mixed: Vec<f64> = (0..output[0].len()).map(|i| output.iter().map(|c| c[i]).sum()).collect();
+    let (magnitudes, bin) = measure::spectrum(&mixed, file.rate, 1);
+    let strongest = magnitudes.iter().fold(0.0f64, |m, &x| m.max(x));
+    let above = magnitudes[(2000.0 / bin) as usize..].iter().fold(0.0f64, |m, &x| m.max(x));
+    let level = 20.0 * (above / strongest).log10();
+    eprintln!("the strongest partial above 2 kHz at the attack: {level:.1} dB");
+    assert!(level > -40.0, "{level:.1} dB");
+}

@@ -278,6 +278,7 @@ struct GuitarFields {
     fret_method: Option<String>,
     pickups: Option<Vec<f64>>,
     stereo: Option<bool>,
+    bridge: Option<bool>,
 }
 
 impl GuitarFields {
@@ -341,6 +342,7 @@ impl GuitarFields {
         spec.frets = self.frets.unwrap_or(spec.frets);
         spec.pickups = self.pickups.unwrap_or(spec.pickups);
         spec.stereo = self.stereo.unwrap_or(spec.stereo);
+        spec.bridge = self.bridge.unwrap_or(spec.bridge);
         if let Some(method) = self.fret_method {
             spec.fret_method = match method.as_str() {
                 "between" => FretMethod::Between,

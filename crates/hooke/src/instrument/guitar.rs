@@ -42,6 +42,10 @@ pub struct GuitarSpec {
     /// Two channels, the strings panned from left (lowest) to right (highest) at constant power;
     /// otherwise one channel.
     pub stereo: bool,
+    /// Listen to the force each string exerts on the bridge (N) instead of the displacement at
+    /// `pickups`: what drives a guitar's body, partial `n` weighted about `n` times more than
+    /// by a displacement pickup.
+    pub bridge: bool,
 }
 
 /// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
@@ -71,6 +75,7 @@ impl Default for GuitarSpec {
             fret_method: FretMethod::Between,
             pickups: vec![0.9],
             stereo: true,
+            bridge: false,
         }
     }
 }
@@ -168,7 +173,11 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             }),
         })
         .collect();
-    let pickups = string_pickups(&parts, &spec.pickups, spec.stereo);
+    let pickups = if spec.bridge {
+        bridge_pickups(&parts, spec.stereo)
+    } else {
+        string_pickups(&parts, &spec.pickups, spec.stereo)
+    };
     Ok(Instrument { kind: "guitar", model, parts, pickups, scheme, dt })
 }
 
@@ -176,18 +185,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
 /// `stereo`, two channels with the strings panned from left (first) to right (last) at
 /// constant power over the middle half of the field.
 pub fn string_pickups(parts: &[Part], positions: &[f64], stereo: bool) -> Vec<PickupSpec> {
-    let strings: Vec<&StringPart> = parts
-        .iter()
-        .filter_map(|p| match &p.kind {
-            PartKind::String(s) => Some(s),
-            _ => None,
-        })
-        .collect();
     let mut pickups = Vec::new();
-    for (s, string) in strings.iter().enumerate() {
-        let pan = if strings.len() > 1 { s as f64 / (strings.len() - 1) as f64 } else { 0.5 };
-        let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
-        let gains: Vec<f64> = if stereo { vec![angle.cos(), angle.sin()] } else { vec![1.0] };
+    for (string, gains) in panned_strings(parts, stereo) {
         for &position in positions {
             let mass = string.masses[string.mass_at(position)];
             for (channel, gain) in gains.iter().enumerate() {
@@ -197,6 +196,51 @@ pub fn string_pickups(parts: &[Part], positions: &[f64], stereo: bool) -> Vec<Pi
         }
     }
     pickups
+}
+
+/// Pickups of the force each string part's last link exerts on the bridge anchor, N, panned as
+/// [`string_pickups`] pans: `k (x_N - x_b) + Z (v_N - v_b)` for a link of stiffness `k` and
+/// damping `Z` from the last mass `N` to the fixed bridge `b` at 0, that is `k x_N + Z v_N`,
+/// two taps (position and velocity) per string and channel. The weights are the links as built:
+/// a `set tension` or `set damping` later scales the force without changing them.
+pub fn bridge_pickups(parts: &[Part], stereo: bool) -> Vec<PickupSpec> {
+    let mut pickups = Vec::new();
+    for (string, gains) in panned_strings(parts, stereo) {
+        let last = Node::Mass(string.masses[string.masses.len() - 1]);
+        for (channel, gain) in gains.iter().enumerate() {
+            pickups.push(
+                PickupSpec::position(last.clone()).channel(channel + 1).weight(gain * string.stiffness),
+            );
+            if string.damping > 0.0 {
+                pickups.push(
+                    PickupSpec::velocity(last.clone()).channel(channel + 1).weight(gain * string.damping),
+                );
+            }
+        }
+    }
+    pickups
+}
+
+/// Every string part with its channel gains: one channel, or two with the strings panned from
+/// left (first) to right (last) at constant power over the middle half of the field.
+fn panned_strings(parts: &[Part], stereo: bool) -> Vec<(&StringPart, Vec<f64>)> {
+    let strings: Vec<&StringPart> = parts
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PartKind::String(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let count = strings.len();
+    strings
+        .into_iter()
+        .enumerate()
+        .map(|(s, string)| {
+            let pan = if count > 1 { s as f64 / (count - 1) as f64 } else { 0.5 };
+            let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
+            (string, if stereo { vec![angle.cos(), angle.sin()] } else { vec![1.0] })
+        })
+        .collect()
 }
 
 fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
