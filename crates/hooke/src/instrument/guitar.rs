@@ -208,13 +208,9 @@ pub fn bridge_pickups(parts: &[Part], stereo: bool) -> Vec<PickupSpec> {
     for (string, gains) in panned_strings(parts, stereo) {
         let last = Node::Mass(string.masses[string.masses.len() - 1]);
         for (channel, gain) in gains.iter().enumerate() {
-            pickups.push(
-                PickupSpec::position(last.clone()).channel(channel + 1).weight(gain * string.stiffness),
-            );
+            pickups.push(PickupSpec::position(last).channel(channel + 1).weight(gain * string.stiffness));
             if string.damping > 0.0 {
-                pickups.push(
-                    PickupSpec::velocity(last.clone()).channel(channel + 1).weight(gain * string.damping),
-                );
+                pickups.push(PickupSpec::velocity(last).channel(channel + 1).weight(gain * string.damping));
             }
         }
     }
