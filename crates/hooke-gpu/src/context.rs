@@ -55,7 +55,10 @@ impl GpuContext {
             wgpu::DeviceType::VirtualGpu => "virtual GPU",
             wgpu::DeviceType::Other => "other device",
         };
-        format!("{} ({kind}; {:?}, {} {})", self.info.name, self.info.backend, self.info.driver, self.info.driver_info)
+        format!(
+            "{} ({kind}; {:?}, {} {})",
+            self.info.name, self.info.backend, self.info.driver, self.info.driver_info
+        )
     }
 
     /// The device's limits (as requested: the adapter's).
@@ -65,7 +68,12 @@ impl GpuContext {
 
     /// Compiles `source` and makes a compute pipeline of its entry point `entry`, returning
     /// wgpu's validation message as an error instead of letting wgpu panic.
-    pub(crate) fn pipelines(&self, label: &str, source: &str, entries: &[&str]) -> Result<Vec<wgpu::ComputePipeline>, GpuError> {
+    pub(crate) fn pipelines(
+        &self,
+        label: &str,
+        source: &str,
+        entries: &[&str],
+    ) -> Result<Vec<wgpu::ComputePipeline>, GpuError> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -111,7 +119,11 @@ impl GpuContext {
     }
 
     /// A bind group of `pipeline`'s group 0 with each `(binding, buffer)` of `buffers`.
-    pub(crate) fn bind(&self, pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    pub(crate) fn bind(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
         let entries: Vec<_> = buffers
             .iter()
             .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })

@@ -70,14 +70,24 @@ impl GpuMembrane {
     /// A membrane `grid` with step `dt` (s) on `context`'s device, from the masses' positions
     /// and velocities (m, m/s) in row-major order (`j W + i`), the rim at rest at 0, as
     /// [`hooke::kernel::grid::GridKernel::new`] takes them.
-    pub fn new(context: &GpuContext, grid: UniformGrid, dt: f64, x: &[f64], v: &[f64]) -> Result<Self, GpuError> {
+    pub fn new(
+        context: &GpuContext,
+        grid: UniformGrid,
+        dt: f64,
+        x: &[f64],
+        v: &[f64],
+    ) -> Result<Self, GpuError> {
         let (w, h) = (grid.columns, grid.rows);
         let limits = context.limits();
         if w == 0 || h == 0 {
-            return Err(GpuError::Size(format!("a GPU membrane needs at least 1 x 1 masses (got {w} x {h})")));
+            return Err(GpuError::Size(format!(
+                "a GPU membrane needs at least 1 x 1 masses (got {w} x {h})"
+            )));
         }
         if x.len() < w * h || v.len() < w * h {
-            return Err(GpuError::Size(format!("the initial state has fewer than the membrane's {w} x {h} masses")));
+            return Err(GpuError::Size(format!(
+                "the initial state has fewer than the membrane's {w} x {h} masses"
+            )));
         }
         let padded_bytes = 4 * (w + 2) as u64 * (h + 2) as u64;
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
@@ -87,8 +97,9 @@ impl GpuMembrane {
                 "a {w} x {h} membrane exceeds this GPU's {binding}-byte buffers or {groups} workgroups per dimension"
             )));
         }
-        let mut pipelines =
-            context.pipelines("hooke membrane", include_str!("membrane.wgsl"), &["step", "record_taps"])?.into_iter();
+        let mut pipelines = context
+            .pipelines("hooke membrane", include_str!("membrane.wgsl"), &["step", "record_taps"])?
+            .into_iter();
         let (Some(step_pipeline), Some(record_pipeline)) = (pipelines.next(), pipelines.next()) else {
             return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
         };
@@ -133,7 +144,8 @@ impl GpuMembrane {
             let buffers = [&coefficients, &xs[from], &vs[from], &xs[to], &vs[to], &status];
             context.bind(&step_pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
         });
-        let recorder = Recorder::new(context, &record_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
+        let recorder =
+            Recorder::new(context, &record_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
         Ok(Self {
             context: context.clone(),
             grid,
@@ -157,15 +169,23 @@ impl GpuMembrane {
     pub fn advance(&mut self, steps: usize, taps: &[Tap], record: &mut [f64]) -> Result<(), GpuError> {
         let (w, h) = (self.grid.columns, self.grid.rows);
         if let Some(tap) = taps.iter().find(|tap| tap.mass >= w * h) {
-            return Err(GpuError::Size(format!("tap mass {} is beyond the membrane's {w} x {h} masses", tap.mass)));
+            return Err(GpuError::Size(format!(
+                "tap mass {} is beyond the membrane's {w} x {h} masses",
+                tap.mass
+            )));
         }
         if record.len() < taps.len() * steps {
-            return Err(GpuError::Size(format!("the record holds {} values, not {} taps x {steps} steps", record.len(), taps.len())));
+            return Err(GpuError::Size(format!(
+                "the record holds {} values, not {} taps x {steps} steps",
+                record.len(),
+                taps.len()
+            )));
         }
         if taps.len() > self.recorder.capacity {
             let shared = [&self.coefficients, &self.status];
             let capacity = taps.len().next_power_of_two();
-            self.recorder = Recorder::new(&self.context, &self.record_pipeline, shared, &self.x, &self.v, capacity);
+            self.recorder =
+                Recorder::new(&self.context, &self.record_pipeline, shared, &self.x, &self.v, capacity);
         }
         let context = &self.context;
         let encoded: Vec<u32> = taps
@@ -198,9 +218,16 @@ impl GpuMembrane {
             let record_bytes = (4 * taps.len() * BLOCK) as u64;
             encoder.copy_buffer_to_buffer(&self.status, 0, &self.recorder.staging, 0, 12);
             if record_bytes > 0 {
-                encoder.copy_buffer_to_buffer(&self.recorder.record, 0, &self.recorder.staging, 12, record_bytes);
+                encoder.copy_buffer_to_buffer(
+                    &self.recorder.record,
+                    0,
+                    &self.recorder.staging,
+                    12,
+                    record_bytes,
+                );
             }
-            let words: Vec<u32> = context.submit_and_read(encoder, &self.recorder.staging, 12 + record_bytes)?;
+            let words: Vec<u32> =
+                context.submit_and_read(encoder, &self.recorder.staging, 12 + record_bytes)?;
             let (status, samples) = words.split_at(3);
             let good = (status[1] as usize).min(length);
             for (j, tap) in taps.iter().enumerate() {

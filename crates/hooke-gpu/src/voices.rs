@@ -89,7 +89,9 @@ impl GpuVoices {
         let n = chain.masses;
         let limits = context.limits();
         if n == 0 || voices == 0 {
-            return Err(GpuError::Size(format!("GPU voices need at least one mass and one voice (got {n} masses, {voices} voices)")));
+            return Err(GpuError::Size(format!(
+                "GPU voices need at least one mass and one voice (got {n} masses, {voices} voices)"
+            )));
         }
         let shared = limits.max_compute_workgroup_storage_size as usize;
         if 16 * (n + 2) > shared {
@@ -107,7 +109,9 @@ impl GpuVoices {
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
         let block = BLOCK.min(binding / (4 * voices));
         if block == 0 || 4 * n * voices > binding {
-            return Err(GpuError::Size(format!("{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers")));
+            return Err(GpuError::Size(format!(
+                "{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers"
+            )));
         }
         let lanes = limits.max_compute_invocations_per_workgroup as usize;
         let workgroup = n.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes);
@@ -120,14 +124,18 @@ impl GpuVoices {
         for voice in 0..voices {
             let (x, v) = initial(voice);
             if x.len() < n || v.len() < n {
-                return Err(GpuError::Size(format!("voice {voice}'s initial state has fewer than {n} masses")));
+                return Err(GpuError::Size(format!(
+                    "voice {voice}'s initial state has fewer than {n} masses"
+                )));
             }
             x0.extend(x[..n].iter().map(|&value| value as f32));
             v0.extend(v[..n].iter().map(|&value| value as f32));
         }
         let state_bytes = (4 * n * voices) as u64;
-        let x = [context.storage("hooke voices x", state_bytes), context.storage("hooke voices x", state_bytes)];
-        let v = [context.storage("hooke voices v", state_bytes), context.storage("hooke voices v", state_bytes)];
+        let x =
+            [context.storage("hooke voices x", state_bytes), context.storage("hooke voices x", state_bytes)];
+        let v =
+            [context.storage("hooke voices v", state_bytes), context.storage("hooke voices v", state_bytes)];
         context.queue.write_buffer(&x[0], 0, bytemuck::cast_slice(&x0));
         context.queue.write_buffer(&v[0], 0, bytemuck::cast_slice(&v0));
         let per_mass = dt / chain.mass;
@@ -188,10 +196,16 @@ impl GpuVoices {
     pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f32]) -> Result<(), GpuError> {
         let voices = self.voices;
         if tap >= self.masses {
-            return Err(GpuError::Size(format!("tap mass {tap} is beyond the string's {} masses", self.masses)));
+            return Err(GpuError::Size(format!(
+                "tap mass {tap} is beyond the string's {} masses",
+                self.masses
+            )));
         }
         if record.len() < steps * voices {
-            return Err(GpuError::Size(format!("the record holds {} values, not {steps} steps x {voices} voices", record.len())));
+            return Err(GpuError::Size(format!(
+                "the record holds {} values, not {steps} steps x {voices} voices",
+                record.len()
+            )));
         }
         let context = &self.context;
         let clear = vec![NONE; voices];
@@ -212,9 +226,12 @@ impl GpuVoices {
             let record_bytes = (4 * length * voices) as u64;
             encoder.copy_buffer_to_buffer(&self.first_bad, 0, &self.staging, 0, status_bytes);
             encoder.copy_buffer_to_buffer(&self.record, 0, &self.staging, status_bytes, record_bytes);
-            let words: Vec<u32> = context.submit_and_read(encoder, &self.staging, status_bytes + record_bytes)?;
+            let words: Vec<u32> =
+                context.submit_and_read(encoder, &self.staging, status_bytes + record_bytes)?;
             let (status, samples) = words.split_at(voices);
-            if let Some((voice, &key)) = status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE) {
+            if let Some((voice, &key)) =
+                status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE)
+            {
                 let (step, mass) = (key as usize / self.masses, key as usize % self.masses);
                 return Err(GpuError::NonFinite { step: done + step, voice: Some(voice), mass, kept: done });
             }

@@ -58,21 +58,21 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     workgroupBarrier();
     var bad = NONE;
     for (var s = 0u; s < params.steps; s++) {
-        let from = (s & 1u) * PADDED;
-        let to = PADDED - from;
+        let now = (s & 1u) * PADDED;
+        let next = PADDED - now;
         for (var i = lane + 1u; i <= MASSES; i += WORKGROUP) {
-            let x_mid = x[from + i];
-            let v_mid = v[from + i];
-            let stretch = fma(x_mid, -2.0, x[from + i - 1u] + x[from + i + 1u]);
-            let shear = fma(v_mid, -2.0, v[from + i - 1u] + v[from + i + 1u]);
+            let x_mid = x[now + i];
+            let v_mid = v[now + i];
+            let stretch = fma(x_mid, -2.0, x[now + i - 1u] + x[now + i + 1u]);
+            let shear = fma(v_mid, -2.0, v[now + i - 1u] + v[now + i + 1u]);
             let velocity = fma(
                 params.stiffness,
                 stretch,
                 fma(params.damping, shear, fma(v_mid, params.retained, params.force)),
             );
             let position = fma(params.step, velocity, x_mid);
-            x[to + i] = position;
-            v[to + i] = velocity;
+            x[next + i] = position;
+            v[next + i] = velocity;
             if !is_finite(position) {
                 bad = min(bad, s * MASSES + i - 1u);
             }

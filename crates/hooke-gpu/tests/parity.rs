@@ -2,14 +2,14 @@
 //! on whatever adapter wgpu finds (Mesa's lavapipe in CI). With no adapter each test prints
 //! `SKIPPED: no GPU adapter (...)` and passes.
 //!
-//! Tolerance: every value within `1e-5` of the run's peak magnitude. Both sides are f32 with
-//! the same operations in the same order, so a device whose `fma` is fused (Vulkan drivers,
-//! lavapipe included) gives the CPU's values exactly; WGSL also allows an unfused `fma` and
-//! flushing subnormals, which change a value by about one rounding (6e-8 relative) per step,
-//! and over the 1000 steps of these runs (a stable scheme, errors adding up at most linearly)
-//! stay below 1e-4 of the peak in the worst case and well below 1e-5 in practice. A wrong
-//! coefficient, neighbour or step order differs by far more (percents of the peak within tens
-//! of steps).
+//! Tolerance: every value within `1e-4` of the run's peak magnitude. Both sides are f32 with
+//! the same operations in the same order, so a device whose WGSL `fma` is fused gives the CPU's
+//! values exactly. Vulkan's precision rules let `fma` round twice (as a multiply then an add),
+//! and lavapipe (Mesa 22.3) does: its results then equal an unfused f32 CPU run bit for bit and
+//! differ from the fused CPU kernels by about one rounding per step, which over these runs' 1000
+//! steps came to at most 2.3e-5 of the peak (300 masses); the tolerance leaves four times that.
+//! A wrong coefficient, neighbour or step order differs by percents of the peak within tens of
+//! steps.
 
 use hooke::kernel::chain::{Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
@@ -18,7 +18,7 @@ use hooke::quantity::Quantity;
 use hooke_gpu::{GpuContext, GpuError, GpuMembrane, GpuVoices};
 
 /// Relative tolerance (of the peak magnitude), see the module doc.
-const TOLERANCE: f64 = 1e-5;
+const TOLERANCE: f64 = 1e-4;
 const DT: f64 = 1.0 / 48_000.0;
 
 /// The adapter's context, or `None` after printing why the test is skipped.
@@ -47,7 +47,10 @@ fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
         .map(|(g, c)| (g - c).abs())
         .enumerate()
         .fold((0, 0.0f64), |worst, (i, e)| if e > worst.1 { (i, e) } else { worst });
-    println!("{what}: largest difference {error:.3e} at {index}, {:.3e} of the peak {peak:.3e}", error / peak);
+    println!(
+        "{what}: largest difference {error:.3e} at {index}, {:.3e} of the peak {peak:.3e}",
+        error / peak
+    );
     assert!(error <= TOLERANCE * peak, "{what}: GPU {} vs CPU {} at {index}", gpu[index], cpu[index]);
 }
 
@@ -71,7 +74,13 @@ fn pluck(masses: usize, voice: usize) -> (Vec<f64>, Vec<f64>) {
     let at = 1 + (voice * 7) % (masses - 2);
     let height = 1e-3 * (1.0 + voice as f64 * 0.37);
     let x = (0..masses)
-        .map(|i| if i <= at { height * i as f64 / at as f64 } else { height * (masses - i) as f64 / (masses - at) as f64 })
+        .map(|i| {
+            if i <= at {
+                height * i as f64 / at as f64
+            } else {
+                height * (masses - i) as f64 / (masses - at) as f64
+            }
+        })
         .collect();
     let v = (0..masses).map(|i| if voice % 2 == 1 && i == masses / 3 { 0.5 } else { 0.0 }).collect();
     (x, v)
@@ -93,7 +102,8 @@ fn voices_match_the_cpu_voice_bank() {
         let gpu_record: Vec<f64> = gpu_record.iter().map(|&value| f64::from(value)).collect();
         assert_close(&format!("{masses} masses: pickups"), &gpu_record, &cpu_record);
         for voice in 0..voices {
-            let gpu_x: Vec<f64> = gpu.positions(voice).unwrap().iter().map(|&value| f64::from(value)).collect();
+            let gpu_x: Vec<f64> =
+                gpu.positions(voice).unwrap().iter().map(|&value| f64::from(value)).collect();
             let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(voice, mass)).collect();
             assert_close(&format!("{masses} masses: voice {voice}'s positions"), &gpu_x, &cpu_x);
         }
@@ -152,17 +162,32 @@ fn unstable_voices_report_the_step_voice_and_mass() {
     // The CPU voice bank, one step at a time: the first step leaving a non-finite position.
     let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, initial);
     let mut one = vec![0f64; voices];
-    let (step, voice, mass) = (0..steps)
+    let (step, voice) = (0..steps)
         .find_map(|step| {
             cpu.advance(1, 0, &mut one);
-            (0..voices).find_map(|voice| {
-                (0..masses).find(|&mass| !cpu.position(voice, mass).is_finite()).map(|mass| (step, voice, mass))
-            })
+            (0..voices)
+                .find(|&voice| (0..masses).any(|mass| !cpu.position(voice, mass).is_finite()))
+                .map(|voice| (step, voice))
         })
         .expect("the CPU run is unstable too");
-    println!("{error}");
-    assert_eq!(error, GpuError::NonFinite { step, voice: Some(voice), mass, kept: 0 });
+    println!("{error}; the CPU's first non-finite step: {step}, voice {voice}");
+    let GpuError::NonFinite { step: gpu_step, voice: Some(gpu_voice), mass, kept } = error else {
+        panic!("{error}")
+    };
+    assert_eq!(
+        (gpu_step, gpu_voice, kept),
+        (step, voice, 0),
+        "the failing step and voice, and the state kept"
+    );
     assert_eq!(voice, 2, "the larger voice overflows first");
+    // Which mass overflows first depends on rounding: an unfused `fma` (see the module doc)
+    // overflows in the product `h k/m x stretch` (h k/m is about 7.5e4 here) where the fused
+    // CPU's does not. The mass is one whose CPU position is that close to overflow.
+    let cpu_x = cpu.position(voice, mass);
+    assert!(
+        mass < masses && (!cpu_x.is_finite() || cpu_x.abs() > f64::from(f32::MAX) / 1e6),
+        "mass {mass}: {cpu_x}"
+    );
     // The state is kept at the start of the block: the initial state.
     let start: Vec<f32> = initial(2).0.iter().map(|&value| value as f32).collect();
     assert_eq!(gpu.positions(2).unwrap(), start);
@@ -206,7 +231,9 @@ fn bump(columns: usize, rows: usize) -> (Vec<f64>, Vec<f64>) {
             1e-3 * (-((i - ci).powi(2) + (j - cj).powi(2)) / 8.0).exp()
         })
         .collect();
-    let v = (0..rows * columns).map(|k| if k == columns * (rows / 4) + columns / 2 { 0.3 } else { 0.0 }).collect();
+    let v = (0..rows * columns)
+        .map(|k| if k == columns * (rows / 4) + columns / 2 { 0.3 } else { 0.0 })
+        .collect();
     (x, v)
 }
 
@@ -235,7 +262,11 @@ fn membrane_matches_the_cpu_grid_kernel() {
     cpu.advance(steps, &taps, &mut cpu_record).unwrap();
     for (j, tap) in taps.iter().enumerate() {
         let range = j * steps..(j + 1) * steps;
-        assert_close(&format!("tap {j} ({:?})", tap.quantity), &gpu_record[range.clone()], &cpu_record[range]);
+        assert_close(
+            &format!("tap {j} ({:?})", tap.quantity),
+            &gpu_record[range.clone()],
+            &cpu_record[range],
+        );
     }
     let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
     let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
@@ -275,9 +306,9 @@ fn membrane_blocks_of_any_length_give_one_long_block() {
 #[test]
 fn unstable_membrane_reports_the_step_and_keeps_its_start() {
     let Some(context) = context() else { return };
-    // omega h = 2 sqrt((k_x + k_y)/m) h is about 2.9 > 2.
+    // omega h = 2 sqrt((k_x + k_y)/m) h = 2.2 > 2: the highest mode grows about 2.4-fold a step.
     let (columns, rows, steps) = (19, 21, 300);
-    let stiffness = (1.0f64 / DT).powi(2) * 1e-3;
+    let stiffness = 1.21 * 1e-3 / (1.7 * DT * DT);
     let (grid, (x, v)) = (grid(columns, rows, stiffness), bump(columns, rows));
     let taps = taps(columns, rows, 3);
     let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
