@@ -22,7 +22,7 @@ mod membrane;
 mod voices;
 
 pub use context::GpuContext;
-pub use membrane::GpuMembrane;
+pub use membrane::{GpuMembrane, BLOCK as MEMBRANE_BLOCK};
 pub use voices::GpuVoices;
 
 /// What can go wrong on the GPU path.
