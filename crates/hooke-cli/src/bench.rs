@@ -18,11 +18,11 @@ use std::time::Instant;
 /// The string the Faust peer (scripts/faust-peer) times: masses of 1 g, spring-dampers of
 /// 230400 N/m and 4.8e-3 N s/m, 48 kHz (K h^2 / M = 0.1, Z h / M = 1e-4), mass N / 2 displaced
 /// by 1 mm and listened to.
-const MASS: f64 = 1e-3;
-const STIFFNESS: f64 = 230_400.0;
-const DAMPING: f64 = 4.8e-3;
-const RATE: f64 = 48_000.0;
-const DISPLACEMENT: f64 = 1e-3;
+pub(crate) const MASS: f64 = 1e-3;
+pub(crate) const STIFFNESS: f64 = 230_400.0;
+pub(crate) const DAMPING: f64 = 4.8e-3;
+pub(crate) const RATE: f64 = 48_000.0;
+pub(crate) const DISPLACEMENT: f64 = 1e-3;
 
 /// Arguments of `hooke bench`.
 #[derive(Args, Debug)]
@@ -68,6 +68,9 @@ pub struct BenchArgs {
     /// Use the general path (edge lists) even where a kernel applies, to compare the two.
     #[arg(long)]
     pub general: bool,
+    /// Run on the GPU (the symplectic Euler string voices and membrane kernels, f32).
+    #[arg(long, conflicts_with = "play")]
+    pub gpu: bool,
     /// Run exactly this many steps instead, without warm-up (for instruction counts under
     /// `valgrind --tool=callgrind`, which are repeatable where times are not).
     #[arg(long)]
@@ -88,6 +91,9 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
             &buffers,
             args.seconds,
         );
+    }
+    if args.gpu {
+        return crate::bench_gpu::bench_gpu(args);
     }
     hooke::kernel::flush_subnormals_to_zero();
     let mut step_rate = RATE;
@@ -150,13 +156,13 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
 
 /// `real-time factor at RATE Hz: F`: steps per second over the steps a second of the model
 /// takes at its own rate `step_rate` (Hz), so that 1 is exactly real time for that model.
-fn real_time_line(steps_per_second: f64, step_rate: f64) -> String {
+pub(crate) fn real_time_line(steps_per_second: f64, step_rate: f64) -> String {
     let rate = format!("{step_rate:.3}");
     let rate = rate.trim_end_matches('0').trim_end_matches('.');
     format!("real-time factor at {rate} Hz: {:.2}", steps_per_second / step_rate)
 }
 
-fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
+pub(crate) fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
     let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|&n| n > 0);
     text.split_once(['x', 'X']).and_then(|(w, h)| Some((parse(w)?, parse(h)?))).ok_or_else(|| {
         miette!("--membrane: expected WxH with positive whole numbers (e.g. 100x100), found \"{text}\"")
@@ -165,7 +171,7 @@ fn parse_size(text: &str) -> miette::Result<(usize, usize)> {
 
 /// Runs `run(steps)` in chunks until `seconds` have passed (after a tenth of that as warm-up), or
 /// for exactly `fixed` steps, and returns steps per second.
-fn measure(
+pub(crate) fn measure(
     seconds: f64,
     fixed: Option<usize>,
     chunk: usize,

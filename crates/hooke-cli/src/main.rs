@@ -2,6 +2,7 @@
 
 mod analyze;
 mod bench;
+mod bench_gpu;
 mod bench_play;
 mod compare;
 mod design;

@@ -1,0 +1,97 @@
+//! `hooke bench --gpu`: the GPU kernels of `hooke-gpu` on the benchmark string's voices
+//! (`--string N --voices V`) or membrane (`--membrane WxH`), timed as `hooke bench` times the
+//! CPU (same elements, same 48 kHz step, same output lines), after a line naming the adapter.
+
+use crate::bench::BenchArgs;
+
+/// Without the `gpu` feature: says how to build with it.
+#[cfg(not(feature = "gpu"))]
+pub fn bench_gpu(_: &BenchArgs) -> miette::Result<()> {
+    Err(miette::miette!(
+        "--gpu: this hooke was built without the GPU backend; build it with \
+         `cargo build --release -p hooke-cli --features gpu`"
+    ))
+}
+
+/// Times the GPU kernel for `args` and prints the adapter, the real-time factor at 48 kHz and,
+/// as the last line, `<number> mass-steps/s`.
+#[cfg(feature = "gpu")]
+pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
+    use crate::bench::{measure, parse_size, real_time_line, DAMPING, DISPLACEMENT, MASS, RATE, STIFFNESS};
+    use hooke::kernel::chain::{Tap, UniformChain};
+    use hooke::kernel::grid::UniformGrid;
+    use hooke::quantity::Quantity;
+    use hooke::scheme::SchemeKind;
+    use hooke_gpu::{GpuContext, GpuMembrane, GpuVoices};
+    use miette::miette;
+
+    if args.model.is_some() || args.general || args.scheme != SchemeKind::SymplecticEuler {
+        return Err(miette!(
+            "--gpu times the symplectic Euler string (--string N --voices V) and membrane \
+             (--membrane WxH) kernels only"
+        ));
+    }
+    let gpu = |error: hooke_gpu::GpuError| miette!("--gpu: {error}");
+    let context = GpuContext::new().map_err(gpu)?;
+    println!("adapter: {}", context.describe());
+    if context.is_cpu() {
+        println!("(a CPU driver: these figures say nothing about a GPU's speed)");
+    }
+    let dt = 1.0 / RATE;
+    let (masses, steps_per_second, path) = if let Some(size) = &args.membrane {
+        let (columns, rows) = parse_size(size)?;
+        let grid = UniformGrid {
+            columns,
+            rows,
+            mass: MASS,
+            stiffness_x: STIFFNESS,
+            stiffness_y: STIFFNESS,
+            damping_x: DAMPING,
+            damping_y: DAMPING,
+            drag: 0.0,
+            force: 0.0,
+        };
+        let centre = (rows / 2) * columns + columns / 2;
+        let mut x = vec![0.0; columns * rows];
+        x[centre] = DISPLACEMENT;
+        let mut membrane = GpuMembrane::new(&context, grid, dt, &x, &vec![0.0; x.len()]).map_err(gpu)?;
+        let taps = [Tap { mass: centre, quantity: Quantity::Position, weight: 1.0 }];
+        let block = hooke_gpu::MEMBRANE_BLOCK;
+        let chunk = (10_000_000 / (columns * rows)).clamp(1, 1 << 14).next_multiple_of(block);
+        let mut record = vec![0.0; chunk];
+        let rate = measure(args.seconds, args.steps, chunk, |steps| {
+            record[..steps].fill(0.0);
+            membrane.advance(steps, &taps, &mut record).map_err(gpu)
+        })?;
+        (columns * rows, rate, "GPU membrane")
+    } else {
+        let n = args.string.unwrap_or(80);
+        let voices = args.voices as usize;
+        let chain = UniformChain {
+            masses: n,
+            mass: MASS,
+            stiffness: STIFFNESS,
+            damping: DAMPING,
+            drag: 0.0,
+            force: 0.0,
+            left: 0.0,
+            right: 0.0,
+        };
+        let pluck = |_| {
+            let mut x = vec![0.0; n];
+            x[n / 2] = DISPLACEMENT;
+            (x, vec![0.0; n])
+        };
+        let mut bank = GpuVoices::new(&context, chain, dt, voices, pluck).map_err(gpu)?;
+        let chunk = bank.block();
+        let mut record = vec![0.0; chunk * voices];
+        let rate = measure(args.seconds, args.steps, chunk, |steps| {
+            bank.advance(steps, n / 2, &mut record).map_err(gpu)
+        })?;
+        (n * voices, rate, "GPU voices")
+    };
+    println!("{masses} masses, {}, {path}, {}, f32", args.scheme, context.adapter_name());
+    println!("{}", real_time_line(steps_per_second, RATE));
+    println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
+    Ok(())
+}

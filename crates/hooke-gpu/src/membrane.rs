@@ -1,0 +1,296 @@
+//! The uniform membrane on the GPU: the five-point stencil of [`hooke::kernel::grid`] on device
+//! buffers.
+//!
+//! For `W x H` masses `m` moving transversally, joined to their four neighbours by
+//! spring-dampers `k_x, Z_x` (along x) and `k_y, Z_y` (along y), with drag `c` and a constant
+//! force `g`, and a rim fixed at 0, symplectic Euler (Morgan & Qiao 2009, eq. (26)) is
+//!
+//! ```text
+//! v' = v + h/m (k_x (x_W + x_E - 2x) + Z_x (v_W + v_E - 2v)
+//!             + k_y (x_S + x_N - 2x) + Z_y (v_S + v_N - 2v) - c v + g)
+//! x' = x + h v'
+//! ```
+//!
+//! evaluated with the CPU kernel's nesting of fused multiply-adds. One invocation updates one
+//! mass, reading the padded `(W + 2) x (H + 2)` arrays of one time level and writing the other
+//! (ping-pong); a second, one-workgroup dispatch after each step records the taps and advances
+//! the step counter on the device. A block of [`BLOCK`] steps is one submission, with one
+//! read-back of the taps and the status at its end. Each step reads every mass from device
+//! memory: temporal blocking (several steps per load into workgroup memory) is not done.
+//!
+//! A non-finite position stops the block on the device: later steps of the block leave the
+//! state as it was at the start of the offending step, which is kept, as
+//! [`hooke::kernel::grid::GridKernel::advance`] keeps it.
+
+use crate::{GpuContext, GpuError};
+use hooke::kernel::chain::Tap;
+use hooke::kernel::grid::UniformGrid;
+use hooke::quantity::Quantity;
+
+/// Steps per submission and read-back.
+pub const BLOCK: usize = 64;
+/// The stencil's workgroup edge (16 x 16 invocations).
+const TILE: usize = 16;
+/// No non-finite value (the shader's `NONE`).
+const NONE: u32 = u32::MAX;
+/// The flag marking a velocity tap (the shader's `VELOCITY`).
+const VELOCITY: u32 = 1 << 31;
+/// Taps the buffers first hold; they grow when a call asks for more.
+const FIRST_TAP_CAPACITY: usize = 16;
+
+/// The shader's `Coefficients`: the per-step coefficients (h k_x/m, h k_y/m, h Z_x/m, h Z_y/m,
+/// 1 - h c/m, h g/m, h as f32 bits) then W, H, the number of taps and [`BLOCK`].
+type Coefficients = [u32; 11];
+/// Where the number of taps is in [`Coefficients`] (bytes).
+const TAPS_OFFSET: u64 = 9 * 4;
+
+/// A uniform membrane, f32, on the GPU.
+#[derive(Debug)]
+pub struct GpuMembrane {
+    context: GpuContext,
+    grid: UniformGrid,
+    step_pipeline: wgpu::ComputePipeline,
+    record_pipeline: wgpu::ComputePipeline,
+    coefficients: wgpu::Buffer,
+    /// Padded positions (m), two time levels.
+    x: [wgpu::Buffer; 2],
+    /// Padded velocities (m/s), two time levels.
+    v: [wgpu::Buffer; 2],
+    /// Steps done in the block, first non-finite step, its lowest mass.
+    status: wgpu::Buffer,
+    /// The taps' buffers.
+    recorder: Recorder,
+    /// The stencil's bind groups reading level 0 and writing level 1, and the reverse.
+    step_groups: [wgpu::BindGroup; 2],
+    /// Which level holds the current state.
+    current: usize,
+}
+
+impl GpuMembrane {
+    /// A membrane `grid` with step `dt` (s) on `context`'s device, from the masses' positions
+    /// and velocities (m, m/s) in row-major order (`j W + i`), the rim at rest at 0, as
+    /// [`hooke::kernel::grid::GridKernel::new`] takes them.
+    pub fn new(
+        context: &GpuContext,
+        grid: UniformGrid,
+        dt: f64,
+        x: &[f64],
+        v: &[f64],
+    ) -> Result<Self, GpuError> {
+        let (w, h) = (grid.columns, grid.rows);
+        let limits = context.limits();
+        if w == 0 || h == 0 {
+            return Err(GpuError::Size(format!(
+                "a GPU membrane needs at least 1 x 1 masses (got {w} x {h})"
+            )));
+        }
+        if x.len() < w * h || v.len() < w * h {
+            return Err(GpuError::Size(format!(
+                "the initial state has fewer than the membrane's {w} x {h} masses"
+            )));
+        }
+        let padded_bytes = 4 * (w + 2) as u64 * (h + 2) as u64;
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        let groups = limits.max_compute_workgroups_per_dimension as usize;
+        if padded_bytes > binding || w.div_ceil(TILE) > groups || h.div_ceil(TILE) > groups {
+            return Err(GpuError::Size(format!(
+                "a {w} x {h} membrane exceeds this GPU's {binding}-byte buffers or {groups} workgroups per dimension"
+            )));
+        }
+        let mut pipelines = context
+            .pipelines("hooke membrane", include_str!("membrane.wgsl"), &["step", "record_taps"])?
+            .into_iter();
+        let (Some(step_pipeline), Some(record_pipeline)) = (pipelines.next(), pipelines.next()) else {
+            return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
+        };
+        let per_mass = dt / grid.mass;
+        let bits = |value: f64| (value as f32).to_bits();
+        let coefficients_value: Coefficients = [
+            bits(per_mass * grid.stiffness_x),
+            bits(per_mass * grid.stiffness_y),
+            bits(per_mass * grid.damping_x),
+            bits(per_mass * grid.damping_y),
+            bits(1.0 - per_mass * grid.drag),
+            bits(per_mass * grid.force),
+            bits(dt),
+            w as u32,
+            h as u32,
+            0,
+            BLOCK as u32,
+        ];
+        let coefficients = context.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("hooke membrane coefficients"),
+            size: std::mem::size_of::<Coefficients>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        context.queue.write_buffer(&coefficients, 0, bytemuck::cast_slice(&coefficients_value));
+        let padded = |values: &[f64]| {
+            let mut out = vec![0f32; (w + 2) * (h + 2)];
+            for j in 0..h {
+                for i in 0..w {
+                    out[(j + 1) * (w + 2) + i + 1] = values[j * w + i] as f32;
+                }
+            }
+            out
+        };
+        let level = |label| [context.storage(label, padded_bytes), context.storage(label, padded_bytes)];
+        let (xs, vs) = (level("hooke membrane x"), level("hooke membrane v"));
+        context.queue.write_buffer(&xs[0], 0, bytemuck::cast_slice(&padded(x)));
+        context.queue.write_buffer(&vs[0], 0, bytemuck::cast_slice(&padded(v)));
+        let status = context.storage("hooke membrane status", 12);
+        let step_groups = [0, 1].map(|from| {
+            let to = 1 - from;
+            let buffers = [&coefficients, &xs[from], &vs[from], &xs[to], &vs[to], &status];
+            context.bind(&step_pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
+        });
+        let recorder =
+            Recorder::new(context, &record_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
+        Ok(Self {
+            context: context.clone(),
+            grid,
+            step_pipeline,
+            record_pipeline,
+            coefficients,
+            x: xs,
+            v: vs,
+            status,
+            recorder,
+            step_groups,
+            current: 0,
+        })
+    }
+
+    /// Advances `steps` steps, adding each tap's weighted value after every step to
+    /// `record[j * steps + step]` (tap `j`; `Tap::mass` is the row-major mass index `j W + i`),
+    /// as [`hooke::kernel::grid::GridKernel::advance`] does. On a non-finite position, the state
+    /// is kept at the start of the offending step, the steps before it are recorded, and the
+    /// error names the step and the lowest non-finite mass.
+    pub fn advance(&mut self, steps: usize, taps: &[Tap], record: &mut [f64]) -> Result<(), GpuError> {
+        let (w, h) = (self.grid.columns, self.grid.rows);
+        if let Some(tap) = taps.iter().find(|tap| tap.mass >= w * h) {
+            return Err(GpuError::Size(format!(
+                "tap mass {} is beyond the membrane's {w} x {h} masses",
+                tap.mass
+            )));
+        }
+        if record.len() < taps.len() * steps {
+            return Err(GpuError::Size(format!(
+                "the record holds {} values, not {} taps x {steps} steps",
+                record.len(),
+                taps.len()
+            )));
+        }
+        if taps.len() > self.recorder.capacity {
+            let shared = [&self.coefficients, &self.status];
+            let capacity = taps.len().next_power_of_two();
+            self.recorder =
+                Recorder::new(&self.context, &self.record_pipeline, shared, &self.x, &self.v, capacity);
+        }
+        let context = &self.context;
+        let encoded: Vec<u32> = taps
+            .iter()
+            .map(|tap| {
+                let padded = ((tap.mass / w + 1) * (w + 2) + tap.mass % w + 1) as u32;
+                padded | if tap.quantity == Quantity::Velocity { VELOCITY } else { 0 }
+            })
+            .collect();
+        context.queue.write_buffer(&self.recorder.taps, 0, bytemuck::cast_slice(&encoded));
+        context.queue.write_buffer(&self.coefficients, TAPS_OFFSET, bytemuck::bytes_of(&(taps.len() as u32)));
+        let groups = (w.div_ceil(TILE) as u32, h.div_ceil(TILE) as u32);
+        let mut done = 0;
+        while done < steps {
+            let length = BLOCK.min(steps - done);
+            context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[0, NONE, NONE]));
+            let mut encoder = context.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                for s in 0..length {
+                    let from = (self.current + s) % 2;
+                    pass.set_pipeline(&self.step_pipeline);
+                    pass.set_bind_group(0, &self.step_groups[from], &[]);
+                    pass.dispatch_workgroups(groups.0, groups.1, 1);
+                    pass.set_pipeline(&self.record_pipeline);
+                    pass.set_bind_group(0, &self.recorder.groups[from], &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }
+            let record_bytes = (4 * taps.len() * BLOCK) as u64;
+            encoder.copy_buffer_to_buffer(&self.status, 0, &self.recorder.staging, 0, 12);
+            if record_bytes > 0 {
+                encoder.copy_buffer_to_buffer(
+                    &self.recorder.record,
+                    0,
+                    &self.recorder.staging,
+                    12,
+                    record_bytes,
+                );
+            }
+            let words: Vec<u32> =
+                context.submit_and_read(encoder, &self.recorder.staging, 12 + record_bytes)?;
+            let (status, samples) = words.split_at(3);
+            let good = (status[1] as usize).min(length);
+            for (j, tap) in taps.iter().enumerate() {
+                let values = &samples[j * BLOCK..j * BLOCK + good];
+                for (out, &bits) in record[j * steps + done..].iter_mut().zip(values) {
+                    *out += tap.weight * f64::from(f32::from_bits(bits));
+                }
+            }
+            self.current = (self.current + good) % 2;
+            if good < length {
+                let step = done + good;
+                return Err(GpuError::NonFinite { step, voice: None, mass: status[2] as usize, kept: step });
+            }
+            done += length;
+        }
+        Ok(())
+    }
+
+    /// The masses' positions (m), row-major (`j W + i`), read back from the device.
+    pub fn positions(&self) -> Result<Vec<f32>, GpuError> {
+        let (w, h) = (self.grid.columns, self.grid.rows);
+        let bytes = (4 * (w + 2) * (h + 2)) as u64;
+        let staging = self.context.staging("hooke membrane positions", bytes);
+        let mut encoder = self.context.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.x[self.current], 0, &staging, 0, bytes);
+        let padded: Vec<f32> = self.context.submit_and_read(encoder, &staging, bytes)?;
+        Ok(padded.chunks(w + 2).skip(1).take(h).flat_map(|row| row[1..=w].iter().copied()).collect())
+    }
+}
+
+/// The buffers of up to `capacity` taps, and the recorder's bind groups over them.
+#[derive(Debug)]
+struct Recorder {
+    capacity: usize,
+    /// Each tap's padded index and quantity flag.
+    taps: wgpu::Buffer,
+    /// `capacity x BLOCK` recorded values, m or m/s.
+    record: wgpu::Buffer,
+    /// The status (3 words) then the record, read back.
+    staging: wgpu::Buffer,
+    /// Reading the level the stencil's bind group of the same index writes.
+    groups: [wgpu::BindGroup; 2],
+}
+
+impl Recorder {
+    /// Buffers for `capacity` taps; `shared` is the coefficients and the status buffer, `x` and
+    /// `v` the two levels of positions and velocities.
+    fn new(
+        context: &GpuContext,
+        pipeline: &wgpu::ComputePipeline,
+        shared: [&wgpu::Buffer; 2],
+        x: &[wgpu::Buffer; 2],
+        v: &[wgpu::Buffer; 2],
+        capacity: usize,
+    ) -> Self {
+        let taps = context.storage("hooke membrane taps", 4 * capacity as u64);
+        let record = context.storage("hooke membrane record", (4 * capacity * BLOCK) as u64);
+        let staging = context.staging("hooke membrane read-back", (4 * (3 + capacity * BLOCK)) as u64);
+        let groups = [0, 1].map(|from| {
+            let to = 1 - from;
+            let buffers = [shared[0], &x[to], &v[to], shared[1], &taps, &record];
+            context.bind(pipeline, &[0, 3, 4, 5, 6, 7].into_iter().zip(buffers).collect::<Vec<_>>())
+        });
+        Self { capacity, taps, record, staging, groups }
+    }
+}

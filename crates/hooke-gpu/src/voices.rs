@@ -1,0 +1,258 @@
+//! Many voices of one uniform string on the GPU: one workgroup per voice.
+//!
+//! Each voice is a chain of `N` masses `m` joined by springs `k` and dampers `Z`, with drag `c`
+//! and a constant force `g`, between two fixed anchors, stepped by symplectic Euler (Morgan &
+//! Qiao 2009, eq. (26)) exactly as [`hooke::kernel::chain`] does it:
+//!
+//! ```text
+//! v_i' = v_i + h/m (k (x_{i-1} - 2 x_i + x_{i+1}) + Z (v_{i-1} - 2 v_i + v_{i+1}) - c v_i + g)
+//! x_i' = x_i + h v_i'
+//! ```
+//!
+//! as `v_i' = fma(hk/m, stretch, fma(hZ/m, shear, fma(v_i, 1 - hc/m, hg/m)))` with
+//! `stretch = fma(x_i, -2, x_{i-1} + x_{i+1})` (and `shear` likewise), `x_i' = fma(h, v_i', x_i)`.
+//!
+//! A workgroup loads its voice's chain into workgroup memory (two time levels, `16 (N + 2)`
+//! bytes), runs every step of a block there with one barrier per step, records the tapped
+//! mass's position after each step into a `steps x voices` buffer, and writes the chain back at
+//! the end. Workgroup memory bounds `N` (1022 masses in the 16 KiB every device offers; more on
+//! most GPUs), and [`GpuVoices::new`] refuses longer chains with that limit in the message.
+//!
+//! One workgroup per voice (rather than one invocation per voice) keeps a voice's masses in
+//! parallel lanes, so a step costs one barrier rather than `N` dependent updates; on lavapipe
+//! it cannot be measured against the alternative meaningfully, and on a GPU it has not been.
+
+use crate::{GpuContext, GpuError};
+use hooke::kernel::chain::UniformChain;
+
+/// Steps per dispatch (and per read-back) at most; fewer when the record would not fit in one
+/// storage buffer binding.
+const BLOCK: usize = 1024;
+/// Workgroup size limit used even where the device allows more (a multiple of 32 and 64 lanes).
+const MAX_WORKGROUP: usize = 256;
+/// No non-finite value (the shader's `NONE`).
+const NONE: u32 = u32::MAX;
+/// Where `steps` and `tap` (written before each block) start in [`Params`].
+const STEPS_OFFSET: u64 = std::mem::offset_of!(Params, steps) as u64;
+
+/// `V` voices of one uniform chain, f32, on the GPU.
+#[derive(Debug)]
+pub struct GpuVoices {
+    context: GpuContext,
+    masses: usize,
+    voices: usize,
+    /// Steps per dispatch.
+    block: usize,
+    pipeline: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    /// Positions (m), two copies: a block reads one and writes the other (the velocities' two
+    /// copies live in the bind groups).
+    x: [wgpu::Buffer; 2],
+    /// `block x voices` tapped positions, m.
+    record: wgpu::Buffer,
+    /// Per voice, the earliest non-finite position (step in block x masses + mass).
+    first_bad: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    /// Bind groups reading copy 0 and writing copy 1, and the reverse.
+    groups: [wgpu::BindGroup; 2],
+    /// Which copy holds the current state.
+    current: usize,
+}
+
+/// The per-dispatch parameters, laid out as the shader's `Params`.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    stiffness: f32,
+    damping: f32,
+    retained: f32,
+    force: f32,
+    step: f32,
+    left: f32,
+    right: f32,
+    steps: u32,
+    tap: u32,
+    voices: u32,
+}
+
+impl GpuVoices {
+    /// `voices` copies of `chain` with step `dt` (s) on `context`'s device; `initial(voice)`
+    /// gives each voice's positions and velocities of the masses (m, m/s), as
+    /// [`hooke::kernel::voices::VoiceBank::new`] takes them.
+    pub fn new(
+        context: &GpuContext,
+        chain: UniformChain,
+        dt: f64,
+        voices: usize,
+        initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+    ) -> Result<Self, GpuError> {
+        let n = chain.masses;
+        let limits = context.limits();
+        if n == 0 || voices == 0 {
+            return Err(GpuError::Size(format!(
+                "GPU voices need at least one mass and one voice (got {n} masses, {voices} voices)"
+            )));
+        }
+        let shared = limits.max_compute_workgroup_storage_size as usize;
+        if 16 * (n + 2) > shared {
+            return Err(GpuError::Size(format!(
+                "a string of {n} masses does not fit in this GPU's workgroup memory ({shared} bytes hold at most {} masses)",
+                shared / 16 - 2
+            )));
+        }
+        if voices > limits.max_compute_workgroups_per_dimension as usize {
+            return Err(GpuError::Size(format!(
+                "{voices} voices exceed this GPU's {} workgroups per dispatch",
+                limits.max_compute_workgroups_per_dimension
+            )));
+        }
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
+        let block = BLOCK.min(binding / (4 * voices));
+        if block == 0 || 4 * n * voices > binding {
+            return Err(GpuError::Size(format!(
+                "{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers"
+            )));
+        }
+        let lanes = limits.max_compute_invocations_per_workgroup as usize;
+        let workgroup = n.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes);
+        let source = include_str!("voices.wgsl")
+            .replace("{MASSES}", &n.to_string())
+            .replace("{WORKGROUP}", &workgroup.to_string());
+        let pipeline = context.pipelines("hooke voices", &source, &["advance"])?.remove(0);
+
+        let (mut x0, mut v0) = (Vec::with_capacity(n * voices), Vec::with_capacity(n * voices));
+        for voice in 0..voices {
+            let (x, v) = initial(voice);
+            if x.len() < n || v.len() < n {
+                return Err(GpuError::Size(format!(
+                    "voice {voice}'s initial state has fewer than {n} masses"
+                )));
+            }
+            x0.extend(x[..n].iter().map(|&value| value as f32));
+            v0.extend(v[..n].iter().map(|&value| value as f32));
+        }
+        let state_bytes = (4 * n * voices) as u64;
+        let x =
+            [context.storage("hooke voices x", state_bytes), context.storage("hooke voices x", state_bytes)];
+        let v =
+            [context.storage("hooke voices v", state_bytes), context.storage("hooke voices v", state_bytes)];
+        context.queue.write_buffer(&x[0], 0, bytemuck::cast_slice(&x0));
+        context.queue.write_buffer(&v[0], 0, bytemuck::cast_slice(&v0));
+        let per_mass = dt / chain.mass;
+        let params_value = Params {
+            stiffness: (per_mass * chain.stiffness) as f32,
+            damping: (per_mass * chain.damping) as f32,
+            retained: (1.0 - per_mass * chain.drag) as f32,
+            force: (per_mass * chain.force) as f32,
+            step: dt as f32,
+            left: chain.left as f32,
+            right: chain.right as f32,
+            steps: 0,
+            tap: 0,
+            voices: voices as u32,
+        };
+        let params = context.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("hooke voices params"),
+            size: std::mem::size_of::<Params>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        context.queue.write_buffer(&params, 0, bytemuck::bytes_of(&params_value));
+        let record = context.storage("hooke voices record", (4 * block * voices) as u64);
+        let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
+        let staging = context.staging("hooke voices read-back", (4 * (block + 1) * voices) as u64);
+        let bind = |from: usize| {
+            let to = 1 - from;
+            let buffers = [&params, &x[from], &v[from], &x[to], &v[to], &record, &first_bad];
+            context.bind(&pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
+        };
+        let groups = [bind(0), bind(1)];
+        Ok(Self {
+            context: context.clone(),
+            masses: n,
+            voices,
+            block,
+            pipeline,
+            params,
+            x,
+            record,
+            first_bad,
+            staging,
+            groups,
+            current: 0,
+        })
+    }
+
+    /// Steps per dispatch (the read-back granularity).
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
+    /// Advances every voice `steps` steps, writing the position of mass `tap` (0-based) of each
+    /// voice after every step to `record[step * voices + voice]` (m), as
+    /// [`hooke::kernel::voices::VoiceBank::advance`] does. On a non-finite position the state
+    /// is kept at the start of the block that produced it (the steps before that block are
+    /// recorded) and the error names the earliest step, its voice and mass.
+    pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f32]) -> Result<(), GpuError> {
+        let voices = self.voices;
+        if tap >= self.masses {
+            return Err(GpuError::Size(format!(
+                "tap mass {tap} is beyond the string's {} masses",
+                self.masses
+            )));
+        }
+        if record.len() < steps * voices {
+            return Err(GpuError::Size(format!(
+                "the record holds {} values, not {steps} steps x {voices} voices",
+                record.len()
+            )));
+        }
+        let context = &self.context;
+        let clear = vec![NONE; voices];
+        let mut done = 0;
+        while done < steps {
+            let length = self.block.min(steps - done);
+            let steps_and_tap = [length as u32, tap as u32];
+            context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_tap));
+            context.queue.write_buffer(&self.first_bad, 0, bytemuck::cast_slice(&clear));
+            let mut encoder = context.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &self.groups[self.current], &[]);
+                pass.dispatch_workgroups(voices as u32, 1, 1);
+            }
+            let status_bytes = (4 * voices) as u64;
+            let record_bytes = (4 * length * voices) as u64;
+            encoder.copy_buffer_to_buffer(&self.first_bad, 0, &self.staging, 0, status_bytes);
+            encoder.copy_buffer_to_buffer(&self.record, 0, &self.staging, status_bytes, record_bytes);
+            let words: Vec<u32> =
+                context.submit_and_read(encoder, &self.staging, status_bytes + record_bytes)?;
+            let (status, samples) = words.split_at(voices);
+            if let Some((voice, &key)) =
+                status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE)
+            {
+                let (step, mass) = (key as usize / self.masses, key as usize % self.masses);
+                return Err(GpuError::NonFinite { step: done + step, voice: Some(voice), mass, kept: done });
+            }
+            for (out, &bits) in record[done * voices..(done + length) * voices].iter_mut().zip(samples) {
+                *out = f32::from_bits(bits);
+            }
+            self.current = 1 - self.current;
+            done += length;
+        }
+        Ok(())
+    }
+
+    /// The positions of voice `voice`'s masses, m (read back from the device).
+    pub fn positions(&self, voice: usize) -> Result<Vec<f32>, GpuError> {
+        if voice >= self.voices {
+            return Err(GpuError::Size(format!("voice {voice} is beyond the {} voices", self.voices)));
+        }
+        let bytes = (4 * self.masses) as u64;
+        let staging = self.context.staging("hooke voices positions", bytes);
+        let mut encoder = self.context.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.x[self.current], voice as u64 * bytes, &staging, 0, bytes);
+        self.context.submit_and_read(encoder, &staging, bytes)
+    }
+}

@@ -1,0 +1,93 @@
+// Voices of one uniform chain: one workgroup per voice, symplectic Euler (Morgan & Qiao 2009,
+// eq. (26)) with the chain in workgroup memory for all the steps of a dispatch; see voices.rs.
+// MASSES and WORKGROUP are written in by the host before compilation.
+
+struct Params {
+    stiffness: f32,  // h k / m, 1/s
+    damping: f32,    // h Z / m, dimensionless
+    retained: f32,   // 1 - h c / m, dimensionless
+    force: f32,      // h g / m, m/s
+    step: f32,       // h, s
+    left: f32,       // left anchor's position, m
+    right: f32,      // right anchor's position, m
+    steps: u32,      // steps in this dispatch
+    tap: u32,        // the recorded mass, 0-based
+    voices: u32,     // voices (workgroups) in this dispatch
+}
+
+const MASSES: u32 = {MASSES}u;
+const WORKGROUP: u32 = {WORKGROUP}u;
+const PADDED: u32 = MASSES + 2u;
+const NONE: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<uniform> params: Params;
+// Positions (m) and velocities (m/s), voice-major: mass i of voice n at n * MASSES + i.
+@group(0) @binding(1) var<storage, read> x_in: array<f32>;
+@group(0) @binding(2) var<storage, read> v_in: array<f32>;
+@group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
+@group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
+// The tapped mass's position (m) after step s of voice n at s * voices + n.
+@group(0) @binding(5) var<storage, read_write> record: array<f32>;
+// Per voice, the earliest non-finite position as s * MASSES + mass (NONE: none).
+@group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
+
+// Two time levels of the padded chain (ghost anchors at 0 and MASSES + 1).
+var<workgroup> x: array<f32, 2u * PADDED>;
+var<workgroup> v: array<f32, 2u * PADDED>;
+
+fn is_finite(value: f32) -> bool {
+    return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    let voice = group.x;
+    let base = voice * MASSES;
+    for (var i = lane; i < MASSES; i += WORKGROUP) {
+        x[i + 1u] = x_in[base + i];
+        v[i + 1u] = v_in[base + i];
+    }
+    if lane == 0u {
+        for (var level = 0u; level < 2u * PADDED; level += PADDED) {
+            x[level] = params.left;
+            x[level + PADDED - 1u] = params.right;
+            v[level] = 0.0;
+            v[level + PADDED - 1u] = 0.0;
+        }
+    }
+    workgroupBarrier();
+    var bad = NONE;
+    for (var s = 0u; s < params.steps; s++) {
+        let now = (s & 1u) * PADDED;
+        let next = PADDED - now;
+        for (var i = lane + 1u; i <= MASSES; i += WORKGROUP) {
+            let x_mid = x[now + i];
+            let v_mid = v[now + i];
+            let stretch = fma(x_mid, -2.0, x[now + i - 1u] + x[now + i + 1u]);
+            let shear = fma(v_mid, -2.0, v[now + i - 1u] + v[now + i + 1u]);
+            let velocity = fma(
+                params.stiffness,
+                stretch,
+                fma(params.damping, shear, fma(v_mid, params.retained, params.force)),
+            );
+            let position = fma(params.step, velocity, x_mid);
+            x[next + i] = position;
+            v[next + i] = velocity;
+            if !is_finite(position) {
+                bad = min(bad, s * MASSES + i - 1u);
+            }
+            if i == params.tap + 1u {
+                record[s * params.voices + voice] = position;
+            }
+        }
+        workgroupBarrier();
+    }
+    let last = (params.steps & 1u) * PADDED;
+    for (var i = lane; i < MASSES; i += WORKGROUP) {
+        x_out[base + i] = x[last + i + 1u];
+        v_out[base + i] = v[last + i + 1u];
+    }
+    if bad != NONE {
+        atomicMin(&first_bad[voice], bad);
+    }
+}

@@ -1,0 +1,347 @@
+//! The GPU kernels against the CPU kernels they mirror ([`VoiceBank<f32>`], [`GridKernel<f32>`]),
+//! on whatever adapter wgpu finds (Mesa's lavapipe in CI). With no adapter each test prints
+//! `SKIPPED: no GPU adapter (...)` and passes.
+//!
+//! Tolerance: every value within `1e-4` of the run's peak magnitude. Both sides are f32 with
+//! the same operations in the same order, so a device whose WGSL `fma` is fused gives the CPU's
+//! values exactly. Vulkan's precision rules let `fma` round twice (as a multiply then an add),
+//! and lavapipe (Mesa 22.3) does: its results then equal an unfused f32 CPU run bit for bit and
+//! differ from the fused CPU kernels by about one rounding per step, which over these runs' 1000
+//! steps came to at most 2.3e-5 of the peak (300 masses); the tolerance leaves four times that.
+//! A wrong coefficient, neighbour or step order differs by percents of the peak within tens of
+//! steps.
+
+use hooke::kernel::chain::{Tap, UniformChain};
+use hooke::kernel::grid::{GridKernel, UniformGrid};
+use hooke::kernel::voices::VoiceBank;
+use hooke::quantity::Quantity;
+use hooke_gpu::{GpuContext, GpuError, GpuMembrane, GpuVoices};
+
+/// Relative tolerance (of the peak magnitude), see the module doc.
+const TOLERANCE: f64 = 1e-4;
+const DT: f64 = 1.0 / 48_000.0;
+
+/// The adapter's context, or `None` after printing why the test is skipped.
+fn context() -> Option<GpuContext> {
+    match GpuContext::new() {
+        Ok(context) => {
+            println!("adapter: {}", context.describe());
+            Some(context)
+        }
+        Err(error @ GpuError::NoAdapter(_)) => {
+            println!("SKIPPED: {error}");
+            None
+        }
+        Err(error) => panic!("an adapter exists but its device failed: {error}"),
+    }
+}
+
+/// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero.
+fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: lengths");
+    let peak = cpu.iter().fold(0.0f64, |peak, value| peak.max(value.abs()));
+    assert!(peak > 0.0, "{what}: the CPU run does not move, so it checks nothing");
+    let (index, error) = gpu
+        .iter()
+        .zip(cpu)
+        .map(|(g, c)| (g - c).abs())
+        .enumerate()
+        .fold((0, 0.0f64), |worst, (i, e)| if e > worst.1 { (i, e) } else { worst });
+    println!(
+        "{what}: largest difference {error:.3e} at {index}, {:.3e} of the peak {peak:.3e}",
+        error / peak
+    );
+    assert!(error <= TOLERANCE * peak, "{what}: GPU {} vs CPU {} at {index}", gpu[index], cpu[index]);
+}
+
+/// A string with dampers, drag and gravity; `omega h = 2 sqrt(k/m) h` is about 1.3.
+fn chain(masses: usize, stiffness: f64) -> UniformChain {
+    UniformChain {
+        masses,
+        mass: 1e-3,
+        stiffness,
+        damping: 2e-3,
+        drag: 1e-3,
+        force: -9.81e-3,
+        left: 0.0,
+        right: 1e-3,
+    }
+}
+
+/// Voice `voice`'s initial state: a pluck at a different place and height per voice, and a
+/// strike (velocity) on odd voices.
+fn pluck(masses: usize, voice: usize) -> (Vec<f64>, Vec<f64>) {
+    let at = 1 + (voice * 7) % (masses - 2);
+    let height = 1e-3 * (1.0 + voice as f64 * 0.37);
+    let x = (0..masses)
+        .map(|i| {
+            if i <= at {
+                height * i as f64 / at as f64
+            } else {
+                height * (masses - i) as f64 / (masses - at) as f64
+            }
+        })
+        .collect();
+    let v = (0..masses).map(|i| if voice % 2 == 1 && i == masses / 3 { 0.5 } else { 0.0 }).collect();
+    (x, v)
+}
+
+#[test]
+fn voices_match_the_cpu_voice_bank() {
+    let Some(context) = context() else { return };
+    // 80 masses: fewer than a workgroup's lanes; 300: each lane updates two masses.
+    for masses in [80, 300] {
+        let (voices, steps, tap) = (5, 1000, masses / 5);
+        let chain = chain(masses, 1e6);
+        let mut gpu = GpuVoices::new(&context, chain, DT, voices, |voice| pluck(masses, voice)).unwrap();
+        let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, |voice| pluck(masses, voice));
+        let mut gpu_record = vec![0f32; steps * voices];
+        let mut cpu_record = vec![0f64; steps * voices];
+        gpu.advance(steps, tap, &mut gpu_record).unwrap();
+        cpu.advance(steps, tap, &mut cpu_record);
+        let gpu_record: Vec<f64> = gpu_record.iter().map(|&value| f64::from(value)).collect();
+        assert_close(&format!("{masses} masses: pickups"), &gpu_record, &cpu_record);
+        for voice in 0..voices {
+            let gpu_x: Vec<f64> =
+                gpu.positions(voice).unwrap().iter().map(|&value| f64::from(value)).collect();
+            let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(voice, mass)).collect();
+            assert_close(&format!("{masses} masses: voice {voice}'s positions"), &gpu_x, &cpu_x);
+        }
+        // The voices start differently, so a kernel that mixed them up would differ above.
+        assert_ne!(cpu_record[(steps - 1) * voices], cpu_record[(steps - 1) * voices + 1]);
+    }
+}
+
+#[test]
+fn voice_blocks_of_any_length_give_one_long_block() {
+    let Some(context) = context() else { return };
+    let (masses, voices, tap) = (40, 3, 11);
+    let chain = chain(masses, 1e6);
+    let new = || GpuVoices::new(&context, chain, DT, voices, |voice| pluck(masses, voice)).unwrap();
+    let mut whole = new();
+    // More steps than one dispatch holds, so the long call is split on the device side too.
+    let steps = whole.block() + 500;
+    let mut one_call = vec![0f32; steps * voices];
+    whole.advance(steps, tap, &mut one_call).unwrap();
+    let mut pieces = new();
+    let mut in_pieces = vec![0f32; steps * voices];
+    let mut done = 0;
+    for length in [1, 7, 300, 17, steps - 325] {
+        pieces.advance(length, tap, &mut in_pieces[done * voices..(done + length) * voices]).unwrap();
+        done += length;
+    }
+    assert_eq!(done, steps);
+    assert_eq!(one_call, in_pieces, "the same steps in other blocks differ");
+    for voice in 0..voices {
+        assert_eq!(whole.positions(voice).unwrap(), pieces.positions(voice).unwrap());
+    }
+    let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, |voice| pluck(masses, voice));
+    let mut cpu_record = vec![0f64; steps * voices];
+    cpu.advance(steps, tap, &mut cpu_record);
+    let one_call: Vec<f64> = one_call.iter().map(|&value| f64::from(value)).collect();
+    assert_close("pickups over several dispatches", &one_call, &cpu_record);
+}
+
+#[test]
+fn unstable_voices_report_the_step_voice_and_mass() {
+    let Some(context) = context() else { return };
+    // omega h = 2 sqrt(k/m) h = 2.5 > 2: the highest mode grows about fourfold per step.
+    let (masses, voices) = (30, 3);
+    let stiffness = (1.25f64 / DT).powi(2) * 1e-3;
+    let chain = UniformChain { force: 0.0, right: 0.0, ..chain(masses, stiffness) };
+    // Voice 0 is at rest (and stays finite); voices 1 and 2 move, voice 2 ten times more.
+    let initial = |voice: usize| {
+        let (x, v) = pluck(masses, 1);
+        let scale = [0.0, 1.0, 10.0][voice];
+        (x.iter().map(|value| value * scale).collect(), v.iter().map(|value| value * scale).collect())
+    };
+    let mut gpu = GpuVoices::new(&context, chain, DT, voices, initial).unwrap();
+    let steps = 400;
+    let mut record = vec![0f32; steps * voices];
+    let error = gpu.advance(steps, 0, &mut record).unwrap_err();
+    // The CPU voice bank, one step at a time: the first step leaving a non-finite position.
+    let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, initial);
+    let mut one = vec![0f64; voices];
+    let (step, voice) = (0..steps)
+        .find_map(|step| {
+            cpu.advance(1, 0, &mut one);
+            (0..voices)
+                .find(|&voice| (0..masses).any(|mass| !cpu.position(voice, mass).is_finite()))
+                .map(|voice| (step, voice))
+        })
+        .expect("the CPU run is unstable too");
+    println!("{error}; the CPU's first non-finite step: {step}, voice {voice}");
+    let GpuError::NonFinite { step: gpu_step, voice: Some(gpu_voice), mass, kept } = error else {
+        panic!("{error}")
+    };
+    assert_eq!(
+        (gpu_step, gpu_voice, kept),
+        (step, voice, 0),
+        "the failing step and voice, and the state kept"
+    );
+    assert_eq!(voice, 2, "the larger voice overflows first");
+    // Which mass overflows first depends on rounding: an unfused `fma` (see the module doc)
+    // overflows in the product `h k/m x stretch` (h k/m is about 7.5e4 here) where the fused
+    // CPU's does not. The mass is one whose CPU position is that close to overflow.
+    let cpu_x = cpu.position(voice, mass);
+    assert!(
+        mass < masses && (!cpu_x.is_finite() || cpu_x.abs() > f64::from(f32::MAX) / 1e6),
+        "mass {mass}: {cpu_x}"
+    );
+    // The state is kept at the start of the block: the initial state.
+    let start: Vec<f32> = initial(2).0.iter().map(|&value| value as f32).collect();
+    assert_eq!(gpu.positions(2).unwrap(), start);
+}
+
+#[test]
+fn voices_refuse_bad_sizes() {
+    let Some(context) = context() else { return };
+    let chain = chain(8, 1e6);
+    let error = GpuVoices::new(&context, chain, DT, 0, |_| pluck(8, 0)).unwrap_err();
+    assert!(matches!(error, GpuError::Size(_)), "{error}");
+    let long = self::chain(1 << 20, 1e6);
+    let error = GpuVoices::new(&context, long, DT, 1, |_| pluck(1 << 20, 0)).unwrap_err();
+    assert!(error.to_string().contains("workgroup memory"), "{error}");
+    let mut voices = GpuVoices::new(&context, chain, DT, 2, |voice| pluck(8, voice)).unwrap();
+    assert!(matches!(voices.advance(4, 8, &mut [0.0; 8]), Err(GpuError::Size(_))), "a tap beyond the string");
+    assert!(matches!(voices.advance(4, 0, &mut [0.0; 7]), Err(GpuError::Size(_))), "a short record");
+}
+
+/// A membrane with different links along x and y, dampers, drag and gravity (`omega h` about 1.1).
+fn grid(columns: usize, rows: usize, stiffness: f64) -> UniformGrid {
+    UniformGrid {
+        columns,
+        rows,
+        mass: 1e-3,
+        stiffness_x: stiffness,
+        stiffness_y: 0.7 * stiffness,
+        damping_x: 1e-3,
+        damping_y: 2e-3,
+        drag: 1e-3,
+        force: -9.81e-3,
+    }
+}
+
+/// A bump off-centre and a strike elsewhere.
+fn bump(columns: usize, rows: usize) -> (Vec<f64>, Vec<f64>) {
+    let (ci, cj) = (columns as f64 * 0.3, rows as f64 * 0.6);
+    let x = (0..rows * columns)
+        .map(|k| {
+            let (i, j) = ((k % columns) as f64, (k / columns) as f64);
+            1e-3 * (-((i - ci).powi(2) + (j - cj).powi(2)) / 8.0).exp()
+        })
+        .collect();
+    let v = (0..rows * columns)
+        .map(|k| if k == columns * (rows / 4) + columns / 2 { 0.3 } else { 0.0 })
+        .collect();
+    (x, v)
+}
+
+/// Position and velocity taps with weights, spread over the membrane.
+fn taps(columns: usize, rows: usize, count: usize) -> Vec<Tap> {
+    (0..count)
+        .map(|j| Tap {
+            mass: (j * 7919) % (columns * rows),
+            quantity: if j % 3 == 2 { Quantity::Velocity } else { Quantity::Position },
+            weight: 0.5 + j as f64,
+        })
+        .collect()
+}
+
+#[test]
+fn membrane_matches_the_cpu_grid_kernel() {
+    let Some(context) = context() else { return };
+    // Not multiples of the 16 x 16 workgroup, so edge workgroups are partly off the grid.
+    let (columns, rows, steps) = (37, 23, 1000);
+    let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
+    let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
+    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+    let mut gpu_record = vec![0f64; taps.len() * steps];
+    let mut cpu_record = vec![0f64; taps.len() * steps];
+    gpu.advance(steps, &taps, &mut gpu_record).unwrap();
+    cpu.advance(steps, &taps, &mut cpu_record).unwrap();
+    for (j, tap) in taps.iter().enumerate() {
+        let range = j * steps..(j + 1) * steps;
+        assert_close(
+            &format!("tap {j} ({:?})", tap.quantity),
+            &gpu_record[range.clone()],
+            &cpu_record[range],
+        );
+    }
+    let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
+    let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
+    assert_close("positions", &gpu_x, &cpu_x);
+}
+
+#[test]
+fn membrane_blocks_of_any_length_give_one_long_block() {
+    let Some(context) = context() else { return };
+    let (columns, rows, steps) = (20, 17, 400);
+    let (grid, (x, v)) = (grid(columns, rows, 8e5), bump(columns, rows));
+    // More taps than the recorder first holds, so it grows.
+    let taps = taps(columns, rows, 21);
+    let mut whole = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
+    let mut one_call = vec![0f64; taps.len() * steps];
+    whole.advance(steps, &taps, &mut one_call).unwrap();
+    let mut pieces = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
+    let mut in_pieces = vec![0f64; taps.len() * steps];
+    let mut done = 0;
+    for length in [1, 63, 64, 65, 207] {
+        let mut part = vec![0f64; taps.len() * length];
+        pieces.advance(length, &taps, &mut part).unwrap();
+        for j in 0..taps.len() {
+            in_pieces[j * steps + done..][..length].copy_from_slice(&part[j * length..][..length]);
+        }
+        done += length;
+    }
+    assert_eq!(done, steps);
+    assert_eq!(one_call, in_pieces, "the same steps in other blocks differ");
+    assert_eq!(whole.positions().unwrap(), pieces.positions().unwrap());
+    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+    let mut cpu_record = vec![0f64; taps.len() * steps];
+    cpu.advance(steps, &taps, &mut cpu_record).unwrap();
+    assert_close("taps over several blocks", &one_call, &cpu_record);
+}
+
+#[test]
+fn unstable_membrane_reports_the_step_and_keeps_its_start() {
+    let Some(context) = context() else { return };
+    // omega h = 2 sqrt((k_x + k_y)/m) h = 2.2 > 2: the highest mode grows about 2.4-fold a step.
+    let (columns, rows, steps) = (19, 21, 300);
+    let stiffness = 1.21 * 1e-3 / (1.7 * DT * DT);
+    let (grid, (x, v)) = (grid(columns, rows, stiffness), bump(columns, rows));
+    let taps = taps(columns, rows, 3);
+    let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
+    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+    let mut gpu_record = vec![0f64; taps.len() * steps];
+    let mut cpu_record = vec![0f64; taps.len() * steps];
+    let error = gpu.advance(steps, &taps, &mut gpu_record).unwrap_err();
+    let step = cpu.advance(steps, &taps, &mut cpu_record).unwrap_err();
+    println!("{error}");
+    assert!(step > BLOCK_STEPS, "the failure comes after the first block ({step})");
+    let GpuError::NonFinite { step: gpu_step, voice: None, mass, kept } = error else { panic!("{error}") };
+    assert_eq!((gpu_step, kept), (step, step), "the failing step, and the state kept at its start");
+    assert!(mass < columns * rows);
+    // Both keep the state at the start of the failing step, and recorded the steps before it
+    // (the values grow fast, so each is compared with the final peak's tolerance).
+    let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
+    let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
+    assert_close("kept positions", &gpu_x, &cpu_x);
+    assert_close("taps before the failure", &gpu_record, &cpu_record);
+}
+
+/// Steps per membrane block (`hooke_gpu`'s), so the failure above crosses a block boundary.
+const BLOCK_STEPS: usize = 64;
+
+#[test]
+fn membrane_refuses_bad_sizes() {
+    let Some(context) = context() else { return };
+    let grid = grid(0, 5, 8e5);
+    assert!(matches!(GpuMembrane::new(&context, grid, DT, &[], &[]), Err(GpuError::Size(_))));
+    let grid = self::grid(4, 4, 8e5);
+    let error = GpuMembrane::new(&context, grid, DT, &[0.0; 15], &[0.0; 16]).unwrap_err();
+    assert!(matches!(error, GpuError::Size(_)), "{error}");
+    let mut membrane = GpuMembrane::new(&context, grid, DT, &[0.0; 16], &[0.0; 16]).unwrap();
+    let beyond = [Tap { mass: 16, quantity: Quantity::Position, weight: 1.0 }];
+    assert!(matches!(membrane.advance(2, &beyond, &mut [0.0; 2]), Err(GpuError::Size(_))));
+}
