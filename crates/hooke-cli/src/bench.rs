@@ -59,7 +59,7 @@ pub struct BenchArgs {
     pub f32: bool,
     /// Run this many voices of the string at once (the voices in the vector lanes; counts
     /// mass-steps over all voices).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub voices: u64,
     /// Wall-clock seconds to measure for (after a warm-up of a tenth of that); with --play,
     /// seconds of sound per trial.
