@@ -24,6 +24,20 @@ pub(crate) const DAMPING: f64 = 4.8e-3;
 pub(crate) const RATE: f64 = 48_000.0;
 pub(crate) const DISPLACEMENT: f64 = 1e-3;
 
+/// The benchmark string of `masses` masses as a uniform chain, at rest between anchors at 0.
+pub(crate) fn benchmark_chain(masses: usize) -> UniformChain {
+    UniformChain {
+        masses,
+        mass: MASS,
+        stiffness: STIFFNESS,
+        damping: DAMPING,
+        drag: 0.0,
+        force: 0.0,
+        left: 0.0,
+        right: 0.0,
+    }
+}
+
 /// Arguments of `hooke bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -121,16 +135,7 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 return Err(miette!("--string: expected at least 1 mass, found 0"));
             }
             if args.voices > 1 && args.scheme == SchemeKind::SymplecticEuler && !args.general {
-                let chain = UniformChain {
-                    masses: n,
-                    mass: MASS,
-                    stiffness: STIFFNESS,
-                    damping: DAMPING,
-                    drag: 0.0,
-                    force: 0.0,
-                    left: 0.0,
-                    right: 0.0,
-                };
+                let chain = benchmark_chain(n);
                 let voices = args.voices as usize;
                 let rate = if args.f32 {
                     time_voices::<f32>(chain, voices, args)

@@ -17,8 +17,10 @@ pub fn bench_gpu(_: &BenchArgs) -> miette::Result<()> {
 /// as the last line, `<number> mass-steps/s`.
 #[cfg(feature = "gpu")]
 pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
-    use crate::bench::{measure, parse_size, real_time_line, DAMPING, DISPLACEMENT, MASS, RATE, STIFFNESS};
-    use hooke::kernel::chain::{Tap, UniformChain};
+    use crate::bench::{
+        benchmark_chain, measure, parse_size, real_time_line, DAMPING, DISPLACEMENT, MASS, RATE, STIFFNESS,
+    };
+    use hooke::kernel::chain::Tap;
     use hooke::kernel::grid::UniformGrid;
     use hooke::quantity::Quantity;
     use hooke::scheme::SchemeKind;
@@ -67,16 +69,7 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
     } else {
         let n = args.string.unwrap_or(80);
         let voices = args.voices as usize;
-        let chain = UniformChain {
-            masses: n,
-            mass: MASS,
-            stiffness: STIFFNESS,
-            damping: DAMPING,
-            drag: 0.0,
-            force: 0.0,
-            left: 0.0,
-            right: 0.0,
-        };
+        let chain = benchmark_chain(n);
         let pluck = |_| {
             let mut x = vec![0.0; n];
             x[n / 2] = DISPLACEMENT;
