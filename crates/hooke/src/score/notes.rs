@@ -1,8 +1,8 @@
 //! Notes to gestures: how a keyboard's or a MIDI file's notes play an instrument's parts.
 //!
-//! A [`NoteMap`] reads [`NoteInput`]s (note on, note off, sustain pedal, pitch bend, controllers) in time
-//! order and answers [`Gesture`]s on the instrument's parts, the events a score would write by
-//! hand (`fret`, `release`, `pluck`, `strike`, `damp`, `undamp`, `set tension`). A MIDI file is
+//! A [`NoteMap`] reads [`NoteInput`]s (note on, note off, sustain pedal, pitch bend,
+//! controllers) in time order and answers [`Gesture`]s on the instrument's parts, the events a
+//! score would write by hand (`fret`, `release`, `pluck`, `strike`, `damp`, `undamp`, `set`). A MIDI file is
 //! turned into a score this way (the file layer writes the gestures as score events and reads
 //! them back, so a MIDI file and its equivalent score sound the same, sample for sample), and
 //! `hooke play` maps live notes through the same map. The rules, per instrument (docs/play.md):
