@@ -27,7 +27,7 @@ const INSTRUMENT: &str = "[guitar]\nstereo = false\n";
 const NOTES: [(u8, usize, usize); 6] =
     [(45, 1, 0), (50, 2, 0), (57, 3, 2), (59, 4, 0), (64, 5, 0), (62, 4, 3)];
 
-/// The JACK server, killed and its /dev/shm files removed when dropped.
+/// The JACK server, stopped and its /dev/shm files removed when dropped.
 struct Jack {
     child: Child,
     name: String,
@@ -35,6 +35,14 @@ struct Jack {
 
 impl Drop for Jack {
     fn drop(&mut self) {
+        // SIGTERM lets jackd take itself out of JACK's server registry (a killed server stays
+        // in it, and after a few the registry refuses new servers); SIGKILL if it lingers.
+        // SAFETY: a signal to our own child process.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         if let Ok(entries) = std::fs::read_dir("/dev/shm") {
@@ -58,19 +66,32 @@ fn a_scripted_midi_performance_is_heard_in_tune_without_underruns() {
         return;
     }
     let name = format!("hooke-test-{}", std::process::id());
+    let log = tempfile::NamedTempFile::new().unwrap();
     let child = Command::new("jackd")
         .args(["-n", &name, "-d", "dummy", "-r", "48000", "-p", &BLOCK.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(log.reopen().unwrap())
+        .stderr(log.reopen().unwrap())
         .spawn()
         .expect("jackd starts");
     let _jack = Jack { child, name: name.clone() };
-    std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: set before any other thread of this test binary talks to JACK.
     std::env::set_var("JACK_DEFAULT_SERVER", &name);
     std::env::set_var("JACK_NO_START_SERVER", "1");
     let port = format!("{name}-player");
-    let output = midir::MidiOutput::new("player").expect("a JACK MIDI client");
+    // The server takes a moment to start, longer on a loaded machine: connect until it answers.
+    let started = std::time::Instant::now();
+    let output = loop {
+        match midir::MidiOutput::new("player") {
+            Ok(output) => break output,
+            Err(_) if started.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(error) => panic!(
+                "no JACK server answered within 30 s ({error}); jackd said:\n{}",
+                std::fs::read_to_string(log.path()).unwrap_or_default()
+            ),
+        }
+    };
     let mut player =
         midir::os::unix::VirtualOutput::create_virtual(output, &port).expect("a virtual MIDI port");
 
