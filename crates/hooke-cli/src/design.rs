@@ -7,6 +7,7 @@ use crate::load::parse_scheme;
 use clap::{Args, Subcommand};
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::analysis::report::{analyse, AnalysisOptions};
+use hooke::analysis::string_loss::{design_lossy_string, LossLaw};
 use hooke::engine::StepSize;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -38,6 +39,14 @@ pub struct StringArgs {
     /// The fundamental's time constant (decay to 1/e) as simulated, s.
     #[arg(long)]
     pub tau: f64,
+    /// A second time constant, at --high-frequency, s: the string then gets drag as well as
+    /// dampers, set so that its partials decay by the two-point law 1/tau = sigma_0 + sigma_1 f^2
+    /// through both.
+    #[arg(long, requires = "high_frequency")]
+    pub high_tau: Option<f64>,
+    /// Where --high-tau applies, Hz (the partial nearest it is matched).
+    #[arg(long, requires = "high_tau")]
+    pub high_frequency: Option<f64>,
     /// Number of masses.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub masses: u32,
@@ -69,6 +78,8 @@ struct StringJson {
     k: f64,
     /// Damper coefficient, N s/m.
     z: f64,
+    /// Each mass's drag rate `c / m`, 1/s (0 without --high-tau).
+    drag: f64,
     /// Mass, kg.
     m: f64,
     masses: u32,
@@ -94,9 +105,16 @@ fn string(args: &StringArgs) -> miette::Result<()> {
         (None, None) => return Err(miette!("give the step with --rate HZ or --dt S")),
     };
     let h = step.seconds();
-    let target = TuneTarget { frequency_hz: args.f0, time_constant: Some(args.tau) };
-    let design =
-        design_string(args.masses as usize, args.mass, target, args.scheme, h).map_err(|e| miette!("{e}"))?;
+    let masses = args.masses as usize;
+    let design = match (args.high_tau, args.high_frequency) {
+        (Some(high_tau), Some(high_hz)) => LossLaw::through(args.f0, args.tau, high_hz, high_tau)
+            .and_then(|law| design_lossy_string(masses, args.mass, args.f0, &law, high_hz, args.scheme, h)),
+        _ => {
+            let target = TuneTarget { frequency_hz: args.f0, time_constant: Some(args.tau) };
+            design_string(masses, args.mass, target, args.scheme, h)
+        }
+    }
+    .map_err(|e| miette!("{e}"))?;
     let report = analyse(&System::new(&design.model), args.scheme, h, &AnalysisOptions::default())
         .map_err(|e| miette!("{e}"))?;
     if args.json {
@@ -105,6 +123,7 @@ fn string(args: &StringArgs) -> miette::Result<()> {
             gamma: design.gamma,
             k: design.stiffness,
             z: design.damping,
+            drag: design.drag,
             m: design.mass,
             masses: args.masses,
             scheme: args.scheme.name(),
@@ -124,6 +143,12 @@ fn string(args: &StringArgs) -> miette::Result<()> {
     println!("m      = {:?} kg", design.mass);
     println!("k      = {:?} N/m", design.stiffness);
     println!("Z      = {:?} N s/m", design.damping);
+    if let (Some(high_tau), Some(high_hz)) = (args.high_tau, args.high_frequency) {
+        println!(
+            "drag   = {:?} 1/s   (c/m; the partials decay by the law through {} s at {} Hz and {high_tau} s at {high_hz} Hz)",
+            design.drag, args.tau, args.f0
+        );
+    }
     println!();
     println!(
         "[[string]]  # for a 1D model file: anchors s.0 and s.{}, masses s.1 .. s.{}",
@@ -134,6 +159,9 @@ fn string(args: &StringArgs) -> miette::Result<()> {
         "id = \"s\"\nmasses = {}\nmass = {:?}\nstiffness = {:?}\ndamping = {:?}",
         args.masses, design.mass, design.stiffness, design.damping
     );
+    if design.drag > 0.0 {
+        println!("drag = {:?}", design.drag);
+    }
     println!();
     print!("{}", mode_table(&report.modes));
     if !report.is_stable() {
