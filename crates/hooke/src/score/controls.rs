@@ -129,6 +129,9 @@ mod tests {
         // Half way up the knob is the geometric mean of the ends.
         let half = 0.5 * (2.0f64 / 0.5).powf(63.5 / 127.0);
         assert!((mapping.factor(63) * (2.0f64 / 0.5).powf(0.5 / 127.0) - half).abs() < 1e-15);
+        // Geometric: every step of the knob multiplies by the same 4^(1/127).
+        let step = 4.0f64.powf(1.0 / 127.0);
+        assert!((0..127).all(|v| (mapping.factor(v + 1) / mapping.factor(v) / step - 1.0).abs() < 1e-14));
         assert_eq!("1=damping".parse::<ControlMapping>().unwrap().factor(0), 0.25);
     }
 
