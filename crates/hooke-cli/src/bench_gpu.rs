@@ -79,7 +79,7 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
         let chunk = bank.block();
         let mut record = vec![0.0; chunk * voices];
         let rate = measure(args.seconds, args.steps, chunk, |steps| {
-            bank.advance(steps, n / 2, &mut record).map_err(gpu)
+            bank.advance(steps, &[(n / 2, Quantity::Position)], &mut record).map_err(gpu)
         })?;
         (n * voices, rate, "GPU voices")
     };

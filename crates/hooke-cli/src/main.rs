@@ -6,6 +6,7 @@ mod bench_gpu;
 mod bench_play;
 mod compare;
 mod design;
+mod device;
 mod diagnostics;
 mod interrupt;
 mod limits;

@@ -2,6 +2,7 @@
 //! a Standard MIDI File, mapped by the library's note map), simulated at K times the output rate
 //! and decimated, with a progress bar on a terminal; and `hooke demo`, the guitar phrase.
 
+use crate::device::DeviceChoice;
 use crate::diagnostics::FileDiagnostic;
 use crate::interrupt::{stopped_message, Interrupt};
 use crate::limits::{check_memory, check_work};
@@ -64,6 +65,10 @@ pub struct RenderArgs {
     /// Use the general path even where the string kernel applies.
     #[arg(long)]
     pub general: bool,
+    /// Where to run: cpu, or gpu (symplectic Euler on a uniform string or membrane, f32; a
+    /// build with the `gpu` feature and a Vulkan driver).
+    #[arg(long, value_enum, default_value_t)]
+    pub device: DeviceChoice,
 }
 
 const DEMO_INSTRUMENT: &str = include_str!("../../../examples/instruments/guitar.toml");
@@ -112,6 +117,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         no_normalize: false,
         threads: 1,
         general: false,
+        device: DeviceChoice::Cpu,
         lenient: false,
         notes: NoteMapArgs::default(),
         tail: 2.0,
@@ -176,7 +182,9 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
         eprintln!("score: {name}");
     }
     let options = PerformanceOptions { oversample, threads: args.threads, kernels: !args.general };
-    let mut performance = Performance::new(&instrument, score, options).map_err(|e| miette!("{e}"))?;
+    let device = args.device.device()?;
+    let mut performance =
+        Performance::with_device(&instrument, score, options, device).map_err(|e| miette!("{e}"))?;
     let total = performance.total_steps();
     check_work("the score", total, instrument.model.masses().len())?;
     let frames = total / oversample as u64 + 1;

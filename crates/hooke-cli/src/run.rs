@@ -1,5 +1,6 @@
 //! `hooke run`.
 
+use crate::device::DeviceChoice;
 use crate::interrupt::{stopped_message, Interrupt};
 use crate::limits::{check_memory, check_work};
 use crate::load::{load_run, parse_format, parse_scheme, read_model, LoadedRun, StepArgs};
@@ -56,6 +57,10 @@ pub struct RunArgs {
     /// mass against time.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Where to run: cpu, or gpu (symplectic Euler on a uniform string or membrane, f32; a
+    /// build with the `gpu` feature and a Vulkan driver).
+    #[arg(long, value_enum, default_value_t)]
+    pub device: DeviceChoice,
 }
 
 /// `hooke run MODEL.toml ...`.
@@ -99,7 +104,15 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs, interrupt: &Interru
         crate::analyze::check_before_run(&system, settings.scheme, dt, steps)?;
     }
     let config = EngineConfig::default().scheme(settings.scheme).dt(dt);
-    let mut engine = Engine::from_system(system, file.pickups.clone(), config).map_err(|e| miette!("{e}"))?;
+    let device = args.device.device()?;
+    if device.is_some() && (args.csv.is_some() || args.energy) {
+        return Err(miette!(
+            "--device gpu: --csv and --energy read the state after every step, which only the \
+             CPU's general path shows; leave them out to run on the GPU"
+        ));
+    }
+    let mut engine =
+        Engine::build(system, file.pickups.clone(), config, device).map_err(|e| miette!("{e}"))?;
     let frames = if args.wav.is_some() { steps + 1 } else { 0 };
     if args.wav.is_some() {
         check_wav_size(frames, engine.channels(), wav_options.format).map_err(|e| miette!("--wav: {e}"))?;

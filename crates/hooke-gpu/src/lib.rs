@@ -14,14 +14,19 @@
 //! - [`GpuMembrane`]: the membrane's five-point stencil ([`hooke::kernel::grid`]) on device
 //!   buffers, many steps per submission, taps recorded on the device.
 //!
+//! [`GpuDevice`] puts both behind the engine's choice of path: `hooke::engine::Engine::
+//! with_device` runs a model on the GPU when it is a uniform string or membrane.
+//!
 //! Pickups are read back once per block, and a block that produced a non-finite value is
 //! reported as [`GpuError::NonFinite`] with the step and mass, as the CPU kernels do.
 
 mod context;
+mod device;
 mod membrane;
 mod voices;
 
 pub use context::GpuContext;
+pub use device::GpuDevice;
 pub use membrane::{GpuMembrane, BLOCK as MEMBRANE_BLOCK};
 pub use voices::GpuVoices;
 

@@ -248,11 +248,21 @@ impl GpuMembrane {
 
     /// The masses' positions (m), row-major (`j W + i`), read back from the device.
     pub fn positions(&self) -> Result<Vec<f32>, GpuError> {
+        self.read(&self.x[self.current])
+    }
+
+    /// The masses' velocities (m/s), row-major (`j W + i`), read back from the device.
+    pub fn velocities(&self) -> Result<Vec<f32>, GpuError> {
+        self.read(&self.v[self.current])
+    }
+
+    /// The masses' values in the padded `buffer`, row-major, read back.
+    fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<f32>, GpuError> {
         let (w, h) = (self.grid.columns, self.grid.rows);
         let bytes = (4 * (w + 2) * (h + 2)) as u64;
-        let staging = self.context.staging("hooke membrane positions", bytes);
+        let staging = self.context.staging("hooke membrane state", bytes);
         let mut encoder = self.context.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.x[self.current], 0, &staging, 0, bytes);
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
         let padded: Vec<f32> = self.context.submit_and_read(encoder, &staging, bytes)?;
         Ok(padded.chunks(w + 2).skip(1).take(h).flat_map(|row| row[1..=w].iter().copied()).collect())
     }

@@ -14,8 +14,8 @@
 //!
 //! A workgroup loads its voice's chain into workgroup memory (two time levels, `16 (N + 2)`
 //! bytes), runs every step of a block there with one barrier per step, records the tapped
-//! mass's position after each step into a `steps x voices` buffer, and writes the chain back at
-//! the end. Workgroup memory bounds `N` (1022 masses in the 16 KiB every device offers; more on
+//! masses' positions or velocities after each step into a `steps x taps x voices` buffer, and
+//! writes the chain back at the end. Workgroup memory bounds `N` (1022 masses in the 16 KiB every device offers; more on
 //! most GPUs), and [`GpuVoices::new`] refuses longer chains with that limit in the message.
 //!
 //! One workgroup per voice (rather than one invocation per voice) keeps a voice's masses in
@@ -24,6 +24,7 @@
 
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::UniformChain;
+use hooke::quantity::Quantity;
 
 /// Steps per dispatch (and per read-back) at most; fewer when the record would not fit in one
 /// storage buffer binding.
@@ -32,7 +33,9 @@ const BLOCK: usize = 1024;
 const MAX_WORKGROUP: usize = 256;
 /// No non-finite value (the shader's `NONE`).
 const NONE: u32 = u32::MAX;
-/// Where `steps` and `tap` (written before each block) start in [`Params`].
+/// The flag of a tap recording the velocity (the shader's `VELOCITY`).
+const VELOCITY: u32 = 1 << 31;
+/// Where `steps` and `taps` (written before each block) start in [`Params`].
 const STEPS_OFFSET: u64 = std::mem::offset_of!(Params, steps) as u64;
 
 /// `V` voices of one uniform chain, f32, on the GPU.
@@ -41,22 +44,34 @@ pub struct GpuVoices {
     context: GpuContext,
     masses: usize,
     voices: usize,
-    /// Steps per dispatch.
-    block: usize,
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
-    /// Positions (m), two copies: a block reads one and writes the other (the velocities' two
-    /// copies live in the bind groups).
+    /// Positions (m) and velocities (m/s), two copies each: a block reads one and writes the
+    /// other.
     x: [wgpu::Buffer; 2],
-    /// `block x voices` tapped positions, m.
-    record: wgpu::Buffer,
+    v: [wgpu::Buffer; 2],
     /// Per voice, the earliest non-finite position (step in block x masses + mass).
     first_bad: wgpu::Buffer,
+    /// The buffers sized for the taps of the last call.
+    recorder: Recorder,
+    /// Which copy holds the current state.
+    current: usize,
+}
+
+/// The buffers of up to `capacity` taps, and the bind groups over them.
+#[derive(Debug)]
+struct Recorder {
+    capacity: usize,
+    /// Steps per dispatch.
+    block: usize,
+    /// Each tap's mass and quantity flag.
+    taps: wgpu::Buffer,
+    /// `block x capacity x voices` tapped values, m or m/s.
+    record: wgpu::Buffer,
+    /// The status (a word per voice) then the record, read back.
     staging: wgpu::Buffer,
     /// Bind groups reading copy 0 and writing copy 1, and the reverse.
     groups: [wgpu::BindGroup; 2],
-    /// Which copy holds the current state.
-    current: usize,
 }
 
 /// The per-dispatch parameters, laid out as the shader's `Params`.
@@ -71,7 +86,7 @@ struct Params {
     left: f32,
     right: f32,
     steps: u32,
-    tap: u32,
+    taps: u32,
     voices: u32,
 }
 
@@ -107,8 +122,7 @@ impl GpuVoices {
             )));
         }
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
-        let block = BLOCK.min(binding / (4 * voices));
-        if block == 0 || 4 * n * voices > binding {
+        if 4 * n * voices > binding {
             return Err(GpuError::Size(format!(
                 "{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers"
             )));
@@ -148,7 +162,7 @@ impl GpuVoices {
             left: chain.left as f32,
             right: chain.right as f32,
             steps: 0,
-            tap: 0,
+            taps: 0,
             voices: voices as u32,
         };
         let params = context.device.create_buffer(&wgpu::BufferDescriptor {
@@ -158,76 +172,95 @@ impl GpuVoices {
             mapped_at_creation: false,
         });
         context.queue.write_buffer(&params, 0, bytemuck::bytes_of(&params_value));
-        let record = context.storage("hooke voices record", (4 * block * voices) as u64);
         let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
-        let staging = context.staging("hooke voices read-back", (4 * (block + 1) * voices) as u64);
-        let bind = |from: usize| {
-            let to = 1 - from;
-            let buffers = [&params, &x[from], &v[from], &x[to], &v[to], &record, &first_bad];
-            context.bind(&pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
-        };
-        let groups = [bind(0), bind(1)];
+        let buffers = Buffers { params: &params, x: &x, v: &v, first_bad: &first_bad };
+        let recorder = Recorder::new(context, &pipeline, buffers, voices, 1)?;
         Ok(Self {
             context: context.clone(),
             masses: n,
             voices,
-            block,
             pipeline,
             params,
             x,
-            record,
+            v,
             first_bad,
-            staging,
-            groups,
+            recorder,
             current: 0,
         })
     }
 
-    /// Steps per dispatch (the read-back granularity).
+    /// Steps per dispatch (the read-back granularity) with the taps of the last call.
     pub fn block(&self) -> usize {
-        self.block
+        self.recorder.block
     }
 
-    /// Advances every voice `steps` steps, writing the position of mass `tap` (0-based) of each
-    /// voice after every step to `record[step * voices + voice]` (m), as
+    /// Advances every voice `steps` steps, writing tap `j`'s value (the position, m, or the
+    /// velocity, m/s, of its mass, 0-based) of each voice after every step to
+    /// `record[(step * taps.len() + j) * voices + voice]`; with one position tap, as
     /// [`hooke::kernel::voices::VoiceBank::advance`] does. On a non-finite position the state
     /// is kept at the start of the block that produced it (the steps before that block are
     /// recorded) and the error names the earliest step, its voice and mass.
-    pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f32]) -> Result<(), GpuError> {
+    pub fn advance(
+        &mut self,
+        steps: usize,
+        taps: &[(usize, Quantity)],
+        record: &mut [f32],
+    ) -> Result<(), GpuError> {
         let voices = self.voices;
-        if tap >= self.masses {
+        if let Some(&(mass, _)) = taps.iter().find(|(mass, _)| *mass >= self.masses) {
             return Err(GpuError::Size(format!(
-                "tap mass {tap} is beyond the string's {} masses",
+                "tap mass {mass} is beyond the string's {} masses",
                 self.masses
             )));
         }
-        if record.len() < steps * voices {
+        let per_step = taps.len() * voices;
+        if record.len() < steps * per_step {
             return Err(GpuError::Size(format!(
-                "the record holds {} values, not {steps} steps x {voices} voices",
-                record.len()
+                "the record holds {} values, not {steps} steps x {} taps x {voices} voices",
+                record.len(),
+                taps.len()
             )));
         }
-        let context = &self.context;
+        if taps.len() > self.recorder.capacity {
+            let buffers =
+                Buffers { params: &self.params, x: &self.x, v: &self.v, first_bad: &self.first_bad };
+            let capacity = taps.len().next_power_of_two();
+            self.recorder = Recorder::new(&self.context, &self.pipeline, buffers, voices, capacity)?;
+        }
+        let (context, recorder) = (&self.context, &self.recorder);
+        let encoded: Vec<u32> = taps
+            .iter()
+            .map(|&(mass, quantity)| mass as u32 | if quantity == Quantity::Velocity { VELOCITY } else { 0 })
+            .collect();
+        context.queue.write_buffer(&recorder.taps, 0, bytemuck::cast_slice(&encoded));
         let clear = vec![NONE; voices];
         let mut done = 0;
         while done < steps {
-            let length = self.block.min(steps - done);
-            let steps_and_tap = [length as u32, tap as u32];
-            context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_tap));
+            let length = recorder.block.min(steps - done);
+            let steps_and_taps = [length as u32, taps.len() as u32];
+            context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_taps));
             context.queue.write_buffer(&self.first_bad, 0, bytemuck::cast_slice(&clear));
             let mut encoder = context.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &self.groups[self.current], &[]);
+                pass.set_bind_group(0, &recorder.groups[self.current], &[]);
                 pass.dispatch_workgroups(voices as u32, 1, 1);
             }
             let status_bytes = (4 * voices) as u64;
-            let record_bytes = (4 * length * voices) as u64;
-            encoder.copy_buffer_to_buffer(&self.first_bad, 0, &self.staging, 0, status_bytes);
-            encoder.copy_buffer_to_buffer(&self.record, 0, &self.staging, status_bytes, record_bytes);
+            let record_bytes = (4 * length * per_step) as u64;
+            encoder.copy_buffer_to_buffer(&self.first_bad, 0, &recorder.staging, 0, status_bytes);
+            if record_bytes > 0 {
+                encoder.copy_buffer_to_buffer(
+                    &recorder.record,
+                    0,
+                    &recorder.staging,
+                    status_bytes,
+                    record_bytes,
+                );
+            }
             let words: Vec<u32> =
-                context.submit_and_read(encoder, &self.staging, status_bytes + record_bytes)?;
+                context.submit_and_read(encoder, &recorder.staging, status_bytes + record_bytes)?;
             let (status, samples) = words.split_at(voices);
             if let Some((voice, &key)) =
                 status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE)
@@ -235,7 +268,8 @@ impl GpuVoices {
                 let (step, mass) = (key as usize / self.masses, key as usize % self.masses);
                 return Err(GpuError::NonFinite { step: done + step, voice: Some(voice), mass, kept: done });
             }
-            for (out, &bits) in record[done * voices..(done + length) * voices].iter_mut().zip(samples) {
+            let out = &mut record[done * per_step..(done + length) * per_step];
+            for (out, &bits) in out.iter_mut().zip(samples) {
                 *out = f32::from_bits(bits);
             }
             self.current = 1 - self.current;
@@ -246,13 +280,62 @@ impl GpuVoices {
 
     /// The positions of voice `voice`'s masses, m (read back from the device).
     pub fn positions(&self, voice: usize) -> Result<Vec<f32>, GpuError> {
+        self.read(&self.x[self.current], voice)
+    }
+
+    /// The velocities of voice `voice`'s masses, m/s (read back from the device).
+    pub fn velocities(&self, voice: usize) -> Result<Vec<f32>, GpuError> {
+        self.read(&self.v[self.current], voice)
+    }
+
+    /// Voice `voice`'s part of `buffer`, read back.
+    fn read(&self, buffer: &wgpu::Buffer, voice: usize) -> Result<Vec<f32>, GpuError> {
         if voice >= self.voices {
             return Err(GpuError::Size(format!("voice {voice} is beyond the {} voices", self.voices)));
         }
         let bytes = (4 * self.masses) as u64;
-        let staging = self.context.staging("hooke voices positions", bytes);
+        let staging = self.context.staging("hooke voices state", bytes);
         let mut encoder = self.context.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.x[self.current], voice as u64 * bytes, &staging, 0, bytes);
+        encoder.copy_buffer_to_buffer(buffer, voice as u64 * bytes, &staging, 0, bytes);
         self.context.submit_and_read(encoder, &staging, bytes)
+    }
+}
+
+/// The buffers every bind group holds besides the recorder's.
+#[derive(Clone, Copy)]
+struct Buffers<'a> {
+    params: &'a wgpu::Buffer,
+    x: &'a [wgpu::Buffer; 2],
+    v: &'a [wgpu::Buffer; 2],
+    first_bad: &'a wgpu::Buffer,
+}
+
+impl Recorder {
+    /// Buffers for `capacity` taps of `voices` voices, and the bind groups over them.
+    fn new(
+        context: &GpuContext,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: Buffers<'_>,
+        voices: usize,
+        capacity: usize,
+    ) -> Result<Self, GpuError> {
+        let limits = context.limits();
+        let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
+        let block = BLOCK.min(binding / (4 * voices * capacity));
+        if block == 0 {
+            return Err(GpuError::Size(format!(
+                "{capacity} taps of {voices} voices exceed this GPU's {binding}-byte buffers"
+            )));
+        }
+        let taps = context.storage("hooke voices taps", 4 * capacity as u64);
+        let record = context.storage("hooke voices record", (4 * block * capacity * voices) as u64);
+        let staging = context.staging("hooke voices read-back", (4 * (block * capacity + 1) * voices) as u64);
+        let groups = [0, 1].map(|from| {
+            let to = 1 - from;
+            let Buffers { params, x, v, first_bad } = buffers;
+            let bound = [params, &x[from], &v[from], &x[to], &v[to], &record, first_bad, &taps];
+            context.bind(pipeline, &(0..).zip(bound).collect::<Vec<_>>())
+        });
+        Ok(Self { capacity, block, taps, record, staging, groups })
     }
 }

@@ -11,7 +11,7 @@ struct Params {
     left: f32,       // left anchor's position, m
     right: f32,      // right anchor's position, m
     steps: u32,      // steps in this dispatch
-    tap: u32,        // the recorded mass, 0-based
+    taps: u32,       // recorded values per step and voice
     voices: u32,     // voices (workgroups) in this dispatch
 }
 
@@ -19,6 +19,7 @@ const MASSES: u32 = {MASSES}u;
 const WORKGROUP: u32 = {WORKGROUP}u;
 const PADDED: u32 = MASSES + 2u;
 const NONE: u32 = 0xffffffffu;
+const VELOCITY: u32 = 0x80000000u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // Positions (m) and velocities (m/s), voice-major: mass i of voice n at n * MASSES + i.
@@ -26,10 +27,12 @@ const NONE: u32 = 0xffffffffu;
 @group(0) @binding(2) var<storage, read> v_in: array<f32>;
 @group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
-// The tapped mass's position (m) after step s of voice n at s * voices + n.
+// Tap j's value (m or m/s) after step s of voice n at (s * taps + j) * voices + n.
 @group(0) @binding(5) var<storage, read_write> record: array<f32>;
 // Per voice, the earliest non-finite position as s * MASSES + mass (NONE: none).
 @group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
+// Per tap: its mass (0-based), with VELOCITY set to record the velocity instead of the position.
+@group(0) @binding(7) var<storage, read> taps: array<u32>;
 
 // Two time levels of the padded chain (ghost anchors at 0 and MASSES + 1).
 var<workgroup> x: array<f32, 2u * PADDED>;
@@ -76,11 +79,14 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
             if !is_finite(position) {
                 bad = min(bad, s * MASSES + i - 1u);
             }
-            if i == params.tap + 1u {
-                record[s * params.voices + voice] = position;
-            }
         }
         workgroupBarrier();
+        // The next step writes the other level, so the taps read this one without a barrier.
+        for (var j = lane; j < params.taps; j += WORKGROUP) {
+            let tap = taps[j];
+            let k = next + (tap & ~VELOCITY) + 1u;
+            record[(s * params.taps + j) * params.voices + voice] = select(x[k], v[k], (tap & VELOCITY) != 0u);
+        }
     }
     let last = (params.steps & 1u) * PADDED;
     for (var i = lane; i < MASSES; i += WORKGROUP) {

@@ -15,44 +15,12 @@ use hooke::kernel::chain::{Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::quantity::Quantity;
-use hooke_gpu::{GpuContext, GpuError, GpuMembrane, GpuVoices};
+use hooke_gpu::{GpuError, GpuMembrane, GpuVoices};
 
-/// Relative tolerance (of the peak magnitude), see the module doc.
-const TOLERANCE: f64 = 1e-4;
+mod common;
+use common::{assert_close, context};
+
 const DT: f64 = 1.0 / 48_000.0;
-
-/// The adapter's context, or `None` after printing why the test is skipped.
-fn context() -> Option<GpuContext> {
-    match GpuContext::new() {
-        Ok(context) => {
-            println!("adapter: {}", context.describe());
-            Some(context)
-        }
-        Err(error @ GpuError::NoAdapter(_)) => {
-            println!("SKIPPED: {error}");
-            None
-        }
-        Err(error) => panic!("an adapter exists but its device failed: {error}"),
-    }
-}
-
-/// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero.
-fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
-    assert_eq!(gpu.len(), cpu.len(), "{what}: lengths");
-    let peak = cpu.iter().fold(0.0f64, |peak, value| peak.max(value.abs()));
-    assert!(peak > 0.0, "{what}: the CPU run does not move, so it checks nothing");
-    let (index, error) = gpu
-        .iter()
-        .zip(cpu)
-        .map(|(g, c)| (g - c).abs())
-        .enumerate()
-        .fold((0, 0.0f64), |worst, (i, e)| if e > worst.1 { (i, e) } else { worst });
-    println!(
-        "{what}: largest difference {error:.3e} at {index}, {:.3e} of the peak {peak:.3e}",
-        error / peak
-    );
-    assert!(error <= TOLERANCE * peak, "{what}: GPU {} vs CPU {} at {index}", gpu[index], cpu[index]);
-}
 
 /// A string with dampers, drag and gravity; `omega h = 2 sqrt(k/m) h` is about 1.3.
 fn chain(masses: usize, stiffness: f64) -> UniformChain {
@@ -97,7 +65,7 @@ fn voices_match_the_cpu_voice_bank() {
         let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, |voice| pluck(masses, voice));
         let mut gpu_record = vec![0f32; steps * voices];
         let mut cpu_record = vec![0f64; steps * voices];
-        gpu.advance(steps, tap, &mut gpu_record).unwrap();
+        gpu.advance(steps, &[(tap, Quantity::Position)], &mut gpu_record).unwrap();
         cpu.advance(steps, tap, &mut cpu_record);
         let gpu_record: Vec<f64> = gpu_record.iter().map(|&value| f64::from(value)).collect();
         assert_close(&format!("{masses} masses: pickups"), &gpu_record, &cpu_record);
@@ -122,12 +90,18 @@ fn voice_blocks_of_any_length_give_one_long_block() {
     // More steps than one dispatch holds, so the long call is split on the device side too.
     let steps = whole.block() + 500;
     let mut one_call = vec![0f32; steps * voices];
-    whole.advance(steps, tap, &mut one_call).unwrap();
+    whole.advance(steps, &[(tap, Quantity::Position)], &mut one_call).unwrap();
     let mut pieces = new();
     let mut in_pieces = vec![0f32; steps * voices];
     let mut done = 0;
     for length in [1, 7, 300, 17, steps - 325] {
-        pieces.advance(length, tap, &mut in_pieces[done * voices..(done + length) * voices]).unwrap();
+        pieces
+            .advance(
+                length,
+                &[(tap, Quantity::Position)],
+                &mut in_pieces[done * voices..(done + length) * voices],
+            )
+            .unwrap();
         done += length;
     }
     assert_eq!(done, steps);
@@ -158,7 +132,7 @@ fn unstable_voices_report_the_step_voice_and_mass() {
     let mut gpu = GpuVoices::new(&context, chain, DT, voices, initial).unwrap();
     let steps = 400;
     let mut record = vec![0f32; steps * voices];
-    let error = gpu.advance(steps, 0, &mut record).unwrap_err();
+    let error = gpu.advance(steps, &[(0, Quantity::Position)], &mut record).unwrap_err();
     // The CPU voice bank, one step at a time: the first step leaving a non-finite position.
     let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, initial);
     let mut one = vec![0f64; voices];
@@ -203,8 +177,14 @@ fn voices_refuse_bad_sizes() {
     let error = GpuVoices::new(&context, long, DT, 1, |_| pluck(1 << 20, 0)).unwrap_err();
     assert!(error.to_string().contains("workgroup memory"), "{error}");
     let mut voices = GpuVoices::new(&context, chain, DT, 2, |voice| pluck(8, voice)).unwrap();
-    assert!(matches!(voices.advance(4, 8, &mut [0.0; 8]), Err(GpuError::Size(_))), "a tap beyond the string");
-    assert!(matches!(voices.advance(4, 0, &mut [0.0; 7]), Err(GpuError::Size(_))), "a short record");
+    assert!(
+        matches!(voices.advance(4, &[(8, Quantity::Position)], &mut [0.0; 8]), Err(GpuError::Size(_))),
+        "a tap beyond the string"
+    );
+    assert!(
+        matches!(voices.advance(4, &[(0, Quantity::Position)], &mut [0.0; 7]), Err(GpuError::Size(_))),
+        "a short record"
+    );
 }
 
 /// A membrane with different links along x and y, dampers, drag and gravity (`omega h` about 1.1).

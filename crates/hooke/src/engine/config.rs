@@ -143,16 +143,20 @@ pub enum PathKind {
     Membrane,
     /// Symplectic Euler on independent 1D strings: the string bank, in vector lanes.
     Strings,
+    /// A device's path ([`super::Device`]: the GPU).
+    Device,
 }
 
 impl PathKind {
-    /// A short name for reports: `general`, `chain kernel`, `membrane kernel`, `string kernel`.
+    /// A short name for reports: `general`, `chain kernel`, `membrane kernel`, `string kernel`,
+    /// `device`.
     pub fn name(self) -> &'static str {
         match self {
             Self::General => "general",
             Self::Chain => "chain kernel",
             Self::Membrane => "membrane kernel",
             Self::Strings => "string kernel",
+            Self::Device => "device",
         }
     }
 }
@@ -221,6 +225,14 @@ pub enum EngineError {
     /// The scheme cannot take the configured step on this system ([`SchemeKind::build`]).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
+    /// The device asked for cannot run this model.
+    #[error("{device} cannot run this model: {reason}")]
+    Device {
+        /// The device's name.
+        device: String,
+        /// Why, in the device's words.
+        reason: String,
+    },
 }
 
 impl Event {

@@ -28,6 +28,7 @@
 
 mod config;
 pub mod decimate;
+mod device;
 mod energy_monitor;
 pub mod excitation;
 mod pickup;
@@ -37,6 +38,7 @@ mod stage;
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
 pub use config::{EngineConfig, EngineError, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
+pub use device::{Device, DevicePath, DeviceRequest};
 pub use energy_monitor::{check_finite_energy, EnergyMonitor, EnergySummary};
 pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
@@ -48,7 +50,7 @@ use crate::scheme::{EnergyExchange, SchemeError, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
 use excitation::Playing;
-use stage::{GeneralStage, KernelStage, Stage, StringStage};
+use stage::{DeviceStage, GeneralStage, KernelStage, Stage, StringStage};
 use std::sync::Arc;
 
 /// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
@@ -101,6 +103,14 @@ pub enum RunError {
         /// The vectors given.
         found: usize,
     },
+    /// A device failed (it was lost, or a transfer failed); the state before the call is kept.
+    #[error("the device failed at step {step}: {message}")]
+    Device {
+        /// The step the failed call started at.
+        step: u64,
+        /// What the device reported.
+        message: String,
+    },
     /// An observer could not write its output.
     #[error("writing output failed at step {step}: {source}")]
     Output {
@@ -136,14 +146,16 @@ impl Sample for f32 {
 }
 
 /// What the choice of a path depends on besides the system: the config, the kernels'
-/// permission, the pickups, the thread pool and the stopped masses.
+/// permission, the device, the pickups, the thread pool and the stopped masses.
 struct Paths {
     config: EngineConfig,
     /// The simulation step, s.
     dt: f64,
-    /// Whether the kernels may run: false when the config says so, when observers need the
-    /// state of every step, or after a kernel met a non-finite value.
+    /// Whether the kernels (and the device) may run: false when the config says so, when
+    /// observers need the state of every step, or after a kernel met a non-finite value.
     kernels: bool,
+    /// The device offered each system first, if the engine was given one.
+    device: Option<Arc<dyn Device>>,
     pickups: Pickups,
     pool: Option<Arc<rayon::ThreadPool>>,
     /// The stopped masses.
@@ -154,11 +166,14 @@ struct Paths {
 
 impl Paths {
     /// The path for `system` from `state`: THE place where the fast path is chosen. The
-    /// kernels run symplectic Euler only; a uniform chain or membrane with no stopped mass and
-    /// no held force gets its stencil, a system of independent strings the string bank (first,
-    /// once the engine has been played), and anything else, or any other scheme, the general
-    /// path.
+    /// device, if any, is offered the system first (with no stopped mass); the kernels run
+    /// symplectic Euler only; a uniform chain or membrane with no stopped mass and no held
+    /// force gets its stencil, a system of independent strings the string bank (first, once
+    /// the engine has been played), and anything else, or any other scheme, the general path.
     fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
+        if let Ok(stage) = self.on_device(system, &state) {
+            return Box::new(stage);
+        }
         let dt = self.dt;
         if self.kernels && self.config.scheme == SchemeKind::SymplecticEuler {
             let stencil = || {
@@ -197,6 +212,19 @@ impl Paths {
         }
         Box::new(general)
     }
+
+    /// The device's path for `system` from `state`, or why there is none (no device, the
+    /// kernels are off, a mass is stopped, or the device's own reason).
+    fn on_device(&self, system: &System, state: &State) -> Result<DeviceStage, String> {
+        let Some(device) = self.device.as_deref() else { return Err("no device".into()) };
+        if !self.kernels {
+            return Err("the fast paths are off (observers watch every step, or the config says so)".into());
+        }
+        if !self.stopped.is_empty() {
+            return Err("a mass is stopped".into());
+        }
+        DeviceStage::new(device, system, self.config.scheme, self.dt, state.clone(), &self.pickups)
+    }
 }
 
 /// A model compiled and running: the system, the scheme, the chosen path, the pickups, the
@@ -228,8 +256,34 @@ impl Engine {
         Self::from_system(System::new(model), pickups, config)
     }
 
+    /// `model` run on `device` (a GPU, crate `hooke-gpu`), as [`Engine::new`] runs it on the
+    /// CPU. The device must be able to run the model as it starts (the error gives its reason);
+    /// after a change it cannot run (a stopped mass, a force held by a hammer or a bow, a
+    /// non-uniform tension), or while observers watch every step, the engine runs on its own
+    /// paths, and goes back to the device at the next change it can run.
+    pub fn with_device(
+        model: &Model,
+        pickups: &[PickupSpec],
+        config: EngineConfig,
+        device: Arc<dyn Device>,
+    ) -> Result<Self, EngineError> {
+        let pickups = Pickups::new(pickups, model)?;
+        Self::build(System::new(model), pickups, config, Some(device))
+    }
+
     /// A compiled system with resolved pickups, run as `config` says.
     pub fn from_system(system: System, pickups: Pickups, config: EngineConfig) -> Result<Self, EngineError> {
+        Self::build(system, pickups, config, None)
+    }
+
+    /// A compiled system with resolved pickups, run as `config` says, on `device` if given
+    /// (as [`Engine::with_device`] runs a model).
+    pub fn build(
+        system: System,
+        pickups: Pickups,
+        config: EngineConfig,
+        device: Option<Arc<dyn Device>>,
+    ) -> Result<Self, EngineError> {
         config.check()?;
         let pool = (config.threads > 1)
             .then(|| {
@@ -243,12 +297,19 @@ impl Engine {
             config,
             dt: config.step.seconds(),
             kernels: config.kernels,
+            device,
             pickups,
             pool,
             stopped: Vec::new(),
             played: false,
         };
-        let mut stage = paths.select(&system, system.initial_state());
+        let mut stage = match &paths.device {
+            Some(device) => match paths.on_device(&system, &system.initial_state()) {
+                Ok(stage) => Box::new(stage),
+                Err(reason) => return Err(EngineError::Device { device: device.name(), reason }),
+            },
+            None => paths.select(&system, system.initial_state()),
+        };
         if let Some(refusal) = stage.general().and_then(|general| general.refusal()) {
             return Err(EngineError::Scheme(refusal.clone()));
         }
@@ -296,6 +357,11 @@ impl Engine {
     /// The path running now.
     pub fn path(&self) -> PathKind {
         self.stage.kind()
+    }
+
+    /// The device the engine was given, if any.
+    pub fn device(&self) -> Option<&dyn Device> {
+        self.paths.device.as_deref()
     }
 
     /// The simulation steps taken.
@@ -379,7 +445,20 @@ impl Engine {
                 }
             }
         }
+        self.return_to_device();
         Ok(())
+    }
+
+    /// Goes back to the device, if the engine has one and runs elsewhere now, when the system
+    /// as changed is one the device runs (a CPU path that took the changes in place would
+    /// otherwise keep it).
+    fn return_to_device(&mut self) {
+        if self.paths.device.is_none() || self.stage.kind() == PathKind::Device {
+            return;
+        }
+        if let Ok(stage) = self.paths.on_device(&self.system, &self.stage.state(&self.system)) {
+            self.stage = Box::new(stage);
+        }
     }
 
     /// Applies `event` when the simulation reaches step `step` (now, if it has already). The
@@ -439,6 +518,10 @@ impl Engine {
             self.held.push(group[0].0);
         }
         self.forces = forces;
+        if self.held.is_empty() && self.playing.is_empty() {
+            // The last excitation is over: the device may take the system back.
+            self.return_to_device();
+        }
     }
 
     /// The pickups' values now, appended to `output` (one vector per channel): for a run's

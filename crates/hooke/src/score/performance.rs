@@ -6,11 +6,15 @@
 //! settings now say). Excitations and the choice of path are the engine's.
 
 use crate::engine::excitation::Excitation;
-use crate::engine::{Engine, EngineConfig, EngineError, Event, PathKind, RunError, StepSize};
+use crate::engine::{
+    Device, Engine, EngineConfig, EngineError, Event, PathKind, Pickups, RunError, StepSize,
+};
 use crate::instrument::frets::FretStop;
 use crate::instrument::{Instrument, Part, PartKind};
 use crate::model::ModelError;
 use crate::score::{Action, Score};
+use crate::system::System;
+use std::sync::Arc;
 
 /// How to perform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +74,17 @@ impl Performance {
         score: Score,
         options: PerformanceOptions,
     ) -> Result<Self, EngineError> {
+        Self::with_device(instrument, score, options, None)
+    }
+
+    /// `instrument` ready to play `score` on `device` (a GPU, crate `hooke-gpu`) if given, as
+    /// [`Engine::with_device`] runs a model: the device must run the instrument as built.
+    pub fn with_device(
+        instrument: &Instrument,
+        score: Score,
+        options: PerformanceOptions,
+        device: Option<Arc<dyn Device>>,
+    ) -> Result<Self, EngineError> {
         let dt = instrument.dt;
         let config = EngineConfig {
             scheme: instrument.scheme,
@@ -79,7 +94,8 @@ impl Performance {
             kernels: options.kernels,
             ..EngineConfig::default()
         };
-        let engine = Engine::new(&instrument.model, &instrument.pickups, config)?;
+        let pickups = Pickups::new(&instrument.pickups, &instrument.model)?;
+        let engine = Engine::build(System::new(&instrument.model), pickups, config, device)?;
         let masses = instrument.model.masses();
         Ok(Self {
             engine,

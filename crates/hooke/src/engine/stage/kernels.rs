@@ -2,9 +2,9 @@
 //! membrane ([`UniformGrid`]), in f64 or f32, many steps per call. They take no change in place:
 //! the engine rebuilds the path from the current state after one.
 
-use super::Stage;
+use super::{Stage, TapChannels};
 use crate::engine::{PathKind, Pickups, Precision, RunError};
-use crate::kernel::chain::{ChainKernel, Tap, UniformChain};
+use crate::kernel::chain::{ChainKernel, UniformChain};
 use crate::kernel::grid::{GridKernel, UniformGrid};
 use crate::system::{State, System};
 use std::sync::Arc;
@@ -17,18 +17,11 @@ enum Kernel {
     Grid32(GridKernel<f32>),
 }
 
-/// A stencil kernel, its taps (sorted by mass) and the channel of each tap.
+/// A stencil kernel and the pickups' terms it records.
 pub(crate) struct KernelStage {
     kernel: Kernel,
-    taps: Vec<Tap>,
-    channels: Vec<usize>,
-    /// Whether each tap is the first of its channel.
-    first: Vec<bool>,
-    /// The channels with no tap.
-    silent: Vec<usize>,
+    taps: TapChannels,
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// Each tap's samples of the current call, `taps.len() x steps`.
-    record: Vec<f64>,
     step: u64,
     dt: f64,
 }
@@ -56,27 +49,7 @@ impl KernelStage {
                 Precision::F32 => Kernel::Grid32(GridKernel::from_state(grid, dt, state)),
             }
         };
-        let mut taps: Vec<(Tap, usize)> = pickups
-            .taps()
-            .map(|(channel, coordinate, quantity, weight)| {
-                (Tap { mass: coordinate, quantity, weight }, channel)
-            })
-            .collect();
-        taps.sort_by_key(|(tap, _)| tap.mass);
-        let channels: Vec<usize> = taps.iter().map(|(_, c)| *c).collect();
-        let first = (0..channels.len()).map(|j| !channels[..j].contains(&channels[j])).collect();
-        let silent = (0..pickups.channel_count()).filter(|c| !channels.contains(c)).collect();
-        Some(Self {
-            kernel,
-            first,
-            silent,
-            channels,
-            taps: taps.into_iter().map(|(t, _)| t).collect(),
-            pool,
-            record: Vec::new(),
-            step: state.step,
-            dt,
-        })
+        Some(Self { kernel, taps: TapChannels::new(pickups), pool, step: state.step, dt })
     }
 }
 
@@ -129,11 +102,8 @@ impl Stage for KernelStage {
     }
 
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
-        let size = self.taps.len() * steps;
-        if self.record.len() < size {
-            self.record.resize(size, 0.0);
-        }
-        let (taps, tap_record, pool) = (&self.taps, &mut self.record[..size], self.pool.as_deref());
+        let pool = self.pool.as_deref();
+        let (taps, tap_record) = self.taps.rows(steps);
         let outcome = match &mut self.kernel {
             // The chain kernel writes every tap's samples; the grid kernel adds to them.
             Kernel::Chain64(kernel) => {
@@ -152,19 +122,7 @@ impl Stage for KernelStage {
             }
         };
         let done = outcome.map_or_else(|done| done, |()| steps);
-        // Each channel: its first tap's samples, then the others added in tap order.
-        for (j, &channel) in self.channels.iter().enumerate() {
-            let samples = &self.record[j * steps..][..done];
-            let out = &mut record[channel * steps..][..done];
-            if self.first[j] {
-                out.copy_from_slice(samples);
-            } else {
-                out.iter_mut().zip(samples).for_each(|(o, s)| *o += s);
-            }
-        }
-        for &channel in &self.silent {
-            record[channel * steps..][..done].fill(0.0);
-        }
+        self.taps.mix(steps, done, record);
         self.step += done as u64;
         Ok(done)
     }

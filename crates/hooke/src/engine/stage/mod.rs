@@ -8,13 +8,17 @@
 //! the current state ([`super::select`]); the [`System`] the engine owns always holds every
 //! change, so nothing goes stale.
 
+mod device;
 mod general;
 mod kernels;
 mod strings;
+mod taps;
 
+pub(crate) use device::DeviceStage;
 pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
 pub(crate) use strings::{string_paths, StringStage};
+use taps::TapChannels;
 
 use super::{PathKind, RunError};
 use crate::scheme::EnergyExchange;

@@ -1,0 +1,142 @@
+//! The GPU as an engine device ([`hooke::engine::Device`]): `Engine::with_device(model,
+//! pickups, config, Arc::new(GpuDevice::new()?))` runs a uniform string on [`GpuVoices`] (one
+//! voice) and a uniform membrane on [`GpuMembrane`], symplectic Euler in f32, with the
+//! pickups recorded on the device and the state read back after every call.
+
+use crate::{GpuContext, GpuError, GpuMembrane, GpuVoices};
+use hooke::engine::{Device, DevicePath, DeviceRequest};
+use hooke::kernel::chain::{Tap, UniformChain};
+use hooke::kernel::grid::UniformGrid;
+use hooke::quantity::Quantity;
+use hooke::scheme::SchemeKind;
+use hooke::system::State;
+
+/// The GPU, as a device the engine offers its systems to.
+#[derive(Debug, Clone)]
+pub struct GpuDevice {
+    context: GpuContext,
+}
+
+impl GpuDevice {
+    /// The best GPU wgpu finds ([`GpuContext::new`]).
+    pub fn new() -> Result<Self, GpuError> {
+        Ok(Self { context: GpuContext::new()? })
+    }
+
+    /// The device on `context`.
+    pub fn on(context: GpuContext) -> Self {
+        Self { context }
+    }
+}
+
+impl Device for GpuDevice {
+    fn name(&self) -> String {
+        format!("the GPU adapter {}", self.context.describe())
+    }
+
+    fn path(&self, request: &DeviceRequest<'_>) -> Result<Box<dyn DevicePath>, String> {
+        if request.scheme != SchemeKind::SymplecticEuler {
+            return Err(format!("the GPU runs symplectic Euler only, not {}", request.scheme.name()));
+        }
+        let state = request.state;
+        if let Some(chain) = UniformChain::detect(request.system) {
+            let n = chain.masses;
+            let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
+            let voice =
+                GpuVoices::new(&self.context, chain, request.dt, 1, initial).map_err(|e| e.to_string())?;
+            return Ok(Box::new(ChainPath::new(voice, request.taps)));
+        }
+        if let Some(grid) = UniformGrid::detect(request.system) {
+            let n = grid.columns * grid.rows;
+            let membrane = GpuMembrane::new(&self.context, grid, request.dt, &state.x[..n], &state.v[..n])
+                .map_err(|e| e.to_string())?;
+            return Ok(Box::new(MembranePath { membrane, taps: request.taps.to_vec() }));
+        }
+        Err("the GPU runs uniform strings and membranes only (as the string and membrane generators \
+             build them, with no contact, drive, held force or stopped mass)"
+            .into())
+    }
+}
+
+/// A string as one voice of [`GpuVoices`].
+struct ChainPath {
+    voice: GpuVoices,
+    /// Each tap's mass and quantity.
+    taps: Vec<(usize, Quantity)>,
+    /// Each tap's weight.
+    weights: Vec<f64>,
+    /// The taps' raw values of a call, `steps x taps` (scratch).
+    raw: Vec<f32>,
+}
+
+impl ChainPath {
+    fn new(voice: GpuVoices, taps: &[Tap]) -> Self {
+        Self {
+            voice,
+            taps: taps.iter().map(|tap| (tap.mass, tap.quantity)).collect(),
+            weights: taps.iter().map(|tap| tap.weight).collect(),
+            raw: Vec::new(),
+        }
+    }
+}
+
+/// The steps a call kept: all of them, or those before a non-finite value; other failures as
+/// words.
+fn kept(steps: usize, outcome: Result<(), GpuError>) -> Result<usize, String> {
+    match outcome {
+        Ok(()) => Ok(steps),
+        Err(GpuError::NonFinite { kept, .. }) => Ok(kept),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+impl DevicePath for ChainPath {
+    fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<usize, String> {
+        let taps = self.taps.len();
+        self.raw.resize(steps * taps, 0.0);
+        let done = kept(steps, self.voice.advance(steps, &self.taps, &mut self.raw))?;
+        for (j, weight) in self.weights.iter().enumerate() {
+            for (s, out) in record[j * steps..][..done].iter_mut().enumerate() {
+                *out = weight * f64::from(self.raw[s * taps + j]);
+            }
+        }
+        Ok(done)
+    }
+
+    fn read_state(&self, state: &mut State) -> Result<(), String> {
+        let x = self.voice.positions(0).map_err(|e| e.to_string())?;
+        let v = self.voice.velocities(0).map_err(|e| e.to_string())?;
+        write_state(&x, &v, state);
+        Ok(())
+    }
+}
+
+/// A membrane on [`GpuMembrane`].
+struct MembranePath {
+    membrane: GpuMembrane,
+    taps: Vec<Tap>,
+}
+
+impl DevicePath for MembranePath {
+    fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<usize, String> {
+        record.fill(0.0);
+        kept(steps, self.membrane.advance(steps, &self.taps, record))
+    }
+
+    fn read_state(&self, state: &mut State) -> Result<(), String> {
+        let x = self.membrane.positions().map_err(|e| e.to_string())?;
+        let v = self.membrane.velocities().map_err(|e| e.to_string())?;
+        write_state(&x, &v, state);
+        Ok(())
+    }
+}
+
+/// Copies the masses' positions (m) and velocities (m/s) into the first entries of `state`.
+fn write_state(x: &[f32], v: &[f32], state: &mut State) {
+    for (out, &value) in state.x.iter_mut().zip(x) {
+        *out = f64::from(value);
+    }
+    for (out, &value) in state.v.iter_mut().zip(v) {
+        *out = f64::from(value);
+    }
+}

@@ -1,0 +1,40 @@
+//! What the GPU tests share: the adapter (or a skip that says why) and the comparison with the
+//! CPU within f32 rounding (see `parity.rs` for the tolerance's derivation).
+
+use hooke_gpu::{GpuContext, GpuError};
+
+/// Relative tolerance (of the peak magnitude), derived in `parity.rs`'s module doc.
+pub const TOLERANCE: f64 = 1e-4;
+
+/// The adapter's context, or `None` after printing why the test is skipped.
+pub fn context() -> Option<GpuContext> {
+    match GpuContext::new() {
+        Ok(context) => {
+            println!("adapter: {}", context.describe());
+            Some(context)
+        }
+        Err(error @ GpuError::NoAdapter(_)) => {
+            println!("SKIPPED: {error}");
+            None
+        }
+        Err(error) => panic!("an adapter exists but its device failed: {error}"),
+    }
+}
+
+/// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero.
+pub fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: lengths");
+    let peak = cpu.iter().fold(0.0f64, |peak, value| peak.max(value.abs()));
+    assert!(peak > 0.0, "{what}: the CPU run does not move, so it checks nothing");
+    let (index, error) = gpu
+        .iter()
+        .zip(cpu)
+        .map(|(g, c)| (g - c).abs())
+        .enumerate()
+        .fold((0, 0.0f64), |worst, (i, e)| if e > worst.1 { (i, e) } else { worst });
+    println!(
+        "{what}: largest difference {error:.3e} at {index}, {:.3e} of the peak {peak:.3e}",
+        error / peak
+    );
+    assert!(error <= TOLERANCE * peak, "{what}: GPU {} vs CPU {} at {index}", gpu[index], cpu[index]);
+}
