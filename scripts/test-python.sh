@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests: a virtual environment (VENV, default .venv) with maturin, numpy,
 # pytest and the optional extras that install (pandas, matplotlib, Dask, Ray, nbclient), the
-# hooke-py wheel built in release with maturin and installed, the `hooke` binary the parity
-# tests compare with, then pytest over crates/hooke-py/tests.
+# hooke-py wheel built in release with maturin (with the GPU backend: its tests skip without a
+# Vulkan driver) and installed, the `hooke` binary the parity tests compare with, then pytest
+# over crates/hooke-py/tests.
 #   bash scripts/test-python.sh [PYTEST ARGS...]
 # Needs Python >= 3.9 (PYTHON, default python3) and network access to PyPI on the first run.
 set -euo pipefail
@@ -29,7 +30,7 @@ done
 echo "== building the hooke binary and the wheel (release)"
 cargo build --release -q -p hooke-cli
 rm -rf "$CARGO_TARGET_DIR/wheels/hooke-"*.whl
-"$VENV/bin/maturin" build --release -q -m crates/hooke-py/Cargo.toml -i "$PY"
+"$VENV/bin/maturin" build --release -q -F gpu -m crates/hooke-py/Cargo.toml -i "$PY"
 "$PY" -m pip install -q --force-reinstall --no-deps "$CARGO_TARGET_DIR"/wheels/hooke-*.whl
 
 echo "== pytest"

@@ -106,6 +106,8 @@ pub fn engine_error(py: Python<'_>, error: &EngineError) -> PyErr {
         EngineError::Config(config) => model_error(py, config),
         // The scheme cannot run this model at this step (a damping flow too stiff to compute).
         EngineError::Scheme(_) => PyValueError::new_err(error.to_string()),
+        // The device asked for cannot run this model (a scheme or a structure it lacks).
+        EngineError::Device { .. } => PyValueError::new_err(error.to_string()),
     }
 }
 

@@ -14,6 +14,7 @@
 #![allow(clippy::too_many_arguments)]
 
 mod analysis;
+mod device;
 mod errors;
 mod model;
 mod performance;

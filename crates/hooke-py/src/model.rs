@@ -543,9 +543,11 @@ impl Model {
     /// `scheme` (a name from `hooke.schemes()`), a step given as `rate` (Hz) or `dt` (s), the
     /// `pickups` (mass ids, or dicts with mass, quantity, axis, weight, channel; default: those
     /// added, else the file's, else one channel summing every mass's first coordinate), `oversample` steps per output frame, `threads` for the kernels and
-    /// `kernels=False` to force the general path. Defaults: the file's `[run]`, else
-    /// symplectic Euler at 44 100 Hz.
-    #[pyo3(signature = (scheme = None, rate = None, dt = None, pickups = None, oversample = 1, threads = 1, kernels = true))]
+    /// `kernels=False` to force the general path, and `device="gpu"` to run on the GPU
+    /// (symplectic Euler on a uniform string or membrane, f32; a wheel built with the `gpu`
+    /// feature). Defaults: the file's `[run]`, else symplectic Euler at 44 100 Hz, on the CPU.
+    #[pyo3(signature = (scheme = None, rate = None, dt = None, pickups = None, oversample = 1, threads = 1, kernels = true, device = "cpu"))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn simulate(
         &self,
         py: Python<'_>,
@@ -556,6 +558,7 @@ impl Model {
         oversample: usize,
         threads: usize,
         kernels: bool,
+        device: &str,
     ) -> PyResult<Simulation> {
         let config = EngineConfig {
             scheme: self.scheme(scheme)?,
@@ -566,7 +569,8 @@ impl Model {
             ..EngineConfig::default()
         };
         let pickups = self.resolve_pickups(py, pickups)?;
-        Simulation::new(py, System::new(&self.model), pickups, config, self.run.length)
+        let device = crate::device::device(device)?;
+        Simulation::new(py, System::new(&self.model), pickups, config, device, self.run.length)
     }
 
     /// What `scheme` at a step of `dt` s (or `rate` Hz) does to each mode of the model,

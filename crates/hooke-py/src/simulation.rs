@@ -2,19 +2,19 @@
 //! released, and Python's signal handlers run between blocks, so Ctrl-C stops a long run.
 
 use crate::analysis::analysis_result;
-use crate::errors::{analysis_error, engine_error, model_error, run_error};
+use crate::errors::{analysis_error, engine_error, model_error, run_error, HookeError};
 use crate::model_rule;
 use crate::record::{channels_array, frames_in_blocks, Blocks, Recorder};
 use hooke::analysis::report::AnalysisOptions;
 use hooke::engine::excitation::{Bow, Excitation, Hammer, Pulse};
-use hooke::engine::{Engine, EngineConfig, Event, Pickups, RunLength, Sample};
+use hooke::engine::{Device, Engine, EngineConfig, Event, Pickups, RunLength, Sample};
 use hooke::system::System;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 /// A model compiled and running: its engine, the mass ids and the default run length.
@@ -31,19 +31,20 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// The engine for `system` with `pickups` and `config`; `length` is the run length a file
-    /// gave.
+    /// The engine for `system` with `pickups` and `config`, on `device` if given; `length` is
+    /// the run length a file gave.
     pub(crate) fn new(
         py: Python<'_>,
         system: System,
         pickups: Pickups,
         config: EngineConfig,
+        device: Option<Arc<dyn Device>>,
         length: Option<RunLength>,
     ) -> PyResult<Self> {
         let ids = system.node_ids().to_vec();
         let mass_ids = ids[..system.mass_count()].to_vec();
         let engine =
-            Engine::from_system(system, pickups.clone(), config).map_err(|e| engine_error(py, &e))?;
+            Engine::build(system, pickups.clone(), config, device).map_err(|e| engine_error(py, &e))?;
         let nodes = ids.into_iter().enumerate().map(|(i, id)| (id, i)).collect();
         Ok(Self { engine: Mutex::new(engine), pickups, nodes, mass_ids, length })
     }
@@ -163,6 +164,12 @@ impl Simulation {
         };
         if every == 0 {
             return Err(model_rule("run", "every", "a step count >= 1", 0));
+        }
+        if self.engine().device().is_some() {
+            return Err(HookeError::new_err(
+                "run() records the state after every step, which only the CPU's general path \
+                 shows: on device=\"gpu\" use render() or advance(), or simulate on the CPU",
+            ));
         }
         let total = length.steps(self.engine().dt());
         let rows = (total / every + 2) as usize;
@@ -462,7 +469,8 @@ impl Simulation {
         self.engine().scheme().name()
     }
 
-    /// The path running now: 'general', 'chain kernel', 'membrane kernel' or 'string kernel'.
+    /// The path running now: 'general', 'chain kernel', 'membrane kernel', 'string kernel' or
+    /// 'device' (the GPU).
     #[getter]
     fn path(&self) -> &'static str {
         self.engine().path().name()

@@ -218,8 +218,9 @@ class Model:
         oversample: int = 1,
         threads: int = 1,
         kernels: bool = True,
+        device: Literal["cpu", "gpu"] = "cpu",
     ) -> Simulation:
-        """A simulation with `scheme` at `rate` Hz or `dt` s."""
+        """A simulation with `scheme` at `rate` Hz or `dt` s, on the CPU or the GPU."""
     def analyze(self, scheme: Optional[Scheme] = None, dt: Optional[float] = None, rate: Optional[float] = None) -> Analysis:
         """What `scheme` at step `dt` s does to each mode."""
 
