@@ -27,7 +27,7 @@ mod voices;
 
 pub use context::GpuContext;
 pub use device::GpuDevice;
-pub use membrane::{GpuMembrane, BLOCK as MEMBRANE_BLOCK};
+pub use membrane::{GpuMembrane, BLOCK as MEMBRANE_BLOCK, DEPTH as MEMBRANE_DEPTH};
 pub use voices::GpuVoices;
 
 /// What can go wrong on the GPU path.

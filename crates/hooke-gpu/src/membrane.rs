@@ -11,16 +11,21 @@
 //! x' = x + h v'
 //! ```
 //!
-//! evaluated with the CPU kernel's nesting of fused multiply-adds. One invocation updates one
-//! mass, reading the padded `(W + 2) x (H + 2)` arrays of one time level and writing the other
-//! (ping-pong); a second, one-workgroup dispatch after each step records the taps and advances
-//! the step counter on the device. A block of [`BLOCK`] steps is one submission, with one
-//! read-back of the taps and the status at its end. Each step reads every mass from device
-//! memory: temporal blocking (several steps per load into workgroup memory) is not done.
+//! evaluated with the CPU kernel's nesting of fused multiply-adds, with temporal blocking: one
+//! workgroup per `16 x 16` masses loads them with a halo of [`DEPTH`] masses on each side into
+//! workgroup memory, takes up to [`DEPTH`] steps there (each step's valid region one mass
+//! smaller; the halo's masses are computed again by each tile that holds them, with the same
+//! values), records its taps after each step and writes its own masses back to the other
+//! device level (ping-pong). Each mass is then read from and written to device memory once per
+//! [`DEPTH`] steps instead of once per step, at the cost of `(16 + 2 DEPTH)^2 / 16^2` (at most 4)
+//! times the arithmetic in the first step of a dispatch, about 2.1 times on average. A block
+//! of [`BLOCK`] steps is one submission, with one read-back of the taps and the status at its
+//! end.
 //!
-//! A non-finite position stops the block on the device: later steps of the block leave the
-//! state as it was at the start of the offending step, which is kept, as
-//! [`hooke::kernel::grid::GridKernel::advance`] keeps it.
+//! A non-finite position stops the block on the device: the later dispatches of the block leave
+//! the state as it was at the start of the offending dispatch (at most [`DEPTH`] - 1 steps
+//! before the offending step), which is kept, and the error names the offending step and the
+//! lowest mass non-finite at it.
 
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::Tap;
@@ -29,8 +34,12 @@ use hooke::quantity::Quantity;
 
 /// Steps per submission and read-back.
 pub const BLOCK: usize = 64;
-/// The stencil's workgroup edge (16 x 16 invocations).
+/// Steps per dispatch at most (the shader's `DEPTH`): the halo's width, in masses.
+pub const DEPTH: usize = 8;
+/// The stencil's workgroup edge (16 x 16 invocations; the shader's `TILE`).
 const TILE: usize = 16;
+/// Bits of the mass in the status's key (the shader's `MASS_BITS`): at most 2^22 masses.
+const MASS_BITS: u32 = 22;
 /// No non-finite value (the shader's `NONE`).
 const NONE: u32 = u32::MAX;
 /// The flag marking a velocity tap (the shader's `VELOCITY`).
@@ -39,10 +48,13 @@ const VELOCITY: u32 = 1 << 31;
 const FIRST_TAP_CAPACITY: usize = 16;
 
 /// The shader's `Coefficients`: the per-step coefficients (h k_x/m, h k_y/m, h Z_x/m, h Z_y/m,
-/// 1 - h c/m, h g/m, h as f32 bits) then W, H, the number of taps and [`BLOCK`].
-type Coefficients = [u32; 11];
+/// 1 - h c/m, h g/m, h as f32 bits) then W, H, the number of taps, [`BLOCK`] and the steps per
+/// dispatch.
+type Coefficients = [u32; 12];
 /// Where the number of taps is in [`Coefficients`] (bytes).
 const TAPS_OFFSET: u64 = 9 * 4;
+/// Where the steps per dispatch are in [`Coefficients`] (bytes).
+const DEPTH_OFFSET: u64 = 11 * 4;
 
 /// A uniform membrane, f32, on the GPU.
 #[derive(Debug)]
@@ -50,7 +62,7 @@ pub struct GpuMembrane {
     context: GpuContext,
     grid: UniformGrid,
     step_pipeline: wgpu::ComputePipeline,
-    record_pipeline: wgpu::ComputePipeline,
+    count_pipeline: wgpu::ComputePipeline,
     coefficients: wgpu::Buffer,
     /// Padded positions (m), two time levels.
     x: [wgpu::Buffer; 2],
@@ -58,10 +70,10 @@ pub struct GpuMembrane {
     v: [wgpu::Buffer; 2],
     /// Steps done in the block, first non-finite step, its lowest mass.
     status: wgpu::Buffer,
-    /// The taps' buffers.
+    /// The taps' buffers, and the stencil's bind groups over them.
     recorder: Recorder,
-    /// The stencil's bind groups reading level 0 and writing level 1, and the reverse.
-    step_groups: [wgpu::BindGroup; 2],
+    /// The step counter's bind group.
+    count_group: wgpu::BindGroup,
     /// Which level holds the current state.
     current: usize,
 }
@@ -84,6 +96,11 @@ impl GpuMembrane {
                 "a GPU membrane needs at least 1 x 1 masses (got {w} x {h})"
             )));
         }
+        if w * h > 1 << MASS_BITS {
+            return Err(GpuError::Size(format!(
+                "a {w} x {h} membrane has more than the GPU path's 2^{MASS_BITS} masses"
+            )));
+        }
         if x.len() < w * h || v.len() < w * h {
             return Err(GpuError::Size(format!(
                 "the initial state has fewer than the membrane's {w} x {h} masses"
@@ -98,9 +115,9 @@ impl GpuMembrane {
             )));
         }
         let mut pipelines = context
-            .pipelines("hooke membrane", include_str!("membrane.wgsl"), &["step", "record_taps"])?
+            .pipelines("hooke membrane", include_str!("membrane.wgsl"), &["advance", "count_steps"])?
             .into_iter();
-        let (Some(step_pipeline), Some(record_pipeline)) = (pipelines.next(), pipelines.next()) else {
+        let (Some(step_pipeline), Some(count_pipeline)) = (pipelines.next(), pipelines.next()) else {
             return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
         };
         let per_mass = dt / grid.mass;
@@ -117,6 +134,7 @@ impl GpuMembrane {
             h as u32,
             0,
             BLOCK as u32,
+            DEPTH as u32,
         ];
         let coefficients = context.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("hooke membrane coefficients"),
@@ -139,24 +157,20 @@ impl GpuMembrane {
         context.queue.write_buffer(&xs[0], 0, bytemuck::cast_slice(&padded(x)));
         context.queue.write_buffer(&vs[0], 0, bytemuck::cast_slice(&padded(v)));
         let status = context.storage("hooke membrane status", 12);
-        let step_groups = [0, 1].map(|from| {
-            let to = 1 - from;
-            let buffers = [&coefficients, &xs[from], &vs[from], &xs[to], &vs[to], &status];
-            context.bind(&step_pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
-        });
+        let count_group = context.bind(&count_pipeline, &[(0, &coefficients), (5, &status)]);
         let recorder =
-            Recorder::new(context, &record_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
+            Recorder::new(context, &step_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
         Ok(Self {
             context: context.clone(),
             grid,
             step_pipeline,
-            record_pipeline,
+            count_pipeline,
             coefficients,
             x: xs,
             v: vs,
             status,
             recorder,
-            step_groups,
+            count_group,
             current: 0,
         })
     }
@@ -164,8 +178,9 @@ impl GpuMembrane {
     /// Advances `steps` steps, adding each tap's weighted value after every step to
     /// `record[j * steps + step]` (tap `j`; `Tap::mass` is the row-major mass index `j W + i`),
     /// as [`hooke::kernel::grid::GridKernel::advance`] does. On a non-finite position, the state
-    /// is kept at the start of the offending step, the steps before it are recorded, and the
-    /// error names the step and the lowest non-finite mass.
+    /// is kept at the start of the offending dispatch (`kept`, at most [`DEPTH`] - 1 steps
+    /// before the offending step), the steps before it are recorded, and the error names the
+    /// offending step and the lowest mass non-finite at it.
     pub fn advance(&mut self, steps: usize, taps: &[Tap], record: &mut [f64]) -> Result<(), GpuError> {
         let (w, h) = (self.grid.columns, self.grid.rows);
         if let Some(tap) = taps.iter().find(|tap| tap.mass >= w * h) {
@@ -185,7 +200,7 @@ impl GpuMembrane {
             let shared = [&self.coefficients, &self.status];
             let capacity = taps.len().next_power_of_two();
             self.recorder =
-                Recorder::new(&self.context, &self.record_pipeline, shared, &self.x, &self.v, capacity);
+                Recorder::new(&self.context, &self.step_pipeline, shared, &self.x, &self.v, capacity);
         }
         let context = &self.context;
         let encoded: Vec<u32> = taps
@@ -200,18 +215,21 @@ impl GpuMembrane {
         let groups = (w.div_ceil(TILE) as u32, h.div_ceil(TILE) as u32);
         let mut done = 0;
         while done < steps {
-            let length = BLOCK.min(steps - done);
+            // Whole dispatches of DEPTH steps, then one dispatch of the steps left.
+            let left = steps - done;
+            let length = if left >= DEPTH { BLOCK.min(left - left % DEPTH) } else { left };
+            let depth = DEPTH.min(length);
+            context.queue.write_buffer(&self.coefficients, DEPTH_OFFSET, bytemuck::bytes_of(&(depth as u32)));
             context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[0, NONE, NONE]));
             let mut encoder = context.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                for s in 0..length {
-                    let from = (self.current + s) % 2;
+                for dispatch in 0..length / depth {
                     pass.set_pipeline(&self.step_pipeline);
-                    pass.set_bind_group(0, &self.step_groups[from], &[]);
+                    pass.set_bind_group(0, &self.recorder.groups[(self.current + dispatch) % 2], &[]);
                     pass.dispatch_workgroups(groups.0, groups.1, 1);
-                    pass.set_pipeline(&self.record_pipeline);
-                    pass.set_bind_group(0, &self.recorder.groups[from], &[]);
+                    pass.set_pipeline(&self.count_pipeline);
+                    pass.set_bind_group(0, &self.count_group, &[]);
                     pass.dispatch_workgroups(1, 1, 1);
                 }
             }
@@ -229,17 +247,18 @@ impl GpuMembrane {
             let words: Vec<u32> =
                 context.submit_and_read(encoder, &self.recorder.staging, 12 + record_bytes)?;
             let (status, samples) = words.split_at(3);
-            let good = (status[1] as usize).min(length);
+            // The dispatches before the offending one kept their steps.
+            let good = if status[1] == NONE { length } else { status[1] as usize / depth * depth };
             for (j, tap) in taps.iter().enumerate() {
                 let values = &samples[j * BLOCK..j * BLOCK + good];
                 for (out, &bits) in record[j * steps + done..].iter_mut().zip(values) {
                     *out += tap.weight * f64::from(f32::from_bits(bits));
                 }
             }
-            self.current = (self.current + good) % 2;
+            self.current = (self.current + good / depth) % 2;
             if good < length {
-                let step = done + good;
-                return Err(GpuError::NonFinite { step, voice: None, mass: status[2] as usize, kept: step });
+                let (step, mass) = (done + status[1] as usize, (status[2] & ((1 << MASS_BITS) - 1)) as usize);
+                return Err(GpuError::NonFinite { step, voice: None, mass, kept: done + good });
             }
             done += length;
         }
@@ -283,8 +302,9 @@ struct Recorder {
 }
 
 impl Recorder {
-    /// Buffers for `capacity` taps; `shared` is the coefficients and the status buffer, `x` and
-    /// `v` the two levels of positions and velocities.
+    /// Buffers for `capacity` taps and the stencil's bind groups over them (reading level 0 and
+    /// writing level 1, and the reverse); `shared` is the coefficients and the status buffer,
+    /// `x` and `v` the two levels of positions and velocities.
     fn new(
         context: &GpuContext,
         pipeline: &wgpu::ComputePipeline,
@@ -298,8 +318,8 @@ impl Recorder {
         let staging = context.staging("hooke membrane read-back", (4 * (3 + capacity * BLOCK)) as u64);
         let groups = [0, 1].map(|from| {
             let to = 1 - from;
-            let buffers = [shared[0], &x[to], &v[to], shared[1], &taps, &record];
-            context.bind(pipeline, &[0, 3, 4, 5, 6, 7].into_iter().zip(buffers).collect::<Vec<_>>())
+            let buffers = [shared[0], &x[from], &v[from], &x[to], &v[to], shared[1], &taps, &record];
+            context.bind(pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
         });
         Self { capacity, taps, record, staging, groups }
     }

@@ -1,6 +1,8 @@
-// The uniform membrane's five-point stencil, symplectic Euler (Morgan & Qiao 2009, eq. (26));
-// see membrane.rs. One invocation per mass per step (`step`), then one small workgroup
-// recording the taps (`record_taps`), which also counts the block's steps on the device.
+// The uniform membrane's five-point stencil, symplectic Euler (Morgan & Qiao 2009, eq. (26)),
+// with temporal blocking; see membrane.rs. One workgroup per TILE x TILE masses loads them with
+// a halo of DEPTH masses into workgroup memory, takes `depth` steps there (the valid region
+// shrinking by one mass a step), records its taps after each step and writes its tile back;
+// then one invocation (`count_steps`) advances the block's step counter on the device.
 
 struct Coefficients {
     stiffness_x: f32,  // h k_x / m, 1/s
@@ -14,10 +16,19 @@ struct Coefficients {
     rows: u32,         // H, masses along y
     taps: u32,         // taps recorded
     block: u32,        // steps per block (the record's stride per tap)
+    depth: u32,        // steps per dispatch, 1 to DEPTH
 }
 
 const NONE: u32 = 0xffffffffu;
 const VELOCITY: u32 = 0x80000000u;
+// Bits of the mass in the status's key (step in the dispatch above them).
+const MASS_BITS: u32 = 22u;
+const TILE: u32 = 16u;
+const DEPTH: u32 = 8u;
+const SPAN: u32 = TILE + 2u * DEPTH;
+const CELLS: u32 = SPAN * SPAN;
+const LANES: u32 = TILE * TILE;
+const PER_LANE: u32 = CELLS / LANES;
 
 @group(0) @binding(0) var<uniform> c: Coefficients;
 // Positions (m) and velocities (m/s) on the padded (W + 2) x (H + 2) grid, row-major, with
@@ -27,63 +38,131 @@ const VELOCITY: u32 = 0x80000000u;
 @group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
 // [0]: steps done in this block; [1]: the first step with a non-finite position (NONE: none);
-// [2]: the lowest row-major mass index non-finite at that step.
+// [2]: the key (step in its dispatch << MASS_BITS | row-major mass) of the first non-finite
+// position, the lowest mass at the earliest step.
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>, 3>;
 // Per tap: its padded index, with VELOCITY set to record the velocity instead of the position.
 @group(0) @binding(6) var<storage, read> taps: array<u32>;
 // Tap j's value (m or m/s) after step s of the block at j * block + s.
 @group(0) @binding(7) var<storage, read_write> record: array<f32>;
 
+// The tile and its halo, SPAN x SPAN, one time level (each step computes into registers first).
+var<workgroup> xs: array<f32, CELLS>;
+var<workgroup> vs: array<f32, CELLS>;
+// The block's steps done before this dispatch (NONE: an earlier one went non-finite).
+var<workgroup> start: u32;
+
 fn is_finite(value: f32) -> bool {
     return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
 }
 
 @compute @workgroup_size(16, 16)
-fn step(@builtin(global_invocation_id) id: vec3<u32>) {
-    let s = atomicLoad(&status[0]);
-    if id.x >= c.columns || id.y >= c.rows || atomicLoad(&status[1]) < s {
-        return;  // off the grid, or an earlier step went non-finite: keep its start state
+fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    if lane == 0u {
+        let done = atomicLoad(&status[0]);
+        start = select(done, NONE, atomicLoad(&status[1]) < done);
+    }
+    let s0 = workgroupUniformLoad(&start);
+    if s0 == NONE {
+        return;  // an earlier dispatch went non-finite: its input level is the state kept
     }
     let stride = c.columns + 2u;
-    let k = (id.y + 1u) * stride + id.x + 1u;
-    let x_mid = x_in[k];
-    let v_mid = v_in[k];
-    let stretch_x = fma(x_mid, -2.0, x_in[k - 1u] + x_in[k + 1u]);
-    let stretch_y = fma(x_mid, -2.0, x_in[k - stride] + x_in[k + stride]);
-    let shear_x = fma(v_mid, -2.0, v_in[k - 1u] + v_in[k + 1u]);
-    let shear_y = fma(v_mid, -2.0, v_in[k - stride] + v_in[k + stride]);
-    let velocity = fma(
-        c.stiffness_x,
-        stretch_x,
-        fma(
-            c.stiffness_y,
-            stretch_y,
-            fma(c.damping_x, shear_x, fma(c.damping_y, shear_y, fma(v_mid, c.retained, c.force))),
-        ),
-    );
-    let position = fma(c.step, velocity, x_mid);
-    x_out[k] = position;
-    v_out[k] = velocity;
-    if !is_finite(position) {
-        atomicMin(&status[1], s);
-        atomicMin(&status[2], id.y * c.columns + id.x);
+    // Cell (a, b) of the span is padded cell (ox + a, oy + b); mass (i, j) is padded (i + 1, j + 1).
+    let ox = i32(group.x * TILE) + 1 - i32(DEPTH);
+    let oy = i32(group.y * TILE) + 1 - i32(DEPTH);
+    for (var k = lane; k < CELLS; k += LANES) {
+        let px = ox + i32(k % SPAN);
+        let py = oy + i32(k / SPAN);
+        var x_value = 0.0;
+        var v_value = 0.0;
+        if px >= 0 && py >= 0 && px < i32(stride) && py < i32(c.rows + 2u) {
+            let g = u32(py) * stride + u32(px);
+            x_value = x_in[g];
+            v_value = v_in[g];
+        }
+        xs[k] = x_value;
+        vs[k] = v_value;
+    }
+    workgroupBarrier();
+    var key = NONE;
+    var new_x: array<f32, PER_LANE>;
+    var new_v: array<f32, PER_LANE>;
+    for (var s = 0u; s < c.depth; s++) {
+        // Step s computes the cells s + 1 to SPAN - 2 - s of the span that are masses.
+        for (var q = 0u; q < PER_LANE; q++) {
+            let k = lane + q * LANES;
+            let a = k % SPAN;
+            let b = k / SPAN;
+            let px = ox + i32(a);
+            let py = oy + i32(b);
+            let inside = a > s && b > s && a < SPAN - 1u - s && b < SPAN - 1u - s;
+            if !inside || px < 1 || py < 1 || px > i32(c.columns) || py > i32(c.rows) {
+                new_x[q] = xs[k];
+                new_v[q] = vs[k];
+                continue;
+            }
+            let x_mid = xs[k];
+            let v_mid = vs[k];
+            let stretch_x = fma(x_mid, -2.0, xs[k - 1u] + xs[k + 1u]);
+            let stretch_y = fma(x_mid, -2.0, xs[k - SPAN] + xs[k + SPAN]);
+            let shear_x = fma(v_mid, -2.0, vs[k - 1u] + vs[k + 1u]);
+            let shear_y = fma(v_mid, -2.0, vs[k - SPAN] + vs[k + SPAN]);
+            let velocity = fma(
+                c.stiffness_x,
+                stretch_x,
+                fma(
+                    c.stiffness_y,
+                    stretch_y,
+                    fma(c.damping_x, shear_x, fma(c.damping_y, shear_y, fma(v_mid, c.retained, c.force))),
+                ),
+            );
+            let position = fma(c.step, velocity, x_mid);
+            new_x[q] = position;
+            new_v[q] = velocity;
+            // Only the tile's own masses report: the halo's are other tiles' (the same values).
+            let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
+            if own && !is_finite(position) {
+                let mass = u32(py - 1) * c.columns + u32(px - 1);
+                key = min(key, (s << MASS_BITS) | mass);
+            }
+        }
+        workgroupBarrier();
+        for (var q = 0u; q < PER_LANE; q++) {
+            xs[lane + q * LANES] = new_x[q];
+            vs[lane + q * LANES] = new_v[q];
+        }
+        workgroupBarrier();
+        // The taps among the tile's own masses, after this step.
+        for (var j = lane; j < c.taps; j += LANES) {
+            let tap = taps[j];
+            let padded = tap & ~VELOCITY;
+            let a = i32(padded % stride) - ox;
+            let b = i32(padded / stride) - oy;
+            if a >= i32(DEPTH) && b >= i32(DEPTH) && a < i32(DEPTH + TILE) && b < i32(DEPTH + TILE) {
+                let k = u32(b) * SPAN + u32(a);
+                record[j * c.block + s0 + s] = select(xs[k], vs[k], (tap & VELOCITY) != 0u);
+            }
+        }
+    }
+    if key != NONE {
+        atomicMin(&status[1], s0 + (key >> MASS_BITS));
+        atomicMin(&status[2], key);
+    }
+    for (var k = lane; k < CELLS; k += LANES) {
+        let a = k % SPAN;
+        let b = k / SPAN;
+        let px = ox + i32(a);
+        let py = oy + i32(b);
+        let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
+        if own && px <= i32(c.columns) && py <= i32(c.rows) {
+            let g = u32(py) * stride + u32(px);
+            x_out[g] = xs[k];
+            v_out[g] = vs[k];
+        }
     }
 }
 
-@compute @workgroup_size(64)
-fn record_taps(@builtin(local_invocation_index) lane: u32) {
-    let s = atomicLoad(&status[0]);
-    for (var j = lane; j < c.taps; j += 64u) {
-        let tap = taps[j];
-        let k = tap & ~VELOCITY;
-        var value = x_out[k];
-        if (tap & VELOCITY) != 0u {
-            value = v_out[k];
-        }
-        record[j * c.block + s] = value;
-    }
-    storageBarrier();
-    if lane == 0u {
-        atomicStore(&status[0], s + 1u);
-    }
+@compute @workgroup_size(1)
+fn count_steps() {
+    atomicAdd(&status[0], c.depth);
 }

@@ -15,7 +15,7 @@ use hooke::kernel::chain::{Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::quantity::Quantity;
-use hooke_gpu::{GpuError, GpuMembrane, GpuVoices};
+use hooke_gpu::{GpuError, GpuMembrane, GpuVoices, MEMBRANE_DEPTH};
 
 mod common;
 use common::{assert_close, context};
@@ -284,7 +284,7 @@ fn membrane_blocks_of_any_length_give_one_long_block() {
 }
 
 #[test]
-fn unstable_membrane_reports_the_step_and_keeps_its_start() {
+fn unstable_membrane_reports_the_step_and_keeps_its_dispatch_start() {
     let Some(context) = context() else { return };
     // omega h = 2 sqrt((k_x + k_y)/m) h = 2.2 > 2: the highest mode grows about 2.4-fold a step.
     let (columns, rows, steps) = (19, 21, 300);
@@ -300,14 +300,21 @@ fn unstable_membrane_reports_the_step_and_keeps_its_start() {
     println!("{error}");
     assert!(step > BLOCK_STEPS, "the failure comes after the first block ({step})");
     let GpuError::NonFinite { step: gpu_step, voice: None, mass, kept } = error else { panic!("{error}") };
-    assert_eq!((gpu_step, kept), (step, step), "the failing step, and the state kept at its start");
+    assert_eq!(gpu_step, step, "the failing step");
+    // The state kept is the start of the dispatch that failed: whole dispatches of DEPTH steps.
+    assert_eq!(kept, step / MEMBRANE_DEPTH * MEMBRANE_DEPTH, "the state kept");
     assert!(mass < columns * rows);
-    // Both keep the state at the start of the failing step, and recorded the steps before it
-    // (the values grow fast, so each is compared with the final peak's tolerance).
+    // The GPU kept the state after `kept` steps, and recorded the steps before them (the values
+    // grow fast, so each is compared with the final peak's tolerance).
+    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+    let mut cpu_record = vec![0f64; taps.len() * kept];
+    cpu.advance(kept, &taps, &mut cpu_record).unwrap();
     let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
     let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
     assert_close("kept positions", &gpu_x, &cpu_x);
-    assert_close("taps before the failure", &gpu_record, &cpu_record);
+    let gpu_kept: Vec<f64> = (0..taps.len()).flat_map(|j| gpu_record[j * steps..][..kept].to_vec()).collect();
+    assert_close("taps before the failure", &gpu_kept, &cpu_record);
+    assert!(gpu_record.iter().enumerate().all(|(i, &value)| i % steps < kept || value == 0.0));
 }
 
 /// Steps per membrane block (`hooke_gpu`'s), so the failure above crosses a block boundary.
