@@ -48,7 +48,15 @@ pub fn load_run(
 ) -> miette::Result<LoadedRun> {
     let file: ModelFile = parse(source, file_name).map_err(|e| FileDiagnostic::new(e, source))?;
     let settings = file.run.overridden_by(command_line_settings(scheme, step)?).or_defaults();
-    let steps = settings.length.steps(settings.step.seconds());
+    // The length is the flag's when one was given, else the file's `[run]` at the step in use.
+    let steps = settings.step_count().map_err(|e| {
+        let source = if step.duration.is_some() || step.steps.is_some() {
+            format!("--{}", e.field)
+        } else {
+            format!("{file_name}: [run] {}", e.field)
+        };
+        miette!("{source}: expected {}, found {}", e.expected, e.found)
+    })?;
     if steps == 0 {
         return Err(miette!(
             "the run is shorter than half a step (dt = {} s): nothing to simulate",
