@@ -1,7 +1,8 @@
 //! The GPU as an engine device ([`hooke::engine::Device`]): `Engine::with_device(model,
 //! pickups, config, Arc::new(GpuDevice::new()?))` runs a uniform string on [`GpuVoices`] (one
-//! voice) and a uniform membrane on [`GpuMembrane`], symplectic Euler in f32, with the
-//! pickups recorded on the device and the state read back after every call.
+//! voice; a string longer than workgroup memory holds as a one-row [`GpuMembrane`]) and a
+//! uniform membrane on [`GpuMembrane`], symplectic Euler in f32, with the pickups recorded on
+//! the device and the state read back after every call.
 
 use crate::{GpuContext, GpuError, GpuMembrane, GpuVoices};
 use hooke::engine::{Device, DevicePath, DeviceRequest};
@@ -39,14 +40,19 @@ impl Device for GpuDevice {
             return Err(format!("the GPU runs symplectic Euler only, not {}", request.scheme.name()));
         }
         let state = request.state;
-        if let Some(chain) = UniformChain::detect(request.system) {
+        let chain = UniformChain::detect(request.system);
+        if let Some(chain) = chain {
             let n = chain.masses;
             let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
-            let voice =
-                GpuVoices::new(&self.context, chain, request.dt, 1, initial).map_err(|e| e.to_string())?;
-            return Ok(Box::new(ChainPath::new(voice, request.taps)));
+            match GpuVoices::new(&self.context, chain, request.dt, 1, initial) {
+                Ok(voice) => return Ok(Box::new(ChainPath::new(voice, request.taps))),
+                // Longer than workgroup memory holds: a one-row membrane, if anchored at 0.
+                Err(GpuError::Size(reason)) if chain.left != 0.0 || chain.right != 0.0 => return Err(reason),
+                Err(GpuError::Size(_)) => {}
+                Err(error) => return Err(error.to_string()),
+            }
         }
-        if let Some(grid) = UniformGrid::detect(request.system) {
+        if let Some(grid) = UniformGrid::detect(request.system).or_else(|| chain.map(one_row)) {
             let n = grid.columns * grid.rows;
             let membrane = GpuMembrane::new(&self.context, grid, request.dt, &state.x[..n], &state.v[..n])
                 .map_err(|e| e.to_string())?;
@@ -55,6 +61,22 @@ impl Device for GpuDevice {
         Err("the GPU runs uniform strings and membranes only (as the string and membrane generators \
              build them, with no contact, drive, held force or stopped mass)"
             .into())
+    }
+}
+
+/// A chain anchored at 0 as a membrane of one row: no links along y, so each mass's update is
+/// the chain's (the y terms add exact zeros).
+fn one_row(chain: UniformChain) -> UniformGrid {
+    UniformGrid {
+        columns: chain.masses,
+        rows: 1,
+        mass: chain.mass,
+        stiffness_x: chain.stiffness,
+        stiffness_y: 0.0,
+        damping_x: chain.damping,
+        damping_y: 0.0,
+        drag: chain.drag,
+        force: chain.force,
     }
 }
 

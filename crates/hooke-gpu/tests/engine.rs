@@ -29,15 +29,21 @@ fn render(engine: &mut Engine, frames: usize, block: usize) -> Vec<Vec<f64>> {
     channels
 }
 
-/// A damped string plucked at a fifth, heard at two points, one by its velocity.
+/// A damped string of 80 masses plucked at a fifth, heard at two points, one by its velocity.
 fn string(stiffness: f64) -> (Model, Vec<PickupSpec>) {
+    long_string(80, stiffness)
+}
+
+/// A damped string of `masses` masses plucked at a fifth, heard at 1/8 of its length on
+/// channel 1, and at its middle (by the velocity) and 3/4 on channel 2.
+fn long_string(masses: usize, stiffness: f64) -> (Model, Vec<PickupSpec>) {
     let mut model = Model::new(1).unwrap();
-    let spec = StringSpec::new("s", 80).mass(1e-3).stiffness(stiffness).damping(1e-3).pluck(0.2, 1e-3);
-    let masses = model.add_string(spec).unwrap();
+    let spec = StringSpec::new("s", masses).mass(1e-3).stiffness(stiffness).damping(1e-3).pluck(0.2, 1e-3);
+    let nodes = model.add_string(spec).unwrap();
     let pickups = vec![
-        PickupSpec::position(masses[10]),
-        PickupSpec::velocity(masses[41]).weight(1e-3).channel(2),
-        PickupSpec::position(masses[60]).weight(0.5).channel(2),
+        PickupSpec::position(nodes[masses / 8]),
+        PickupSpec::velocity(nodes[masses / 2 + 1]).weight(1e-3).channel(2),
+        PickupSpec::position(nodes[3 * masses / 4]).weight(0.5).channel(2),
     ];
     (model, pickups)
 }
@@ -67,6 +73,22 @@ fn a_string_on_the_gpu_renders_the_cpu_frames() {
     assert_eq!(g.step, 3000);
     assert_close("string, positions", &g.x[..80], &c.x[..80]);
     assert_close("string, velocities", &g.v[..80], &c.v[..80]);
+}
+
+#[test]
+fn a_string_too_long_for_workgroup_memory_runs_as_one_row_of_membrane() {
+    // 3000 masses: more than the 1022 that 16 KiB of workgroup memory holds.
+    let (model, pickups) = long_string(3000, 1e5);
+    let Some((mut gpu, mut cpu)) = engines(&model, &pickups, EngineConfig::default().rate(RATE)) else {
+        return;
+    };
+    assert_eq!(gpu.path(), PathKind::Device);
+    let (on_gpu, on_cpu) = (render(&mut gpu, 600, 200), render(&mut cpu, 600, 200));
+    for (channel, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+        assert_close(&format!("long string, channel {channel}"), g, c);
+    }
+    let (g, c) = (gpu.state(), cpu.state());
+    assert_close("long string, positions", &g.x[..3000], &c.x[..3000]);
 }
 
 #[test]
