@@ -65,7 +65,12 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
             record[..steps].fill(0.0);
             membrane.advance(steps, &taps, &mut record).map_err(gpu)
         })?;
-        (columns * rows, rate, "GPU membrane")
+        let path = if membrane.is_blocking() {
+            "GPU membrane, temporal blocking"
+        } else {
+            "GPU membrane, a step per dispatch"
+        };
+        (columns * rows, rate, path)
     } else {
         let n = args.string.unwrap_or(80);
         let voices = args.voices as usize;

@@ -11,21 +11,28 @@
 //! x' = x + h v'
 //! ```
 //!
-//! evaluated with the CPU kernel's nesting of fused multiply-adds, with temporal blocking: one
-//! workgroup per `16 x 16` masses loads them with a halo of [`DEPTH`] masses on each side into
-//! workgroup memory, takes up to [`DEPTH`] steps there (each step's valid region one mass
-//! smaller; the halo's masses are computed again by each tile that holds them, with the same
-//! values), records its taps after each step and writes its own masses back to the other
-//! device level (ping-pong). Each mass is then read from and written to device memory once per
-//! [`DEPTH`] steps instead of once per step, at the cost of `(16 + 2 DEPTH)^2 / 16^2` (at most 4)
-//! times the arithmetic in the first step of a dispatch, about 2.1 times on average. A block
-//! of [`BLOCK`] steps is one submission, with one read-back of the taps and the status at its
-//! end.
+//! evaluated with the CPU kernel's nesting of fused multiply-adds, in one of two ways that give
+//! the same values:
+//!
+//! - temporal blocking (the default on a GPU): one workgroup per `16 x 16` masses loads them
+//!   with a halo of [`DEPTH`] masses on each side into workgroup memory, takes up to [`DEPTH`]
+//!   steps there (each step's valid region one mass smaller; the halo's masses are computed
+//!   again by each tile that holds them, with the same values), records its taps after each
+//!   step and writes its own masses back to the other device level (ping-pong). Each mass is
+//!   read from and written to device memory once per [`DEPTH`] steps instead of once per step,
+//!   for about 2.1 times the arithmetic;
+//! - a step per dispatch (the default on a CPU driver such as lavapipe): one invocation per mass
+//!   reads one level from device memory and writes the other, then one small workgroup records
+//!   the taps. On lavapipe, whose workgroup barriers are slow, blocking measured 7 to 10 times
+//!   slower than this; on a GPU neither has been measured.
+//!
+//! A block of [`BLOCK`] steps is one submission, with one read-back of the taps and the status
+//! at its end.
 //!
 //! A non-finite position stops the block on the device: the later dispatches of the block leave
-//! the state as it was at the start of the offending dispatch (at most [`DEPTH`] - 1 steps
-//! before the offending step), which is kept, and the error names the offending step and the
-//! lowest mass non-finite at it.
+//! the state as it was at the start of the offending dispatch (with blocking, at most
+//! [`DEPTH`] - 1 steps before the offending step), which is kept, and the error names the
+//! offending step and the lowest mass non-finite at it.
 
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::Tap;
@@ -61,8 +68,11 @@ const DEPTH_OFFSET: u64 = 11 * 4;
 pub struct GpuMembrane {
     context: GpuContext,
     grid: UniformGrid,
-    step_pipeline: wgpu::ComputePipeline,
-    count_pipeline: wgpu::ComputePipeline,
+    /// Temporal blocking (`advance`, `count_steps`), or a step per dispatch (`step`,
+    /// `record_taps`).
+    blocking: bool,
+    /// The pipelines `advance`, `count_steps`, `step` and `record_taps`.
+    pipelines: Pipelines,
     coefficients: wgpu::Buffer,
     /// Padded positions (m), two time levels.
     x: [wgpu::Buffer; 2],
@@ -70,10 +80,12 @@ pub struct GpuMembrane {
     v: [wgpu::Buffer; 2],
     /// Steps done in the block, first non-finite step, its lowest mass.
     status: wgpu::Buffer,
-    /// The taps' buffers, and the stencil's bind groups over them.
+    /// The taps' buffers, and the bind groups over them.
     recorder: Recorder,
     /// The step counter's bind group.
     count_group: wgpu::BindGroup,
+    /// `step`'s bind groups reading level 0 and writing level 1, and the reverse.
+    step_groups: [wgpu::BindGroup; 2],
     /// Which level holds the current state.
     current: usize,
 }
@@ -114,12 +126,12 @@ impl GpuMembrane {
                 "a {w} x {h} membrane exceeds this GPU's {binding}-byte buffers or {groups} workgroups per dimension"
             )));
         }
-        let mut pipelines = context
-            .pipelines("hooke membrane", include_str!("membrane.wgsl"), &["advance", "count_steps"])?
-            .into_iter();
-        let (Some(step_pipeline), Some(count_pipeline)) = (pipelines.next(), pipelines.next()) else {
+        let entries = ["advance", "count_steps", "step", "record_taps"];
+        let made = context.pipelines("hooke membrane", include_str!("membrane.wgsl"), &entries)?;
+        let Ok([blocked, count, step, record]) = <[wgpu::ComputePipeline; 4]>::try_from(made) else {
             return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
         };
+        let pipelines = Pipelines { blocked, count, step, record };
         let per_mass = dt / grid.mass;
         let bits = |value: f64| (value as f32).to_bits();
         let coefficients_value: Coefficients = [
@@ -157,22 +169,40 @@ impl GpuMembrane {
         context.queue.write_buffer(&xs[0], 0, bytemuck::cast_slice(&padded(x)));
         context.queue.write_buffer(&vs[0], 0, bytemuck::cast_slice(&padded(v)));
         let status = context.storage("hooke membrane status", 12);
-        let count_group = context.bind(&count_pipeline, &[(0, &coefficients), (5, &status)]);
+        let count_group = context.bind(&pipelines.count, &[(0, &coefficients), (5, &status)]);
+        let step_groups = [0, 1].map(|from| {
+            let to = 1 - from;
+            let buffers = [&coefficients, &xs[from], &vs[from], &xs[to], &vs[to], &status];
+            context.bind(&pipelines.step, &(0..).zip(buffers).collect::<Vec<_>>())
+        });
         let recorder =
-            Recorder::new(context, &step_pipeline, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
+            Recorder::new(context, &pipelines, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
         Ok(Self {
             context: context.clone(),
             grid,
-            step_pipeline,
-            count_pipeline,
+            blocking: !context.is_cpu(),
+            pipelines,
             coefficients,
             x: xs,
             v: vs,
             status,
             recorder,
             count_group,
+            step_groups,
             current: 0,
         })
+    }
+
+    /// With temporal blocking (`true`, the default on a GPU) or a step per dispatch (`false`,
+    /// the default on a CPU driver such as lavapipe, where workgroup barriers are slow: there
+    /// blocking measured 7 to 10 times slower). Both give the same values.
+    pub fn blocking(self, blocking: bool) -> Self {
+        Self { blocking, ..self }
+    }
+
+    /// Whether it steps with temporal blocking.
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
     }
 
     /// Advances `steps` steps, adding each tap's weighted value after every step to
@@ -199,8 +229,7 @@ impl GpuMembrane {
         if taps.len() > self.recorder.capacity {
             let shared = [&self.coefficients, &self.status];
             let capacity = taps.len().next_power_of_two();
-            self.recorder =
-                Recorder::new(&self.context, &self.step_pipeline, shared, &self.x, &self.v, capacity);
+            self.recorder = Recorder::new(&self.context, &self.pipelines, shared, &self.x, &self.v, capacity);
         }
         let context = &self.context;
         let encoded: Vec<u32> = taps
@@ -217,19 +246,29 @@ impl GpuMembrane {
         while done < steps {
             // Whole dispatches of DEPTH steps, then one dispatch of the steps left.
             let left = steps - done;
-            let length = if left >= DEPTH { BLOCK.min(left - left % DEPTH) } else { left };
-            let depth = DEPTH.min(length);
+            let most = if self.blocking { DEPTH } else { 1 };
+            let length = if left >= most { BLOCK.min(left - left % most) } else { left };
+            let depth = most.min(length);
             context.queue.write_buffer(&self.coefficients, DEPTH_OFFSET, bytemuck::bytes_of(&(depth as u32)));
             context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[0, NONE, NONE]));
             let mut encoder = context.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 for dispatch in 0..length / depth {
-                    pass.set_pipeline(&self.step_pipeline);
-                    pass.set_bind_group(0, &self.recorder.groups[(self.current + dispatch) % 2], &[]);
-                    pass.dispatch_workgroups(groups.0, groups.1, 1);
-                    pass.set_pipeline(&self.count_pipeline);
-                    pass.set_bind_group(0, &self.count_group, &[]);
+                    let from = (self.current + dispatch) % 2;
+                    if self.blocking {
+                        pass.set_pipeline(&self.pipelines.blocked);
+                        pass.set_bind_group(0, &self.recorder.blocked_groups[from], &[]);
+                        pass.dispatch_workgroups(groups.0, groups.1, 1);
+                        pass.set_pipeline(&self.pipelines.count);
+                        pass.set_bind_group(0, &self.count_group, &[]);
+                    } else {
+                        pass.set_pipeline(&self.pipelines.step);
+                        pass.set_bind_group(0, &self.step_groups[from], &[]);
+                        pass.dispatch_workgroups(groups.0, groups.1, 1);
+                        pass.set_pipeline(&self.pipelines.record);
+                        pass.set_bind_group(0, &self.recorder.record_groups[from], &[]);
+                    }
                     pass.dispatch_workgroups(1, 1, 1);
                 }
             }
@@ -297,8 +336,23 @@ struct Recorder {
     record: wgpu::Buffer,
     /// The status (3 words) then the record, read back.
     staging: wgpu::Buffer,
-    /// Reading the level the stencil's bind group of the same index writes.
-    groups: [wgpu::BindGroup; 2],
+    /// `advance`'s bind groups reading level 0 and writing level 1, and the reverse.
+    blocked_groups: [wgpu::BindGroup; 2],
+    /// `record_taps`'s bind groups reading what `step`'s of the same index write.
+    record_groups: [wgpu::BindGroup; 2],
+}
+
+/// The membrane's compute pipelines.
+#[derive(Debug)]
+struct Pipelines {
+    /// `advance`: up to [`DEPTH`] steps with temporal blocking.
+    blocked: wgpu::ComputePipeline,
+    /// `count_steps`: the step counter after an `advance`.
+    count: wgpu::ComputePipeline,
+    /// `step`: one step from device memory.
+    step: wgpu::ComputePipeline,
+    /// `record_taps`: the taps and the step counter after a `step`.
+    record: wgpu::ComputePipeline,
 }
 
 impl Recorder {
@@ -307,7 +361,7 @@ impl Recorder {
     /// `x` and `v` the two levels of positions and velocities.
     fn new(
         context: &GpuContext,
-        pipeline: &wgpu::ComputePipeline,
+        pipelines: &Pipelines,
         shared: [&wgpu::Buffer; 2],
         x: &[wgpu::Buffer; 2],
         v: &[wgpu::Buffer; 2],
@@ -316,11 +370,16 @@ impl Recorder {
         let taps = context.storage("hooke membrane taps", 4 * capacity as u64);
         let record = context.storage("hooke membrane record", (4 * capacity * BLOCK) as u64);
         let staging = context.staging("hooke membrane read-back", (4 * (3 + capacity * BLOCK)) as u64);
-        let groups = [0, 1].map(|from| {
+        let blocked_groups = [0, 1].map(|from| {
             let to = 1 - from;
             let buffers = [shared[0], &x[from], &v[from], &x[to], &v[to], shared[1], &taps, &record];
-            context.bind(pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
+            context.bind(&pipelines.blocked, &(0..).zip(buffers).collect::<Vec<_>>())
         });
-        Self { capacity, taps, record, staging, groups }
+        let record_groups = [0, 1].map(|from| {
+            let to = 1 - from;
+            let buffers = [shared[0], &x[to], &v[to], shared[1], &taps, &record];
+            context.bind(&pipelines.record, &[0, 3, 4, 5, 6, 7].into_iter().zip(buffers).collect::<Vec<_>>())
+        });
+        Self { capacity, taps, record, staging, blocked_groups, record_groups }
     }
 }

@@ -1,8 +1,11 @@
-// The uniform membrane's five-point stencil, symplectic Euler (Morgan & Qiao 2009, eq. (26)),
-// with temporal blocking; see membrane.rs. One workgroup per TILE x TILE masses loads them with
-// a halo of DEPTH masses into workgroup memory, takes `depth` steps there (the valid region
-// shrinking by one mass a step), records its taps after each step and writes its tile back;
-// then one invocation (`count_steps`) advances the block's step counter on the device.
+// The uniform membrane's five-point stencil, symplectic Euler (Morgan & Qiao 2009, eq. (26));
+// see membrane.rs. Two ways to step, the same arithmetic (`updated`):
+// - temporal blocking (`advance`, then `count_steps`): one workgroup per TILE x TILE masses
+//   loads them with a halo of DEPTH masses into workgroup memory, takes `depth` steps there
+//   (the valid region shrinking by one mass a step), records its taps after each step and
+//   writes its tile back; one invocation then advances the block's step counter;
+// - a step per dispatch (`step`, then `record_taps`): one invocation per mass reading device
+//   memory, then one small workgroup recording the taps and counting the step.
 
 struct Coefficients {
     stiffness_x: f32,  // h k_x / m, 1/s
@@ -28,7 +31,7 @@ const DEPTH: u32 = 8u;
 const SPAN: u32 = TILE + 2u * DEPTH;
 const CELLS: u32 = SPAN * SPAN;
 const LANES: u32 = TILE * TILE;
-const PER_LANE: u32 = CELLS / LANES;
+const PER_LANE: u32 = (CELLS + LANES - 1u) / LANES;
 
 @group(0) @binding(0) var<uniform> c: Coefficients;
 // Positions (m) and velocities (m/s) on the padded (W + 2) x (H + 2) grid, row-major, with
@@ -54,6 +57,25 @@ var<workgroup> start: u32;
 
 fn is_finite(value: f32) -> bool {
     return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
+}
+
+// A mass's position (m) and velocity (m/s) after a step, from its own and its four neighbours'
+// (west, east, south, north) positions and velocities, with the CPU kernel's nesting of fma.
+fn updated(x_mid: f32, v_mid: f32, x_around: vec4<f32>, v_around: vec4<f32>) -> vec2<f32> {
+    let stretch_x = fma(x_mid, -2.0, x_around.x + x_around.y);
+    let stretch_y = fma(x_mid, -2.0, x_around.z + x_around.w);
+    let shear_x = fma(v_mid, -2.0, v_around.x + v_around.y);
+    let shear_y = fma(v_mid, -2.0, v_around.z + v_around.w);
+    let velocity = fma(
+        c.stiffness_x,
+        stretch_x,
+        fma(
+            c.stiffness_y,
+            stretch_y,
+            fma(c.damping_x, shear_x, fma(c.damping_y, shear_y, fma(v_mid, c.retained, c.force))),
+        ),
+    );
+    return vec2<f32>(fma(c.step, velocity, x_mid), velocity);
 }
 
 @compute @workgroup_size(16, 16)
@@ -91,6 +113,9 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
         // Step s computes the cells s + 1 to SPAN - 2 - s of the span that are masses.
         for (var q = 0u; q < PER_LANE; q++) {
             let k = lane + q * LANES;
+            if k >= CELLS {
+                break;
+            }
             let a = k % SPAN;
             let b = k / SPAN;
             let px = ox + i32(a);
@@ -101,24 +126,12 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
                 new_v[q] = vs[k];
                 continue;
             }
-            let x_mid = xs[k];
-            let v_mid = vs[k];
-            let stretch_x = fma(x_mid, -2.0, xs[k - 1u] + xs[k + 1u]);
-            let stretch_y = fma(x_mid, -2.0, xs[k - SPAN] + xs[k + SPAN]);
-            let shear_x = fma(v_mid, -2.0, vs[k - 1u] + vs[k + 1u]);
-            let shear_y = fma(v_mid, -2.0, vs[k - SPAN] + vs[k + SPAN]);
-            let velocity = fma(
-                c.stiffness_x,
-                stretch_x,
-                fma(
-                    c.stiffness_y,
-                    stretch_y,
-                    fma(c.damping_x, shear_x, fma(c.damping_y, shear_y, fma(v_mid, c.retained, c.force))),
-                ),
-            );
-            let position = fma(c.step, velocity, x_mid);
+            let x_around = vec4<f32>(xs[k - 1u], xs[k + 1u], xs[k - SPAN], xs[k + SPAN]);
+            let v_around = vec4<f32>(vs[k - 1u], vs[k + 1u], vs[k - SPAN], vs[k + SPAN]);
+            let next = updated(xs[k], vs[k], x_around, v_around);
+            let position = next.x;
             new_x[q] = position;
-            new_v[q] = velocity;
+            new_v[q] = next.y;
             // Only the tile's own masses report: the halo's are other tiles' (the same values).
             let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
             if own && !is_finite(position) {
@@ -127,7 +140,7 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
             }
         }
         workgroupBarrier();
-        for (var q = 0u; q < PER_LANE; q++) {
+        for (var q = 0u; q < PER_LANE && lane + q * LANES < CELLS; q++) {
             xs[lane + q * LANES] = new_x[q];
             vs[lane + q * LANES] = new_v[q];
         }
@@ -165,4 +178,37 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
 @compute @workgroup_size(1)
 fn count_steps() {
     atomicAdd(&status[0], c.depth);
+}
+
+@compute @workgroup_size(16, 16)
+fn step(@builtin(global_invocation_id) id: vec3<u32>) {
+    let s = atomicLoad(&status[0]);
+    if id.x >= c.columns || id.y >= c.rows || atomicLoad(&status[1]) < s {
+        return;  // off the grid, or an earlier step went non-finite: keep its start state
+    }
+    let stride = c.columns + 2u;
+    let k = (id.y + 1u) * stride + id.x + 1u;
+    let x_around = vec4<f32>(x_in[k - 1u], x_in[k + 1u], x_in[k - stride], x_in[k + stride]);
+    let v_around = vec4<f32>(v_in[k - 1u], v_in[k + 1u], v_in[k - stride], v_in[k + stride]);
+    let next = updated(x_in[k], v_in[k], x_around, v_around);
+    x_out[k] = next.x;
+    v_out[k] = next.y;
+    if !is_finite(next.x) {
+        atomicMin(&status[1], s);
+        atomicMin(&status[2], id.y * c.columns + id.x);
+    }
+}
+
+@compute @workgroup_size(64)
+fn record_taps(@builtin(local_invocation_index) lane: u32) {
+    let s = atomicLoad(&status[0]);
+    for (var j = lane; j < c.taps; j += 64u) {
+        let tap = taps[j];
+        let k = tap & ~VELOCITY;
+        record[j * c.block + s] = select(x_out[k], v_out[k], (tap & VELOCITY) != 0u);
+    }
+    storageBarrier();
+    if lane == 0u {
+        atomicStore(&status[0], s + 1u);
+    }
 }

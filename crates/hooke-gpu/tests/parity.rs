@@ -231,90 +231,101 @@ fn taps(columns: usize, rows: usize, count: usize) -> Vec<Tap> {
 #[test]
 fn membrane_matches_the_cpu_grid_kernel() {
     let Some(context) = context() else { return };
-    // Not multiples of the 16 x 16 workgroup, so edge workgroups are partly off the grid.
-    let (columns, rows, steps) = (37, 23, 1000);
-    let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
-    let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
-    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
-    let mut gpu_record = vec![0f64; taps.len() * steps];
-    let mut cpu_record = vec![0f64; taps.len() * steps];
-    gpu.advance(steps, &taps, &mut gpu_record).unwrap();
-    cpu.advance(steps, &taps, &mut cpu_record).unwrap();
-    for (j, tap) in taps.iter().enumerate() {
-        let range = j * steps..(j + 1) * steps;
-        assert_close(
-            &format!("tap {j} ({:?})", tap.quantity),
-            &gpu_record[range.clone()],
-            &cpu_record[range],
-        );
+    for blocking in [false, true] {
+        // Not multiples of the 16 x 16 workgroup, so edge workgroups are partly off the grid.
+        let (columns, rows, steps) = (37, 23, 1000);
+        let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
+        let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+        let mut gpu_record = vec![0f64; taps.len() * steps];
+        let mut cpu_record = vec![0f64; taps.len() * steps];
+        gpu.advance(steps, &taps, &mut gpu_record).unwrap();
+        cpu.advance(steps, &taps, &mut cpu_record).unwrap();
+        for (j, tap) in taps.iter().enumerate() {
+            let range = j * steps..(j + 1) * steps;
+            assert_close(
+                &format!("blocking {blocking}: tap {j} ({:?})", tap.quantity),
+                &gpu_record[range.clone()],
+                &cpu_record[range],
+            );
+        }
+        let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
+        let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
+        assert_close("positions", &gpu_x, &cpu_x);
     }
-    let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
-    let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
-    assert_close("positions", &gpu_x, &cpu_x);
 }
 
 #[test]
 fn membrane_blocks_of_any_length_give_one_long_block() {
     let Some(context) = context() else { return };
-    let (columns, rows, steps) = (20, 17, 400);
-    let (grid, (x, v)) = (grid(columns, rows, 8e5), bump(columns, rows));
-    // More taps than the recorder first holds, so it grows.
-    let taps = taps(columns, rows, 21);
-    let mut whole = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
-    let mut one_call = vec![0f64; taps.len() * steps];
-    whole.advance(steps, &taps, &mut one_call).unwrap();
-    let mut pieces = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
-    let mut in_pieces = vec![0f64; taps.len() * steps];
-    let mut done = 0;
-    for length in [1, 63, 64, 65, 207] {
-        let mut part = vec![0f64; taps.len() * length];
-        pieces.advance(length, &taps, &mut part).unwrap();
-        for j in 0..taps.len() {
-            in_pieces[j * steps + done..][..length].copy_from_slice(&part[j * length..][..length]);
+    for blocking in [false, true] {
+        let (columns, rows, steps) = (20, 17, 400);
+        let (grid, (x, v)) = (grid(columns, rows, 8e5), bump(columns, rows));
+        // More taps than the recorder first holds, so it grows.
+        let taps = taps(columns, rows, 21);
+        let mut whole = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut one_call = vec![0f64; taps.len() * steps];
+        whole.advance(steps, &taps, &mut one_call).unwrap();
+        let mut pieces = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut in_pieces = vec![0f64; taps.len() * steps];
+        let mut done = 0;
+        for length in [1, 63, 64, 65, 207] {
+            let mut part = vec![0f64; taps.len() * length];
+            pieces.advance(length, &taps, &mut part).unwrap();
+            for j in 0..taps.len() {
+                in_pieces[j * steps + done..][..length].copy_from_slice(&part[j * length..][..length]);
+            }
+            done += length;
         }
-        done += length;
+        assert_eq!(done, steps);
+        assert_eq!(one_call, in_pieces, "the same steps in other blocks differ");
+        assert_eq!(whole.positions().unwrap(), pieces.positions().unwrap());
+        let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+        let mut cpu_record = vec![0f64; taps.len() * steps];
+        cpu.advance(steps, &taps, &mut cpu_record).unwrap();
+        assert_close("taps over several blocks", &one_call, &cpu_record);
     }
-    assert_eq!(done, steps);
-    assert_eq!(one_call, in_pieces, "the same steps in other blocks differ");
-    assert_eq!(whole.positions().unwrap(), pieces.positions().unwrap());
-    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
-    let mut cpu_record = vec![0f64; taps.len() * steps];
-    cpu.advance(steps, &taps, &mut cpu_record).unwrap();
-    assert_close("taps over several blocks", &one_call, &cpu_record);
 }
 
 #[test]
 fn unstable_membrane_reports_the_step_and_keeps_its_dispatch_start() {
     let Some(context) = context() else { return };
-    // omega h = 2 sqrt((k_x + k_y)/m) h = 2.2 > 2: the highest mode grows about 2.4-fold a step.
-    let (columns, rows, steps) = (19, 21, 300);
-    let stiffness = 1.21 * 1e-3 / (1.7 * DT * DT);
-    let (grid, (x, v)) = (grid(columns, rows, stiffness), bump(columns, rows));
-    let taps = taps(columns, rows, 3);
-    let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap();
-    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
-    let mut gpu_record = vec![0f64; taps.len() * steps];
-    let mut cpu_record = vec![0f64; taps.len() * steps];
-    let error = gpu.advance(steps, &taps, &mut gpu_record).unwrap_err();
-    let step = cpu.advance(steps, &taps, &mut cpu_record).unwrap_err();
-    println!("{error}");
-    assert!(step > BLOCK_STEPS, "the failure comes after the first block ({step})");
-    let GpuError::NonFinite { step: gpu_step, voice: None, mass, kept } = error else { panic!("{error}") };
-    assert_eq!(gpu_step, step, "the failing step");
-    // The state kept is the start of the dispatch that failed: whole dispatches of DEPTH steps.
-    assert_eq!(kept, step / MEMBRANE_DEPTH * MEMBRANE_DEPTH, "the state kept");
-    assert!(mass < columns * rows);
-    // The GPU kept the state after `kept` steps, and recorded the steps before them (the values
-    // grow fast, so each is compared with the final peak's tolerance).
-    let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
-    let mut cpu_record = vec![0f64; taps.len() * kept];
-    cpu.advance(kept, &taps, &mut cpu_record).unwrap();
-    let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
-    let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
-    assert_close("kept positions", &gpu_x, &cpu_x);
-    let gpu_kept: Vec<f64> = (0..taps.len()).flat_map(|j| gpu_record[j * steps..][..kept].to_vec()).collect();
-    assert_close("taps before the failure", &gpu_kept, &cpu_record);
-    assert!(gpu_record.iter().enumerate().all(|(i, &value)| i % steps < kept || value == 0.0));
+    for blocking in [false, true] {
+        // omega h = 2 sqrt((k_x + k_y)/m) h = 2.2 > 2: the highest mode grows about 2.4-fold a step.
+        let (columns, rows, steps) = (19, 21, 300);
+        let stiffness = 1.21 * 1e-3 / (1.7 * DT * DT);
+        let (grid, (x, v)) = (grid(columns, rows, stiffness), bump(columns, rows));
+        let taps = taps(columns, rows, 3);
+        let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+        let mut gpu_record = vec![0f64; taps.len() * steps];
+        let mut cpu_record = vec![0f64; taps.len() * steps];
+        let error = gpu.advance(steps, &taps, &mut gpu_record).unwrap_err();
+        let step = cpu.advance(steps, &taps, &mut cpu_record).unwrap_err();
+        println!("{error}");
+        assert!(step > BLOCK_STEPS, "the failure comes after the first block ({step})");
+        let GpuError::NonFinite { step: gpu_step, voice: None, mass, kept } = error else {
+            panic!("{error}")
+        };
+        assert_eq!(gpu_step, step, "the failing step");
+        // The state kept is the start of the dispatch that failed: with blocking, whole dispatches
+        // of DEPTH steps; else the failing step's start.
+        let depth = if blocking { MEMBRANE_DEPTH } else { 1 };
+        assert_eq!(kept, step / depth * depth, "the state kept");
+        assert!(mass < columns * rows);
+        // The GPU kept the state after `kept` steps, and recorded the steps before them (the values
+        // grow fast, so each is compared with the final peak's tolerance).
+        let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
+        let mut cpu_record = vec![0f64; taps.len() * kept];
+        cpu.advance(kept, &taps, &mut cpu_record).unwrap();
+        let gpu_x: Vec<f64> = gpu.positions().unwrap().iter().map(|&value| f64::from(value)).collect();
+        let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
+        assert_close("kept positions", &gpu_x, &cpu_x);
+        let gpu_kept: Vec<f64> =
+            (0..taps.len()).flat_map(|j| gpu_record[j * steps..][..kept].to_vec()).collect();
+        assert_close("taps before the failure", &gpu_kept, &cpu_record);
+        assert!(gpu_record.iter().enumerate().all(|(i, &value)| i % steps < kept || value == 0.0));
+    }
 }
 
 /// Steps per membrane block (`hooke_gpu`'s), so the failure above crosses a block boundary.
