@@ -1,0 +1,321 @@
+//! The playground's model: a model file loaded into an [`Engine`], rendered block by block into
+//! a preallocated buffer, changed by the page's controls through engine events only.
+
+use hooke::analysis::report::AnalysisOptions;
+use hooke::engine::{Engine, EngineConfig, Event};
+use hooke::format::model::parse;
+use hooke::format::SourceError;
+use serde_json::json;
+
+/// The most frames one [`Playground::render`] call gives (the buffer is allocated at load).
+pub const MAX_FRAMES: usize = 8192;
+
+/// The most output channels (pickup channel numbers) a model may have here: the render call
+/// lends the engine one slice per channel from a fixed array, so that it allocates nothing.
+pub const MAX_CHANNELS: usize = 16;
+
+/// An error for the page: where it is (file, 1-based line and column, when it is about the
+/// text) and what it says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebError {
+    /// The file name the page gave.
+    pub file: String,
+    /// 1-based line and column of the offending text; `None` for an error about the whole run.
+    pub position: Option<(usize, usize)>,
+    /// What went wrong and what was expected.
+    pub message: String,
+}
+
+impl WebError {
+    /// An error about the whole run (no position in the text).
+    fn run(file: &str, message: impl Into<String>) -> Self {
+        Self { file: file.to_string(), position: None, message: message.into() }
+    }
+
+    /// The error as UTF-8 JSON: `{"file", "line", "column", "message"}`, the line and column
+    /// `null` when the error is about no text.
+    pub fn to_json(&self) -> Vec<u8> {
+        let (line, column) = self.position.unzip();
+        json!({ "file": self.file, "line": line, "column": column, "message": self.message })
+            .to_string()
+            .into_bytes()
+    }
+}
+
+impl From<SourceError> for WebError {
+    fn from(error: SourceError) -> Self {
+        let message = if error.found.is_empty() {
+            error.message
+        } else {
+            format!("{} (at `{}`)", error.message, error.found)
+        };
+        Self { file: error.file, position: Some((error.line, error.column)), message }
+    }
+}
+
+/// A link as loaded: its two nodes, stiffness (N/m) and damping (N s/m), the values the
+/// tension and damping factors scale.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    a: usize,
+    b: usize,
+    stiffness: f64,
+    damping: f64,
+}
+
+/// A loaded model, its engine and the page's settings.
+pub struct Playground {
+    file: String,
+    engine: Engine,
+    /// The links as loaded (springs and dampers joined by their nodes).
+    links: Vec<Link>,
+    /// Each mass's drag as loaded, N s/m.
+    drags: Vec<f64>,
+    /// The factor on every stiffness now.
+    tension: f64,
+    /// The factor on every damping and drag now.
+    damping: f64,
+    /// Every channel's frames of the last render, channel after channel (`MAX_FRAMES` each).
+    output: Vec<f32>,
+    /// The frames the file's `[run]` asks for (its duration at its rate).
+    frames: u64,
+}
+
+impl Playground {
+    /// Parses the model file `source` (called `file` in errors) and builds its engine at the
+    /// file's scheme and rate (`[run]`, or the defaults).
+    pub fn load(source: &str, file: &str) -> Result<Self, WebError> {
+        let model_file = parse(source, file)?;
+        let settings = model_file.run.or_defaults();
+        let config = EngineConfig::default().scheme(settings.scheme).dt(settings.step.seconds());
+        let system = hooke::system::System::new(&model_file.model);
+        let engine = Engine::from_system(system, model_file.pickups.clone(), config)
+            .map_err(|e| WebError::run(file, e.to_string()))?;
+        if engine.channels() > MAX_CHANNELS {
+            let message = format!(
+                "the playground renders at most {MAX_CHANNELS} channels; the pickups make {}",
+                engine.channels()
+            );
+            return Err(WebError::run(file, message));
+        }
+        let system = engine.system();
+        let (springs, dampers) = (system.springs(), system.dampers());
+        let mut links: Vec<Link> = (0..springs.len())
+            .map(|i| Link {
+                a: springs.a[i] as usize,
+                b: springs.b[i] as usize,
+                stiffness: springs.coefficient[i],
+                damping: 0.0,
+            })
+            .collect();
+        for i in 0..dampers.len() {
+            let (a, b) = (dampers.a[i] as usize, dampers.b[i] as usize);
+            match links.iter_mut().find(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)) {
+                Some(link) => link.damping = dampers.coefficient[i],
+                None => links.push(Link { a, b, stiffness: 0.0, damping: dampers.coefficient[i] }),
+            }
+        }
+        let dimension = system.dimension();
+        let drags = (0..system.mass_count()).map(|m| system.drag().get(m * dimension).copied().unwrap_or(0.0)).collect();
+        let frames = settings.length.steps(settings.step.seconds());
+        let output = vec![0.0; MAX_FRAMES * engine.channels()];
+        Ok(Self { file: file.to_string(), engine, links, drags, tension: 1.0, damping: 1.0, output, frames })
+    }
+
+    /// The engine (read only: every change goes through the methods below).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The simulation and output rate, Hz.
+    pub fn rate(&self) -> f64 {
+        1.0 / self.engine.dt()
+    }
+
+    /// The frames the file's `[run]` asks for (its duration times its rate).
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Renders the next `frames` frames (at most [`MAX_FRAMES`]) of every channel into the
+    /// output buffer, channel after channel `MAX_FRAMES` apart; returns them. Allocates nothing
+    /// once a block of this size has been rendered.
+    pub fn render(&mut self, frames: usize) -> Result<&[f32], WebError> {
+        let frames = frames.min(MAX_FRAMES);
+        let channels = self.engine.channels();
+        let mut chunks = self.output.chunks_mut(MAX_FRAMES);
+        let mut slices: [&mut [f32]; MAX_CHANNELS] =
+            std::array::from_fn(|_| chunks.next().map_or(&mut [][..], |chunk| &mut chunk[..frames]));
+        self.engine.render(&mut slices[..channels]).map_err(|e| WebError::run(&self.file, e.to_string()))?;
+        Ok(&self.output)
+    }
+
+    /// The output buffer: channel `c`'s frames of the last render start at `c * MAX_FRAMES`.
+    pub fn output(&self) -> &[f32] {
+        &self.output
+    }
+
+    /// Sets every link's stiffness to `factor` times its stiffness as loaded (the tension of a
+    /// string: its frequencies scale by `sqrt(factor)`). `factor` is finite and > 0.
+    pub fn set_tension(&mut self, factor: f64) -> Result<(), WebError> {
+        self.check_factor("tension", factor, 0.0)?;
+        self.tension = factor;
+        self.apply_links()
+    }
+
+    /// Sets every damper's coefficient and every mass's drag to `factor` times its value as
+    /// loaded. `factor` is finite and >= 0.
+    pub fn set_damping(&mut self, factor: f64) -> Result<(), WebError> {
+        self.check_factor("damping", factor, -1.0)?;
+        self.damping = factor;
+        self.apply_links()?;
+        for mass in 0..self.drags.len() {
+            let drag = self.drags[mass];
+            if drag > 0.0 {
+                self.event(Event::Drag { mass, drag: drag * factor })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Plucks the model as a string: its masses in file order are set at rest to a triangle of
+    /// height `amplitude` (m) peaking at `position` (a fraction of the length, strictly between
+    /// 0 and 1), zero at both ends (the shape of a `[[string]]`'s `pluck`). 1D models only.
+    pub fn pluck(&mut self, position: f64, amplitude: f64) -> Result<(), WebError> {
+        if !(position > 0.0 && position < 1.0) {
+            return Err(WebError::run(&self.file, format!("pluck: expected a position strictly between 0 and 1, found {position}")));
+        }
+        let system = self.engine.system();
+        if system.dimension() != 1 {
+            return Err(WebError::run(&self.file, "pluck: a pluck shapes a 1D model (a string); this model is not 1D"));
+        }
+        let n = system.mass_count();
+        let shape = (0..n)
+            .map(|i| {
+                let s = (i + 1) as f64 / (n + 1) as f64;
+                let x = if s <= position { s / position } else { (1.0 - s) / (1.0 - position) };
+                (i, amplitude * x)
+            })
+            .collect();
+        self.event(Event::Shape(shape))
+    }
+
+    /// The digital frequency (Hz) of the lowest vibrating mode of the model as it is now (with
+    /// the tension and damping set), as the scheme at the engine's step renders it (the
+    /// analysis, [`Engine::analyse`]); `None` when no mode vibrates.
+    pub fn lowest_frequency(&self) -> Result<Option<f64>, WebError> {
+        let analysis = self
+            .engine
+            .analyse(&AnalysisOptions::default())
+            .map_err(|e| WebError::run(&self.file, e.to_string()))?;
+        Ok(analysis.modes.iter().map(|m| m.discrete.frequency_hz()).find(|&f| f > 0.0))
+    }
+
+    fn check_factor(&self, what: &str, factor: f64, above: f64) -> Result<(), WebError> {
+        if factor.is_finite() && factor > above && factor >= 0.0 {
+            Ok(())
+        } else {
+            let expected = if above < 0.0 { "a finite factor >= 0" } else { "a finite factor > 0" };
+            Err(WebError::run(&self.file, format!("{what}: expected {expected}, found {factor}")))
+        }
+    }
+
+    /// Sends every link's stiffness and damping, as loaded times the factors, to the engine.
+    fn apply_links(&mut self) -> Result<(), WebError> {
+        for i in 0..self.links.len() {
+            let link = self.links[i];
+            self.event(Event::Link {
+                a: link.a,
+                b: link.b,
+                stiffness: link.stiffness * self.tension,
+                damping: link.damping * self.damping,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: Event) -> Result<(), WebError> {
+        self.engine.apply(event).map_err(|e| WebError::run(&self.file, e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 30-mass string at 100 N, 1 g/m, 0.5 m (f1 = sqrt(T/rho)/(2L) = 316 Hz as a continuum).
+    const STRING: &str = "[model]\ndimension = 1\n\n[[string]]\nid = \"s\"\nmasses = 30\nlength = 0.5\n\
+        tension = 100.0\nlinear_density = 1e-3\ndecay_time = 1.0\n\n[run]\nrate = 44100\n\n\
+        [[pickup]]\nchannel = 1\nmass = \"s.3\"\nquantity = \"velocity\"\n";
+
+    fn lowest(playground: &Playground) -> f64 {
+        playground.lowest_frequency().unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_typo_is_placed_at_its_line_and_column() {
+        let source = STRING.replace("masses = 30", "masess = 30");
+        let line = source.lines().position(|l| l.starts_with("masess")).unwrap() + 1;
+        let error = Playground::load(&source, "typo.toml").err().unwrap();
+        assert_eq!(error.position, Some((line, 1)), "{error:?}");
+        let json: serde_json::Value = serde_json::from_slice(&error.to_json()).unwrap();
+        assert_eq!(json["file"], "typo.toml");
+        assert_eq!(json["line"], line);
+        assert_eq!(json["column"], 1);
+        assert!(json["message"].as_str().unwrap().contains("masess"), "{json}");
+    }
+
+    #[test]
+    fn tension_scales_the_lowest_mode_by_its_square_root() {
+        let mut playground = Playground::load(STRING, "s.toml").unwrap();
+        let before = lowest(&playground);
+        assert!((before / 316.2 - 1.0).abs() < 0.01, "{before} Hz");
+        playground.set_tension(4.0).unwrap();
+        // A string's frequencies go as sqrt(T); symplectic Euler warps them by 1 + (w h)^2 / 24
+        // at most, 2e-4 at 632 Hz and 44.1 kHz.
+        assert!((lowest(&playground) / before - 2.0).abs() < 1e-3, "{} Hz", lowest(&playground));
+        playground.set_tension(1.0).unwrap();
+        assert!((lowest(&playground) / before - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn damping_scales_the_decay_rate() {
+        let mut playground = Playground::load(STRING, "s.toml").unwrap();
+        let decay = |p: &Playground| p.engine.analyse(&AnalysisOptions::default()).unwrap().modes[0].discrete.decay_rate();
+        let before = decay(&playground);
+        // decay_time = 1 s: the lowest mode decays at -1/s.
+        assert!((before + 1.0).abs() < 0.01, "{before} 1/s");
+        playground.set_damping(2.0).unwrap();
+        assert!((decay(&playground) / before - 2.0).abs() < 1e-3, "{}", decay(&playground));
+        assert!(playground.set_damping(-1.0).is_err());
+        assert!(playground.set_tension(0.0).is_err());
+    }
+
+    #[test]
+    fn a_pluck_takes_the_shape_of_a_plucked_string() {
+        let plucked = STRING.replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
+        let expected = Playground::load(&plucked, "p.toml").unwrap().engine.state();
+        let mut playground = Playground::load(STRING, "s.toml").unwrap();
+        assert!(playground.render(64).unwrap()[..64].iter().all(|&x| x == 0.0));
+        playground.pluck(0.3, 2e-3).unwrap();
+        let state = playground.engine.state();
+        for (i, (x, e)) in state.x[..30].iter().zip(&expected.x[..30]).enumerate() {
+            assert!((x - e).abs() < 1e-15, "mass {i}: {x} m, expected {e} m");
+        }
+        assert!(playground.render(64).unwrap()[..64].iter().any(|&x| x != 0.0));
+        assert!(playground.pluck(1.0, 1e-3).is_err());
+    }
+
+    #[test]
+    fn blocks_of_any_size_give_the_same_samples() {
+        let plucked = STRING.replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
+        let mut whole = Playground::load(&plucked, "p.toml").unwrap();
+        let expected = whole.render(1000).unwrap()[..1000].to_vec();
+        let mut split = Playground::load(&plucked, "p.toml").unwrap();
+        let mut got = Vec::new();
+        for n in [128, 1, 512, 359] {
+            got.extend_from_slice(&split.render(n).unwrap()[..n]);
+        }
+        assert_eq!(got, expected);
+    }
+}
