@@ -1,0 +1,27 @@
+// Bundles the page and the worklet with esbuild into dist/, with the wasm module, the static
+// files and the repository's examples (examples/*.toml, listed in examples/index.json).
+// Usage: node build.mjs PATH/TO/hooke_web.wasm
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const wasm = process.argv[2];
+if (!wasm) {
+  console.error('usage: node build.mjs PATH/TO/hooke_web.wasm');
+  process.exit(2);
+}
+const dist = join(here, 'dist');
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(join(dist, 'examples'), { recursive: true });
+const common = { bundle: true, minify: true, sourcemap: true, target: 'chrome110', logLevel: 'warning' };
+await esbuild.build({ ...common, entryPoints: [join(here, 'src/main.ts')], outfile: join(dist, 'main.js'), format: 'esm' });
+await esbuild.build({ ...common, entryPoints: [join(here, 'src/worklet.ts')], outfile: join(dist, 'worklet.js'), format: 'iife' });
+for (const file of ['index.html', 'style.css']) copyFileSync(join(here, file), join(dist, file));
+copyFileSync(wasm, join(dist, 'hooke_web.wasm'));
+const examples = join(here, '..', 'examples');
+const names = readdirSync(examples).filter((name) => name.endsWith('.toml')).sort();
+for (const name of names) copyFileSync(join(examples, name), join(dist, 'examples', name));
+writeFileSync(join(dist, 'examples', 'index.json'), JSON.stringify(names));
+console.log(`built ${dist}: ${names.length} examples`);

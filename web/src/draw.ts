@@ -1,0 +1,112 @@
+// The pictures: the pickup signal against time and its spectrum in dB against frequency, with
+// the analysis' lowest mode marked.
+
+/** Spectrum in dB (Hann window, |FFT|^2, bins 0 to n/2 - 1) of the first n frames of
+ * `samples`, n the largest power of two that fits. */
+export function spectrumDb(samples: Float32Array): Float32Array {
+  let n = 1;
+  while (n * 2 <= samples.length) n *= 2;
+  const re = new Float64Array(n);
+  const im = new Float64Array(n);
+  for (let i = 0; i < n; i++) re[i] = samples[i] * (0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+  fft(re, im);
+  const db = new Float32Array(n / 2);
+  for (let k = 0; k < n / 2; k++) db[k] = 10 * Math.log10(re[k] * re[k] + im[k] * im[k] + 1e-30);
+  return db;
+}
+
+/** In-place radix-2 FFT (the length a power of two). */
+function fft(re: Float64Array, im: Float64Array): void {
+  const n = re.length;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      [re[i], re[j]] = [re[j], re[i]];
+      [im[i], im[j]] = [im[j], im[i]];
+    }
+  }
+  for (let size = 2; size <= n; size *= 2) {
+    const angle = (-2 * Math.PI) / size;
+    for (let start = 0; start < n; start += size) {
+      for (let k = 0; k < size / 2; k++) {
+        const wr = Math.cos(angle * k);
+        const wi = Math.sin(angle * k);
+        const a = start + k;
+        const b = a + size / 2;
+        const tr = re[b] * wr - im[b] * wi;
+        const ti = re[b] * wi + im[b] * wr;
+        re[b] = re[a] - tr;
+        im[b] = im[a] - ti;
+        re[a] += tr;
+        im[a] += ti;
+      }
+    }
+  }
+}
+
+function frame(canvas: HTMLCanvasElement, title: string): CanvasRenderingContext2D {
+  const g = canvas.getContext('2d') as CanvasRenderingContext2D;
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.fillStyle = '#333';
+  g.font = '12px sans-serif';
+  g.fillText(title, 8, 14);
+  return g;
+}
+
+/** The signal `samples` (any units, scaled to the peak) against time at `rate` Hz. */
+export function drawSignal(canvas: HTMLCanvasElement, samples: Float32Array, rate: number, title: string): void {
+  const g = frame(canvas, `${title}: ${((samples.length / rate) * 1000).toFixed(1)} ms`);
+  const { width, height } = canvas;
+  let peak = 0;
+  for (const x of samples) peak = Math.max(peak, Math.abs(x));
+  const mid = height / 2 + 8;
+  const scale = peak > 0 ? (height / 2 - 14) / peak : 0;
+  g.strokeStyle = '#ccc';
+  g.beginPath();
+  g.moveTo(0, mid);
+  g.lineTo(width, mid);
+  g.stroke();
+  g.strokeStyle = '#1a5fb4';
+  g.beginPath();
+  for (let i = 0; i < samples.length; i++) {
+    const x = (i / (samples.length - 1)) * width;
+    const y = mid - samples[i] * scale;
+    if (i === 0) g.moveTo(x, y);
+    else g.lineTo(x, y);
+  }
+  g.stroke();
+}
+
+/** The spectrum `db` (bins 0 to Nyquist at `rate` Hz) with the lowest mode `predicted` (Hz)
+ * marked; shown up to 12 times the predicted frequency, or 5 kHz without one. */
+export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: number, predicted: number): void {
+  const nyquist = rate / 2;
+  const top = Math.min(nyquist, Number.isFinite(predicted) ? Math.max(12 * predicted, 200) : 5000);
+  const label = Number.isFinite(predicted) ? `lowest mode ${predicted.toFixed(2)} Hz` : 'no vibrating mode';
+  const g = frame(canvas, `spectrum, 0 to ${top.toFixed(0)} Hz, 80 dB range (red: ${label})`);
+  const { width, height } = canvas;
+  const bins = Math.max(2, Math.floor((db.length * top) / nyquist));
+  let peak = -Infinity;
+  for (let k = 0; k < bins; k++) peak = Math.max(peak, db[k]);
+  const y = (value: number) => 20 + ((peak - value) / 80) * (height - 24);
+  if (Number.isFinite(predicted)) {
+    const x = (predicted / top) * width;
+    g.strokeStyle = '#c01c28';
+    g.beginPath();
+    g.moveTo(x, 18);
+    g.lineTo(x, height);
+    g.stroke();
+  }
+  g.strokeStyle = '#26a269';
+  g.beginPath();
+  for (let k = 0; k < bins; k++) {
+    const px = (k / bins) * width;
+    const py = Math.min(height, y(db[k]));
+    if (k === 0) g.moveTo(px, py);
+    else g.lineTo(px, py);
+  }
+  g.stroke();
+}
