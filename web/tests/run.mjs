@@ -1,0 +1,219 @@
+// Browser tests of the playground, in headless Chromium (Debian's chromium, driven by
+// playwright-core), on the served site. Run by scripts/test-web.sh, which builds and serves it:
+//
+//   BASE_URL=http://127.0.0.1:PORT/ NATIVE_SAMPLES=native.f32 NATIVE_LOWEST=HZ node tests/run.mjs
+//
+// NATIVE_SAMPLES: channel 1 of examples/plucked-string.toml rendered natively for 3 s
+// (little-endian f32, crates/hooke-web/examples/render.rs); NATIVE_LOWEST: the analysis' lowest
+// mode printed by the same native run. Screenshots go to $WEB_TEST_OUTPUT, or web/test-output/.
+// Each test runs even when one before it failed; the exit status is 1 if any failed.
+
+import { chromium } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fundamental } from './pitch.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const base = process.env.BASE_URL;
+const nativePath = process.env.NATIVE_SAMPLES;
+if (!base || !nativePath || !process.env.NATIVE_LOWEST) {
+  console.error('set BASE_URL, NATIVE_SAMPLES and NATIVE_LOWEST (scripts/test-web.sh does)');
+  process.exit(2);
+}
+const nativeLowest = Number(process.env.NATIVE_LOWEST);
+const output = process.env.WEB_TEST_OUTPUT ?? join(here, '..', 'test-output');
+mkdirSync(output, { recursive: true });
+const exampleText = readFileSync(join(here, '..', '..', 'examples', 'plucked-string.toml'), 'utf8');
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--autoplay-policy=no-user-gesture-required',
+  ],
+});
+
+/** A fresh page on the site, with its console errors and uncaught exceptions collected. */
+async function open(url = base) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  await page.evaluate(() => window.hooke.ready);
+  await page.waitForSelector('#error.ok');
+  return { page, errors };
+}
+
+/** Puts `text` in the editor as typing does, and waits for the check to answer. */
+async function type(page, text) {
+  await page.evaluate((value) => {
+    const editor = document.getElementById('editor');
+    editor.value = value;
+    editor.dispatchEvent(new Event('input'));
+    document.getElementById('error').className = 'pending';
+  }, text);
+  await page.waitForSelector('#error.ok, #error.bad');
+}
+
+/** The samples of an offline render through the worklet, at the page's settings. */
+async function renderOffline(page, seconds) {
+  return Float32Array.from(await page.evaluate(async (s) => Array.from(await window.hooke.renderOffline(s)), seconds));
+}
+
+async function setSlider(page, id, value) {
+  await page.evaluate(
+    ([id, value]) => {
+      const input = document.getElementById(id);
+      input.value = String(value);
+      input.dispatchEvent(new Event('input'));
+    },
+    [id, value],
+  );
+}
+
+const results = [];
+async function test(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push([name, true]);
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (error) {
+    results.push([name, false]);
+    console.log(`FAIL ${name}: ${error.stack ?? error}`);
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+await test('the page loads with no console error', async () => {
+  const { page, errors } = await open();
+  await page.waitForTimeout(500);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  assert((await page.inputValue('#editor')) === exampleText, 'the editor does not hold examples/plucked-string.toml');
+  await page.screenshot({ path: join(output, 'loaded.png'), fullPage: true });
+  await page.close();
+});
+
+let webFundamental = NaN;
+await test('the plucked string rendered by the worklet sounds at the predicted lowest mode', async () => {
+  const { page, errors } = await open();
+  const predicted = await page.evaluate(() => window.hooke.predicted());
+  assert(Math.abs(predicted / nativeLowest - 1) < 1e-12, `predicted ${predicted} Hz in the browser, ${nativeLowest} Hz natively`);
+  const samples = await renderOffline(page, 3);
+  const rate = await page.evaluate(() => window.hooke.rate());
+  webFundamental = fundamental(samples, rate, predicted);
+  const error = webFundamental / predicted - 1;
+  console.log(`     fundamental ${webFundamental.toFixed(4)} Hz, predicted ${predicted.toFixed(4)} Hz: error ${(error * 100).toExponential(2)} %`);
+  assert(Math.abs(error) < 1e-3, `the fundamental is off by ${(error * 100).toFixed(4)} %`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+await test('the worklet renders the native engine samples to f32 rounding', async () => {
+  const { page } = await open();
+  const bytes = readFileSync(nativePath);
+  const native = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  const web = await renderOffline(page, native.length / 44100);
+  assert(web.length === native.length, `${web.length} frames in the browser, ${native.length} natively`);
+  let peak = 0;
+  let worst = 0;
+  let worstUlps = 0;
+  let differing = 0;
+  for (let i = 0; i < native.length; i++) {
+    peak = Math.max(peak, Math.abs(native[i]));
+    const difference = Math.abs(web[i] - native[i]);
+    worst = Math.max(worst, difference);
+    if (difference > 0) differing++;
+    // One unit in the last place of an f32 of this size: 2^(exponent - 23).
+    const ulp = native[i] === 0 ? 2 ** -149 : 2 ** (Math.floor(Math.log2(Math.abs(native[i]))) - 23);
+    worstUlps = Math.max(worstUlps, difference / ulp);
+  }
+  console.log(`     max |web - native| = ${worst.toExponential(3)} (peak ${peak.toExponential(3)}; ${differing} of ${native.length} samples differ; at most ${worstUlps.toFixed(1)} ulp)`);
+  assert(peak > 0, 'the native render is silent');
+  assert(worst <= peak * 2 ** -23, `the samples differ by ${worst} (peak ${peak}), more than f32 rounding`);
+  await page.close();
+});
+
+await test('a typo shows its error at its line and column', async () => {
+  const { page } = await open();
+  const typo = exampleText.replace('masses = 50', 'masess = 50');
+  const line = typo.split('\n').findIndex((l) => l.startsWith('masess')) + 1;
+  await type(page, typo);
+  const shown = await page.evaluate(() => ({ ...document.getElementById('error').dataset, text: document.getElementById('error').textContent }));
+  assert(shown.line === String(line) && shown.column === '1', `error shown at ${shown.line}:${shown.column}, expected ${line}:1: ${shown.text}`);
+  assert(shown.text.includes(`model.toml:${line}:1:`) && shown.text.includes('masess'), shown.text);
+  const marked = await page.$eval('#gutter .bad', (el) => el.textContent);
+  assert(marked === String(line), `the gutter marks line ${marked}`);
+  const syntax = exampleText.replace('tension = 98.2', 'tension = 98.2.');
+  const syntaxLine = syntax.split('\n').findIndex((l) => l.startsWith('tension = 98.2.')) + 1;
+  await type(page, syntax);
+  const second = await page.evaluate(() => document.getElementById('error').dataset.line);
+  assert(second === String(syntaxLine), `syntax error shown at line ${second}, expected ${syntaxLine}`);
+  await page.screenshot({ path: join(output, 'error.png'), fullPage: true });
+  await type(page, exampleText);
+  await page.close();
+});
+
+await test('a key press plays a note', async () => {
+  const { page, errors } = await open();
+  // The string at rest: silent until plucked.
+  await type(page, exampleText.replace(/^pluck = .*$/m, ''));
+  await page.click('#play');
+  await page.waitForTimeout(400);
+  const before = await page.evaluate(() => window.hooke.livePeak());
+  assert(before === 0, `the string at rest sounds (peak ${before})`);
+  await page.click('#scope');
+  await page.keyboard.press('f');
+  await page.waitForTimeout(400);
+  const after = await page.evaluate(() => window.hooke.livePeak());
+  console.log(`     live peak before the key ${before}, after ${after.toFixed(4)}`);
+  assert(after > 0.01, `the key press left the output at peak ${after}`);
+  await page.screenshot({ path: join(output, 'playing.png'), fullPage: true });
+  await page.evaluate(() => window.hooke.stop());
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+await test('the tension slider moves the pitch by the square root of the stiffness factor', async () => {
+  const { page } = await open();
+  const factor = 2.25;
+  const base = fundamental(await renderOffline(page, 3), 44100, await page.evaluate(() => window.hooke.predicted()));
+  await setSlider(page, 'tension', factor);
+  await page.waitForFunction((f) => window.hooke.predicted() > f, base * 1.2);
+  const predicted = await page.evaluate(() => window.hooke.predicted());
+  const moved = fundamental(await renderOffline(page, 3), 44100, predicted);
+  const ratio = moved / base;
+  console.log(`     ${base.toFixed(3)} Hz -> ${moved.toFixed(3)} Hz: ratio ${ratio.toFixed(6)}, sqrt(${factor}) = ${Math.sqrt(factor)}`);
+  assert(Math.abs(ratio / Math.sqrt(factor) - 1) < 1e-3, `ratio ${ratio}, expected ${Math.sqrt(factor)}`);
+  assert(Math.abs(moved / predicted - 1) < 1e-3, `${moved} Hz, the analysis predicts ${predicted} Hz`);
+  await page.close();
+});
+
+await test('the share link holds the model', async () => {
+  const { page } = await open();
+  const text = exampleText.replace('tension = 98.2', 'tension = 150.0  # Ünïcode');
+  await type(page, text);
+  await page.click('#share');
+  const url = await page.inputValue('#share-url');
+  await page.close();
+  const { page: shared, errors } = await open(url);
+  assert((await shared.inputValue('#editor')) === text, 'the shared page holds other text');
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await shared.close();
+});
+
+await browser.close();
+const failed = results.filter(([, ok]) => !ok).length;
+console.log(`${results.length - failed} passed, ${failed} failed; screenshots in ${output}`);
+process.exit(failed === 0 ? 0 : 1);
