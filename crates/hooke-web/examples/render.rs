@@ -28,7 +28,8 @@ fn main() -> ExitCode {
 
 fn render(model: &str, seconds: &str, out: &str) -> Result<(), String> {
     let source = std::fs::read_to_string(model).map_err(|e| format!("cannot read {model}: {e}"))?;
-    let mut playground = Playground::load(&source, model).map_err(|e| String::from_utf8_lossy(&e.to_json()).into_owned())?;
+    let mut playground =
+        Playground::load(&source, model).map_err(|e| String::from_utf8_lossy(&e.to_json()).into_owned())?;
     let seconds: f64 = seconds.parse().map_err(|_| format!("SECONDS: expected a number, found {seconds}"))?;
     let frames = (seconds * playground.rate()).round() as usize;
     let mut bytes = Vec::with_capacity(frames * 4);
@@ -40,7 +41,8 @@ fn render(model: &str, seconds: &str, out: &str) -> Result<(), String> {
         done += n;
     }
     std::fs::write(out, bytes).map_err(|e| format!("cannot write {out}: {e}"))?;
-    let lowest = playground.lowest_frequency().map_err(|e| String::from_utf8_lossy(&e.to_json()).into_owned())?;
+    let lowest =
+        playground.lowest_frequency().map_err(|e| String::from_utf8_lossy(&e.to_json()).into_owned())?;
     println!("{}", lowest.map_or(f64::NAN, |f| f));
     Ok(())
 }

@@ -84,7 +84,12 @@ unsafe fn text(ptr: *const u8, len: usize) -> String {
 /// # Safety
 /// `text` and `name` point to that many readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn hooke_load(text: *const u8, text_len: usize, name: *const u8, name_len: usize) -> *mut Playground {
+pub unsafe extern "C" fn hooke_load(
+    text: *const u8,
+    text_len: usize,
+    name: *const u8,
+    name_len: usize,
+) -> *mut Playground {
     let (source, file) = (self::text(text, text_len), self::text(name, name_len));
     match Playground::load(&source, &file) {
         Ok(playground) => Box::into_raw(Box::new(playground)),

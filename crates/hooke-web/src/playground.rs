@@ -116,7 +116,9 @@ impl Playground {
             }
         }
         let dimension = system.dimension();
-        let drags = (0..system.mass_count()).map(|m| system.drag().get(m * dimension).copied().unwrap_or(0.0)).collect();
+        let drags = (0..system.mass_count())
+            .map(|m| system.drag().get(m * dimension).copied().unwrap_or(0.0))
+            .collect();
         let frames = settings.length.steps(settings.step.seconds());
         let output = vec![0.0; MAX_FRAMES * engine.channels()];
         Ok(Self { file: file.to_string(), engine, links, drags, tension: 1.0, damping: 1.0, output, frames })
@@ -183,11 +185,17 @@ impl Playground {
     /// 0 and 1), zero at both ends (the shape of a `[[string]]`'s `pluck`). 1D models only.
     pub fn pluck(&mut self, position: f64, amplitude: f64) -> Result<(), WebError> {
         if !(position > 0.0 && position < 1.0) {
-            return Err(WebError::run(&self.file, format!("pluck: expected a position strictly between 0 and 1, found {position}")));
+            return Err(WebError::run(
+                &self.file,
+                format!("pluck: expected a position strictly between 0 and 1, found {position}"),
+            ));
         }
         let system = self.engine.system();
         if system.dimension() != 1 {
-            return Err(WebError::run(&self.file, "pluck: a pluck shapes a 1D model (a string); this model is not 1D"));
+            return Err(WebError::run(
+                &self.file,
+                "pluck: a pluck shapes a 1D model (a string); this model is not 1D",
+            ));
         }
         let n = system.mass_count();
         let shape = (0..n)
@@ -281,7 +289,9 @@ mod tests {
     #[test]
     fn damping_scales_the_decay_rate() {
         let mut playground = Playground::load(STRING, "s.toml").unwrap();
-        let decay = |p: &Playground| p.engine.analyse(&AnalysisOptions::default()).unwrap().modes[0].discrete.decay_rate();
+        let decay = |p: &Playground| {
+            p.engine.analyse(&AnalysisOptions::default()).unwrap().modes[0].discrete.decay_rate()
+        };
         let before = decay(&playground);
         // decay_time = 1 s: the lowest mode decays at -1/s.
         assert!((before + 1.0).abs() < 0.01, "{before} 1/s");
@@ -293,7 +303,8 @@ mod tests {
 
     #[test]
     fn a_pluck_takes_the_shape_of_a_plucked_string() {
-        let plucked = STRING.replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
+        let plucked = STRING
+            .replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
         let expected = Playground::load(&plucked, "p.toml").unwrap().engine.state();
         let mut playground = Playground::load(STRING, "s.toml").unwrap();
         assert!(playground.render(64).unwrap()[..64].iter().all(|&x| x == 0.0));
@@ -308,7 +319,8 @@ mod tests {
 
     #[test]
     fn blocks_of_any_size_give_the_same_samples() {
-        let plucked = STRING.replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
+        let plucked = STRING
+            .replace("decay_time = 1.0", "decay_time = 1.0\npluck = { position = 0.3, amplitude = 2e-3 }");
         let mut whole = Playground::load(&plucked, "p.toml").unwrap();
         let expected = whole.render(1000).unwrap()[..1000].to_vec();
         let mut split = Playground::load(&plucked, "p.toml").unwrap();
