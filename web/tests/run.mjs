@@ -110,8 +110,11 @@ await test('the plucked string rendered by the worklet sounds at the predicted l
   const { page, errors } = await open();
   const predicted = await page.evaluate(() => window.hooke.predicted());
   assert(Math.abs(predicted / nativeLowest - 1) < 1e-12, `predicted ${predicted} Hz in the browser, ${nativeLowest} Hz natively`);
+  const started = Date.now();
   const samples = await renderOffline(page, 3);
+  const elapsed = (Date.now() - started) / 1000;
   const rate = await page.evaluate(() => window.hooke.rate());
+  console.log(`     3 s rendered offline through the worklet in ${elapsed.toFixed(3)} s (${(3 / elapsed).toFixed(0)}x real time, page and context set-up included)`);
   webFundamental = fundamental(samples, rate, predicted);
   const error = webFundamental / predicted - 1;
   console.log(`     fundamental ${webFundamental.toFixed(4)} Hz, predicted ${predicted.toFixed(4)} Hz: error ${(error * 100).toExponential(2)} %`);
@@ -211,6 +214,22 @@ await test('the share link holds the model', async () => {
   assert((await shared.inputValue('#editor')) === text, 'the shared page holds other text');
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await shared.close();
+});
+
+await test('the WAV download holds the render', async () => {
+  const { page } = await open();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#wav')]);
+  const bytes = readFileSync(await download.path());
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const text = (at) => String.fromCharCode(...bytes.subarray(at, at + 4));
+  assert(text(0) === 'RIFF' && text(8) === 'WAVE' && text(36) === 'data', 'not a WAV file');
+  assert(view.getUint16(20, true) === 3 && view.getUint32(24, true) === 44100, 'not 32-bit float at 44100 Hz');
+  // examples/plucked-string.toml: [run] duration = 3.0 s at rate = 44100 Hz.
+  assert(view.getUint32(40, true) === 3 * 44100 * 4, `data of ${view.getUint32(40, true)} bytes`);
+  let peak = 0;
+  for (let i = 0; i < 3 * 44100; i++) peak = Math.max(peak, Math.abs(view.getFloat32(44 + 4 * i, true)));
+  assert(Math.abs(peak - 0.9) < 1e-6, `peak ${peak}, expected the 0.9 it is normalised to`);
+  await page.close();
 });
 
 await browser.close();
