@@ -110,11 +110,15 @@ await test('the plucked string rendered by the worklet sounds at the predicted l
   const { page, errors } = await open();
   const predicted = await page.evaluate(() => window.hooke.predicted());
   assert(Math.abs(predicted / nativeLowest - 1) < 1e-12, `predicted ${predicted} Hz in the browser, ${nativeLowest} Hz natively`);
-  const started = Date.now();
   const samples = await renderOffline(page, 3);
-  const elapsed = (Date.now() - started) / 1000;
   const rate = await page.evaluate(() => window.hooke.rate());
-  console.log(`     3 s rendered offline through the worklet in ${elapsed.toFixed(3)} s (${(3 / elapsed).toFixed(0)}x real time, page and context set-up included)`);
+  // A benchmark, not a test: 30 s through the worklet, the context's set-up included.
+  const elapsed = await page.evaluate(async () => {
+    const started = performance.now();
+    await window.hooke.renderOffline(30);
+    return (performance.now() - started) / 1000;
+  });
+  console.log(`     30 s rendered offline through the worklet in ${elapsed.toFixed(3)} s (${(30 / elapsed).toFixed(0)}x real time)`);
   webFundamental = fundamental(samples, rate, predicted);
   const error = webFundamental / predicted - 1;
   console.log(`     fundamental ${webFundamental.toFixed(4)} Hz, predicted ${predicted.toFixed(4)} Hz: error ${(error * 100).toExponential(2)} %`);
