@@ -6,8 +6,10 @@
 //! a model is loaded into a handle ([`hooke_load`]) that renders blocks into a buffer the page
 //! reads ([`hooke_render`]) and takes the controls' changes as engine events. A call that fails
 //! leaves its error as UTF-8 JSON, `{"file", "line", "column", "message"}`, read with
-//! [`hooke_error_ptr`] and [`hooke_error_len`]. There is no loop here: every frame comes from
-//! [`hooke::engine::Engine::render`].
+//! [`hooke_error_ptr`] and [`hooke_error_len`]. An instrument file is played live through
+//! [`hooke_live_load`], [`hooke_live_note`] and [`hooke_live_render`], on the real-time core of
+//! `hooke play` ([`hooke::score::live`]). There is no loop here: every frame comes from
+//! [`hooke::engine::Engine::render`] or the live core.
 //!
 //! ```
 //! use hooke_web::Playground;
@@ -19,8 +21,10 @@
 //! # Ok::<(), hooke_web::WebError>(())
 //! ```
 
+mod live;
 mod playground;
 
+pub use live::{LiveInstrument, MAX_LIVE_FRAMES};
 pub use playground::{Playground, WebError, MAX_CHANNELS, MAX_FRAMES};
 use std::cell::RefCell;
 
@@ -219,4 +223,76 @@ pub unsafe extern "C" fn hooke_lowest_frequency(handle: *const Playground) -> f6
             f64::NAN
         }
     }
+}
+
+/// Parses the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes
+/// at `name` in errors) and builds it to be played live at `rate` Hz (the output rate; the
+/// simulation runs at a multiple the file or the analysis chooses). Returns the handle, or null
+/// after keeping the error.
+///
+/// # Safety
+/// `text` and `name` point to that many readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_load(
+    text: *const u8,
+    text_len: usize,
+    name: *const u8,
+    name_len: usize,
+    rate: f64,
+) -> *mut LiveInstrument {
+    let (source, file) = (self::text(text, text_len), self::text(name, name_len));
+    match LiveInstrument::load(&source, &file, rate) {
+        Ok(instrument) => Box::into_raw(Box::new(instrument)),
+        Err(error) => {
+            keep(&error);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Frees a handle from [`hooke_live_load`].
+///
+/// # Safety
+/// `handle` comes from [`hooke_live_load`] and is freed once.
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_drop(handle: *mut LiveInstrument) {
+    if !handle.is_null() {
+        drop(Box::from_raw(handle));
+    }
+}
+
+/// The most frames one [`hooke_live_render`] call gives.
+#[no_mangle]
+pub extern "C" fn hooke_live_max_frames() -> usize {
+    MAX_LIVE_FRAMES
+}
+
+/// Simulation steps per output frame of the built instrument.
+///
+/// # Safety
+/// `handle` comes from [`hooke_live_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_oversample(handle: *const LiveInstrument) -> usize {
+    (*handle).oversample()
+}
+
+/// MIDI note `note` (60 = C4) pressed with `velocity` (1 to 127), or lifted (`velocity` 0),
+/// from the next block on. 0, or 1 after keeping the error (a note the instrument cannot play).
+///
+/// # Safety
+/// `handle` comes from [`hooke_live_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_note(handle: *mut LiveInstrument, note: u8, velocity: u8) -> i32 {
+    status((*handle).note(note, velocity))
+}
+
+/// Renders the next `frames` frames (at most [`hooke_live_max_frames`]) and returns them,
+/// interleaved stereo, full scale 1. The buffer is allocated at load and never moves; nothing
+/// is allocated.
+///
+/// # Safety
+/// `handle` comes from [`hooke_live_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_render(handle: *mut LiveInstrument, frames: usize) -> *const f32 {
+    (*handle).render(frames).as_ptr()
 }

@@ -28,7 +28,7 @@ pub struct WebError {
 
 impl WebError {
     /// An error about the whole run (no position in the text).
-    fn run(file: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn run(file: &str, message: impl Into<String>) -> Self {
         Self { file: file.to_string(), position: None, message: message.into() }
     }
 

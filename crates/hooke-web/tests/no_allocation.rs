@@ -1,6 +1,7 @@
-//! The worklet's `process` calls `hooke_render` for each block: once a block of that size has
-//! been rendered after a change (a pluck, a tension), rendering allocates and frees nothing, as
-//! a counting global allocator proves.
+//! The worklet's `process` calls `hooke_render` (or `hooke_live_render`) for each block: once a
+//! block of that size has been rendered after a change (a pluck, a tension), rendering allocates
+//! and frees nothing, and an instrument's blocks allocate nothing while notes are played, as a
+//! counting global allocator proves.
 
 #[path = "../../hooke/tests/counting/mod.rs"]
 mod counting;
@@ -35,5 +36,32 @@ fn rendering_blocks_through_the_exports_allocates_nothing() {
         }
         hooke_drop(handle);
         assert_eq!(blocks_allocating, [0, 0, 0], "heap operations in 100 blocks after each change");
+    }
+}
+
+#[test]
+fn playing_an_instrument_live_allocates_nothing() {
+    use hooke_web::{hooke_live_drop, hooke_live_load, hooke_live_note, hooke_live_render};
+    let path = format!("{}/../../examples/instruments/guitar.toml", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap();
+    let name = "guitar.toml";
+    // SAFETY: the pointers are those of live strings; the handle is used, then dropped, once.
+    unsafe {
+        let handle = hooke_live_load(source.as_ptr(), source.len(), name.as_ptr(), name.len(), 44_100.0);
+        assert!(!handle.is_null());
+        hooke_live_render(handle, 512);
+        // The notes go in between blocks (the worklet's message handler, the input side, which
+        // may allocate); the blocks are counted.
+        let mut operations = 0;
+        for (block, note) in (0..200).zip([40u8, 45, 50, 55, 59, 64].iter().cycle()) {
+            if block % 20 == 0 {
+                assert_eq!(hooke_live_note(handle, *note, 100), 0);
+            }
+            let before = heap_operations();
+            hooke_live_render(handle, 512);
+            operations += heap_operations() - before;
+        }
+        hooke_live_drop(handle);
+        assert_eq!(operations, 0, "heap operations while playing notes");
     }
 }

@@ -28,6 +28,16 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The time now, where the platform has a clock: `wasm32-unknown-unknown` (the browser's
+/// worklet) has none (`Instant::now` panics there), and its callbacks go untimed.
+fn clock() -> Option<Instant> {
+    if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
+        None
+    } else {
+        Some(Instant::now())
+    }
+}
+
 /// The hammer of a live strike: mass (kg), felt stiffness (N/m^exponent) and exponent, the score
 /// format's defaults.
 const HAMMER: (f64, f64, f64) = (5e-3, 1e9, 2.5);
@@ -262,7 +272,7 @@ impl LiveCore {
     /// records them. A mono instrument goes to every device channel; a stereo one to the first
     /// two. Never allocates, locks, prints or blocks.
     pub fn process(&mut self, out: &mut [f32], device_channels: usize) {
-        let started = Instant::now();
+        let started = clock();
         let device_channels = device_channels.max(1);
         while let Ok((part, action)) = self.cues.pop() {
             if self.performance.play(part, &action).is_err() {
@@ -298,7 +308,7 @@ impl LiveCore {
             }
             done += count;
         }
-        let elapsed = started.elapsed().as_nanos() as u64;
+        let elapsed = started.map_or(0, |started| started.elapsed().as_nanos() as u64);
         let stats = &self.stats;
         stats.callbacks.fetch_add(1, Relaxed);
         stats.frames.fetch_add(frames as u64, Relaxed);
@@ -312,7 +322,8 @@ impl LiveCore {
 
 /// The gain that puts a fortissimo note (velocity 127 on the lowest string's open note, or
 /// middle C) at `level` of full scale, and how many times faster than real time it renders:
-/// measured by rendering 2^14 frames of it offline.
+/// measured by rendering 2^14 frames of it offline (NaN on `wasm32-unknown-unknown`, which
+/// has no clock).
 pub fn calibrate(
     instrument: &Instrument,
     options: PerformanceOptions,
@@ -338,10 +349,10 @@ pub fn calibrate(
     let frames = 1usize << 14;
     let mut buffers = vec![vec![0.0f32; frames]; performance.channels()];
     let mut slices: Vec<&mut [f32]> = buffers.iter_mut().map(|b| &mut b[..]).collect();
-    let started = Instant::now();
+    let started = clock();
     performance.render_frames(&mut slices).map_err(|e| LiveError::Render(e.to_string()))?;
     let sound = frames as f64 * instrument.dt * options.oversample.max(1) as f64;
-    let speed = sound / started.elapsed().as_secs_f64();
+    let speed = started.map_or(f64::NAN, |started| sound / started.elapsed().as_secs_f64());
     let peak = buffers.iter().flatten().fold(0.0f32, |m, s| m.max(s.abs()));
     Ok((if peak > 0.0 { level / f64::from(peak) } else { 1.0 }, speed))
 }
