@@ -1,8 +1,8 @@
 // Bundles the page and the worklet with esbuild into dist/, with the wasm module, the static
-// files and the repository's examples (examples/*.toml, listed in examples/index.json).
+// files and the repository's examples (listed in examples/index.json).
 // Usage: node build.mjs PATH/TO/hooke_web.wasm
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,8 +20,17 @@ await esbuild.build({ ...common, entryPoints: [join(here, 'src/main.ts')], outfi
 await esbuild.build({ ...common, entryPoints: [join(here, 'src/worklet.ts')], outfile: join(dist, 'worklet.js'), format: 'iife' });
 for (const file of ['index.html', 'style.css']) copyFileSync(join(here, file), join(dist, file));
 copyFileSync(wasm, join(dist, 'hooke_web.wasm'));
+// The model files of examples/, and the instrument files of examples/instruments/ (the files
+// there without a [score] table: scores are not played here yet).
 const examples = join(here, '..', 'examples');
-const names = readdirSync(examples).filter((name) => name.endsWith('.toml')).sort();
+const models = readdirSync(examples).filter((name) => name.endsWith('.toml')).sort();
+const instruments = readdirSync(join(examples, 'instruments'))
+  .filter((name) => name.endsWith('.toml'))
+  .filter((name) => !/^\[score\]/m.test(readFileSync(join(examples, 'instruments', name), 'utf8')))
+  .sort()
+  .map((name) => `instruments/${name}`);
+mkdirSync(join(dist, 'examples', 'instruments'));
+const names = [...models, ...instruments];
 for (const name of names) copyFileSync(join(examples, name), join(dist, 'examples', name));
 writeFileSync(join(dist, 'examples', 'index.json'), JSON.stringify(names));
-console.log(`built ${dist}: ${names.length} examples`);
+console.log(`built ${dist}: ${models.length} model and ${instruments.length} instrument examples`);

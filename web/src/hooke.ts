@@ -20,6 +20,13 @@ interface Exports {
   hooke_set_damping(handle: number, factor: number): number;
   hooke_pluck(handle: number, position: number, amplitude: number): number;
   hooke_lowest_frequency(handle: number): number;
+  hooke_live_load(text: number, textLen: number, name: number, nameLen: number, rate: number): number;
+  hooke_live_drop(handle: number): void;
+  hooke_live_check(text: number, textLen: number, name: number, nameLen: number): number;
+  hooke_live_max_frames(): number;
+  hooke_live_oversample(handle: number): number;
+  hooke_live_note(handle: number, note: number, velocity: number): number;
+  hooke_live_render(handle: number, frames: number): number;
 }
 
 /** A model loaded into its own engine in one instance of the module. */
@@ -108,6 +115,79 @@ export class HookeModel {
   private status(code: number): Uint8Array | null {
     return code === 0 ? null : lastError(this.exports);
   }
+}
+
+/** An instrument file built to be played live, in one instance of the module. */
+export class HookeInstrument {
+  private readonly exports: Exports;
+  private handle: number;
+  private readonly bufferPtr: number;
+  /** The most frames one render gives. */
+  readonly maxFrames: number;
+  /** Simulation steps per output frame. */
+  readonly oversample: number;
+  private view: Float32Array;
+
+  private constructor(exports: Exports, handle: number) {
+    this.exports = exports;
+    this.handle = handle;
+    this.maxFrames = exports.hooke_live_max_frames();
+    this.oversample = exports.hooke_live_oversample(handle);
+    this.bufferPtr = exports.hooke_live_render(handle, 0);
+    this.view = new Float32Array(exports.memory.buffer, this.bufferPtr, 2 * this.maxFrames);
+  }
+
+  /** Builds the instrument file `text` (UTF-8) called `name` to play at `rate` Hz in a new
+   * engine of `instance`; the instrument, or the error bytes. */
+  static load(instance: WebAssembly.Instance, text: Uint8Array, name: Uint8Array, rate: number): HookeInstrument | Uint8Array {
+    const exports = instance.exports as unknown as Exports;
+    const textPtr = copyIn(exports, text);
+    const namePtr = copyIn(exports, name);
+    const handle = exports.hooke_live_load(textPtr, text.length, namePtr, name.length, rate);
+    exports.hooke_free(textPtr, text.length);
+    exports.hooke_free(namePtr, name.length);
+    if (handle === 0) return lastError(exports);
+    return new HookeInstrument(exports, handle);
+  }
+
+  /** Checks the instrument file `text` (UTF-8) called `name` as it is read, without building
+   * it; null, or the error bytes. */
+  static check(instance: WebAssembly.Instance, text: Uint8Array, name: Uint8Array): Uint8Array | null {
+    const exports = instance.exports as unknown as Exports;
+    const textPtr = copyIn(exports, text);
+    const namePtr = copyIn(exports, name);
+    const status = exports.hooke_live_check(textPtr, text.length, namePtr, name.length);
+    exports.hooke_free(textPtr, text.length);
+    exports.hooke_free(namePtr, name.length);
+    return status === 0 ? null : lastError(exports);
+  }
+
+  /** MIDI note `note` pressed with `velocity` (1 to 127) or lifted (0); the error bytes if the
+   * instrument cannot play it. */
+  note(note: number, velocity: number): Uint8Array | null {
+    return this.exports.hooke_live_note(this.handle, note, velocity) === 0 ? null : lastError(this.exports);
+  }
+
+  /** Renders the next `frames` frames (at most maxFrames); a view of them, interleaved stereo,
+   * full scale 1, valid until the next call. */
+  render(frames: number): Float32Array {
+    this.exports.hooke_live_render(this.handle, frames);
+    if (this.view.buffer !== this.exports.memory.buffer) {
+      this.view = new Float32Array(this.exports.memory.buffer, this.bufferPtr, 2 * this.maxFrames);
+    }
+    return this.view;
+  }
+
+  /** Frees the instrument. */
+  free(): void {
+    if (this.handle !== 0) this.exports.hooke_live_drop(this.handle);
+    this.handle = 0;
+  }
+}
+
+/** Whether `text` is a model file (it has a `[model]` table) rather than an instrument file. */
+export function isModelFile(text: string): boolean {
+  return /^\s*\[model\]/m.test(text);
 }
 
 function copyIn(exports: Exports, bytes: Uint8Array): number {

@@ -3,7 +3,7 @@
 // and the WAV download. The page has its own instance of the wasm module for checking and the
 // analysis; each AudioWorklet node makes its own from the compiled module.
 
-import { decodeError, HookeError, HookeModel } from './hooke';
+import { decodeError, HookeError, HookeInstrument, HookeModel, isModelFile } from './hooke';
 import { drawSignal, drawSpectrum, spectrumDb } from './draw';
 import { fromShareHash, toShareHash } from './share';
 import { encodeWav } from './wav';
@@ -12,8 +12,20 @@ import { encodeWav } from './wav';
 const CHECK_DELAY = 250;
 /** Height of a key's pluck, m. */
 const PLUCK_AMPLITUDE = 1e-3;
-/** The keys that pluck, from near one end of the string to near the other. */
+/** The keys that pluck a model, from near one end of the string to near the other. */
 const PLUCK_KEYS = 'asdfghjkl';
+/** The keys that play an instrument, a piano's white and black keys from C4 (MIDI 60) to C5. */
+const NOTE_KEYS = 'awsedftgyhujk';
+/** The first note of NOTE_KEYS, MIDI. */
+const FIRST_NOTE = 60;
+/** The velocity of a key's note, MIDI (1 to 127). */
+const NOTE_VELOCITY = 100;
+/** The output rate an instrument is built for and played at, Hz. */
+const INSTRUMENT_RATE = 44100;
+/** The notes an instrument's WAV render strikes when none has been played: C4, E4, G4. */
+const DEFAULT_CHORD = [60, 64, 67];
+/** Length of an instrument's WAV render, s. */
+const INSTRUMENT_RENDER_SECONDS = 4;
 /** Peak output level the live gain aims at (full scale is 1). */
 const LIVE_PEAK = 0.5;
 /** Frames of the preview render (signal and spectrum while stopped; the live gain). */
@@ -42,6 +54,7 @@ let instance: WebAssembly.Instance;
 
 /** The last text that loaded, with what the page knows of it. */
 interface Checked {
+  kind: 'model' | 'instrument';
   text: string;
   rate: number;
   frames: number;
@@ -60,8 +73,12 @@ interface Live {
   analyser: AnalyserNode;
   time: Float32Array<ArrayBuffer>;
   freq: Float32Array<ArrayBuffer>;
+  /** Whether the worklet has built its model and renders it. */
+  ready: boolean;
 }
 let live: Live | null = null;
+/** The notes last played on an instrument (a WAV render strikes them). */
+let lastNotes: number[] = [];
 
 function factors(): { tension: number; damping: number } {
   return { tension: Number(tension.value), damping: Number(damping.value) };
@@ -83,6 +100,10 @@ function loadHere(text: string): HookeModel | HookeError {
 /** Checks the editor's text: shows its error at its line and column, or takes it as the model. */
 function check(): void {
   const text = editor.value;
+  if (!isModelFile(text)) {
+    checkInstrument(text);
+    return;
+  }
   const model = loadHere(text);
   if (!(model instanceof HookeModel)) {
     showError(model);
@@ -109,17 +130,41 @@ function check(): void {
     showError(failure);
     return;
   }
-  checked = { text, rate, frames, predicted, gain: peak > 0 ? LIVE_PEAK / peak : 1, preview };
+  const gain = peak > 0 ? LIVE_PEAK / peak : 1;
+  accept({ kind: 'model', text, rate, frames, predicted, gain, preview }, `OK: model, ${rate} Hz, ${(frames / rate).toFixed(3)} s`);
+  if (live !== null) live.node.port.postMessage({ type: 'gain', value: gain });
+}
+
+/** Checks an instrument file as it is read (it is built when played). */
+function checkInstrument(text: string): void {
+  const error = HookeInstrument.check(instance, encoder.encode(text), fileName);
+  if (error !== null) {
+    showError(decodeError(error));
+    return;
+  }
+  const preview = new Float32Array(0);
+  const frames = INSTRUMENT_RENDER_SECONDS * INSTRUMENT_RATE;
+  const rate = INSTRUMENT_RATE;
+  accept({ kind: 'instrument', text, rate, frames, predicted: NaN, gain: 1, preview }, `OK: instrument, ${rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`);
+}
+
+/** Takes `model` as the one to play and shows `status`. */
+function accept(model: Checked, status: string): void {
+  checked = model;
   errorBox.className = 'ok';
-  errorBox.textContent = `OK: ${rate} Hz, ${(frames / rate).toFixed(3)} s`;
+  errorBox.textContent = status;
   errorBox.removeAttribute('data-line');
   errorBox.removeAttribute('data-column');
   renderGutter(null);
+  const predicted = model.predicted;
   predictedText.textContent = Number.isFinite(predicted) ? `${predicted.toFixed(3)} Hz` : 'none';
+  $<HTMLElement>('hint').textContent =
+    model.kind === 'model'
+      ? 'Keys A S D F G H J K L pluck the string (a 1D model) from near one end to near the other.'
+      : 'Keys A W S E D F T G Y H U J K play C4 to C5 (several at once); the sliders act on models only.';
   playButton.disabled = false;
   wavButton.disabled = false;
-  if (live !== null) live.node.port.postMessage({ type: 'gain', value: checked.gain });
-  else drawPreview();
+  if (live === null) drawPreview();
 }
 
 function showError(error: HookeError): void {
@@ -150,20 +195,25 @@ function maxAbs(samples: Float32Array): number {
 }
 
 /** The processor's options for the checked model at the sliders' factors. */
-function processorOptions(model: Checked, gain: number) {
+function processorOptions(model: Checked, gain: number, notes: number[]) {
   const { tension: t, damping: d } = factors();
-  return { module, text: encoder.encode(model.text), name: fileName, tension: t, damping: d, gain };
+  const text = encoder.encode(model.text);
+  return { module, kind: model.kind, text, name: fileName, tension: t, damping: d, gain, rate: model.rate, notes };
 }
 
-function makeNode(context: BaseAudioContext, model: Checked, gain: number): AudioWorkletNode {
+/** A worklet node playing `model` (an instrument striking `notes` first), with the page's
+ * handler of its messages. */
+function makeNode(context: BaseAudioContext, model: Checked, gain: number, notes: number[] = []): AudioWorkletNode {
   const node = new AudioWorkletNode(context, 'hooke', {
     numberOfInputs: 0,
     numberOfOutputs: 1,
-    outputChannelCount: [1],
-    processorOptions: processorOptions(model, gain),
+    outputChannelCount: [model.kind === 'instrument' ? 2 : 1],
+    processorOptions: processorOptions(model, gain, notes),
   });
-  node.port.onmessage = (event: MessageEvent<{ type: 'error'; error: Uint8Array }>) =>
-    showError(decodeError(event.data.error));
+  node.port.onmessage = (event: MessageEvent<{ type: 'error'; error: Uint8Array } | { type: 'ready' }>) => {
+    if (event.data.type === 'error') showError(decodeError(event.data.error));
+    else if (live !== null && live.node === node) live.ready = true;
+  };
   return node;
 }
 
@@ -176,7 +226,7 @@ async function play(): Promise<void> {
   node.connect(analyser).connect(context.destination);
   const time = new Float32Array(analyser.fftSize);
   const freq = new Float32Array(analyser.frequencyBinCount);
-  live = { context, node, analyser, time, freq };
+  live = { context, node, analyser, time, freq, ready: false };
   playButton.textContent = 'Stop';
   requestAnimationFrame(drawLive);
 }
@@ -202,26 +252,36 @@ function drawLive(): void {
 
 function drawPreview(): void {
   if (checked === null) return;
+  if (checked.kind === 'instrument') {
+    drawSignal(scope, new Float32Array(2), checked.rate, 'output: play to see it');
+    drawSpectrum(spectrum, new Float32Array(2).fill(-300), checked.rate, NaN);
+    return;
+  }
   drawSignal(scope, checked.preview.subarray(0, 4096), checked.rate, 'pickup, channel 1 (first frames)');
   drawSpectrum(spectrum, spectrumDb(checked.preview), checked.rate, checked.predicted);
 }
 
-/** Renders the checked model for `seconds` (default: its [run]) through the AudioWorklet in an
- * OfflineAudioContext at the sliders' factors; the raw pickup samples (gain 1). */
-async function renderOffline(seconds?: number): Promise<Float32Array> {
+/** Renders the checked file for `seconds` (default: a model's [run], an instrument's 4 s)
+ * through the AudioWorklet in an OfflineAudioContext: a model at the sliders' factors, its raw
+ * pickup samples (gain 1); an instrument striking `notes` at the start, the mean of its two
+ * channels. */
+async function renderOffline(seconds?: number, notes: number[] = DEFAULT_CHORD): Promise<Float32Array> {
   if (checked === null) throw new Error('no model loaded');
   const duration = Math.min(seconds ?? checked.frames / checked.rate, MAX_RENDER_SECONDS);
   const frames = Math.max(1, Math.round(duration * checked.rate));
-  const context = new OfflineAudioContext(1, frames, checked.rate);
+  const stereo = checked.kind === 'instrument';
+  const context = new OfflineAudioContext(stereo ? 2 : 1, frames, checked.rate);
   await context.audioWorklet.addModule('worklet.js');
-  makeNode(context, checked, 1).connect(context.destination);
+  makeNode(context, checked, 1, stereo ? notes : []).connect(context.destination);
   const buffer = await context.startRendering();
-  return buffer.getChannelData(0);
+  if (!stereo) return buffer.getChannelData(0);
+  const [left, right] = [buffer.getChannelData(0), buffer.getChannelData(1)];
+  return left.map((x, i) => 0.5 * (x + right[i]));
 }
 
 async function downloadWav(): Promise<void> {
   if (checked === null) return;
-  const samples = await renderOffline();
+  const samples = await renderOffline(undefined, lastNotes.length > 0 ? lastNotes : DEFAULT_CHORD);
   const peak = maxAbs(samples);
   const scale = peak > 0 ? 0.9 / peak : 1;
   const link = $<HTMLAnchorElement>('download');
@@ -236,12 +296,31 @@ function sendFactor(kind: 'tension' | 'damping', input: HTMLInputElement): void 
   check();
 }
 
-async function pluckKey(event: KeyboardEvent): Promise<void> {
-  if (event.target === editor || event.repeat) return;
-  const index = PLUCK_KEYS.indexOf(event.key.toLowerCase());
-  if (index < 0 || checked === null) return;
+/** A key down: a model's pluck, or an instrument's note (starting playback if stopped). */
+async function keyDown(event: KeyboardEvent): Promise<void> {
+  if (event.target === editor || event.repeat || checked === null) return;
+  const key = event.key.toLowerCase();
+  if (checked.kind === 'model') {
+    const index = PLUCK_KEYS.indexOf(key);
+    if (index < 0) return;
+    if (live === null) await play();
+    const position = (index + 1) / (PLUCK_KEYS.length + 1);
+    live?.node.port.postMessage({ type: 'pluck', position, amplitude: PLUCK_AMPLITUDE });
+    return;
+  }
+  const index = NOTE_KEYS.indexOf(key);
+  if (index < 0) return;
   if (live === null) await play();
-  live?.node.port.postMessage({ type: 'pluck', position: (index + 1) / (PLUCK_KEYS.length + 1), amplitude: PLUCK_AMPLITUDE });
+  const note = FIRST_NOTE + index;
+  lastNotes = [...lastNotes.filter((n) => n !== note), note].slice(-6);
+  live?.node.port.postMessage({ type: 'note', note, velocity: NOTE_VELOCITY });
+}
+
+/** A key up: an instrument's note lifted. */
+function keyUp(event: KeyboardEvent): void {
+  const index = NOTE_KEYS.indexOf(event.key.toLowerCase());
+  if (event.target === editor || index < 0 || checked?.kind !== 'instrument' || live === null) return;
+  live.node.port.postMessage({ type: 'note', note: FIRST_NOTE + index, velocity: 0 });
 }
 
 async function loadExample(name: string): Promise<void> {
@@ -267,7 +346,8 @@ async function start(): Promise<void> {
   wavButton.addEventListener('click', downloadWav);
   tension.addEventListener('input', () => sendFactor('tension', tension));
   damping.addEventListener('input', () => sendFactor('damping', damping));
-  document.addEventListener('keydown', pluckKey);
+  document.addEventListener('keydown', keyDown);
+  document.addEventListener('keyup', keyUp);
   $<HTMLButtonElement>('share').addEventListener('click', () => {
     history.replaceState(null, '', toShareHash(editor.value));
     $<HTMLInputElement>('share-url').value = location.href;
@@ -291,6 +371,8 @@ Object.assign(window, {
     predicted: () => checked?.predicted ?? NaN,
     rate: () => checked?.rate ?? NaN,
     /** The largest |sample| the live analyser holds now (0 when stopped). */
+    /** Whether the live worklet has built its model and renders it. */
+    liveReady: () => live?.ready ?? false,
     livePeak: () => {
       if (live === null) return 0;
       live.analyser.getFloatTimeDomainData(live.time);

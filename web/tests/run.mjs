@@ -192,6 +192,35 @@ await test('a key press plays a note', async () => {
   await page.close();
 });
 
+await test('an instrument from the examples menu plays a note from a key', async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#examples', 'instruments/guitar.toml');
+  await page.waitForFunction(() => document.getElementById('error').textContent.includes('instrument'));
+  await page.click('#play');
+  await page.waitForFunction(() => window.hooke.liveReady(), null, { timeout: 20000 });
+  await page.waitForTimeout(300);
+  const before = await page.evaluate(() => window.hooke.livePeak());
+  assert(before === 0, `the guitar sounds before a note (peak ${before})`);
+  await page.click('#scope');
+  await page.keyboard.down('h');
+  await page.waitForTimeout(400);
+  const after = await page.evaluate(() => window.hooke.livePeak());
+  await page.keyboard.up('h');
+  console.log(`     guitar: live peak before the key ${before}, after ${after.toFixed(4)}`);
+  assert(after > 0.01, `the key press left the output at peak ${after}`);
+  await page.screenshot({ path: join(output, 'instrument.png'), fullPage: true });
+  await page.evaluate(() => window.hooke.stop());
+  // A benchmark, not a test: the guitar's six open strings struck, 10 s through the worklet.
+  const elapsed = await page.evaluate(async () => {
+    const started = performance.now();
+    await window.hooke.renderOffline(10, [40, 45, 50, 55, 59, 64]);
+    return (performance.now() - started) / 1000;
+  });
+  console.log(`     guitar chord: 10 s rendered offline through the worklet in ${elapsed.toFixed(2)} s (${(10 / elapsed).toFixed(1)}x real time, building the guitar included)`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 await test('the tension slider moves the pitch by the square root of the stiffness factor', async () => {
   const { page } = await open();
   const factor = 2.25;

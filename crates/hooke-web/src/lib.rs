@@ -250,6 +250,16 @@ pub unsafe extern "C" fn hooke_live_load(
     }
 }
 
+/// Checks the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes
+/// at `name` in errors) as it is read, without building it. 0, or 1 after keeping the error.
+///
+/// # Safety
+/// `text` and `name` point to that many readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hooke_live_check(text: *const u8, text_len: usize, name: *const u8, name_len: usize) -> i32 {
+    status(LiveInstrument::check(&self::text(text, text_len), &self::text(name, name_len)))
+}
+
 /// Frees a handle from [`hooke_live_load`].
 ///
 /// # Safety

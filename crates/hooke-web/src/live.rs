@@ -56,6 +56,12 @@ impl LiveInstrument {
         Ok(Self { file: file.to_string(), input, core, output, rate, oversample })
     }
 
+    /// Checks the instrument file `source` (called `file` in errors) as it is read, without
+    /// building it (a build designs every string, too slow to do at each keystroke).
+    pub fn check(source: &str, file: &str) -> Result<(), WebError> {
+        parse(source, file).map(|_| ()).map_err(WebError::from)
+    }
+
     /// The output rate, Hz.
     pub fn rate(&self) -> f64 {
         self.rate
