@@ -256,7 +256,12 @@ pub unsafe extern "C" fn hooke_live_load(
 /// # Safety
 /// `text` and `name` point to that many readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_check(text: *const u8, text_len: usize, name: *const u8, name_len: usize) -> i32 {
+pub unsafe extern "C" fn hooke_live_check(
+    text: *const u8,
+    text_len: usize,
+    name: *const u8,
+    name_len: usize,
+) -> i32 {
     status(LiveInstrument::check(&self::text(text, text_len), &self::text(name, name_len)))
 }
 
