@@ -15,8 +15,10 @@ WASM_TARGET_DIR=${WASM_TARGET_DIR:-$ROOT/target-wasm}
 bash scripts/install-debian-packages.sh rustc-web cargo-web rust-web-src lld-22 \
   || { echo "error: cannot install rustc-web cargo-web rust-web-src lld-22 (need root or sudo)" >&2; exit 1; }
 
-echo "== building hooke-web for wasm32-unknown-unknown (release, Debian's rustc)"
-PATH=/usr/bin:$PATH RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$WASM_TARGET_DIR \
+# simd128 (every browser since 2023): the kernels' vector lanes in 128-bit vectors, twice as
+# fast as scalar code on the guitar.
+echo "== building hooke-web for wasm32-unknown-unknown (release, simd128, Debian's rustc)"
+PATH=/usr/bin:$PATH RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$WASM_TARGET_DIR RUSTFLAGS="-C target-feature=+simd128" \
   cargo build --release -q -p hooke-web --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 WASM=$WASM_TARGET_DIR/wasm32-unknown-unknown/release/hooke_web.wasm
 
