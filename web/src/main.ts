@@ -32,6 +32,8 @@ const LIVE_PEAK = 0.5;
 const PREVIEW_FRAMES = 16384;
 /** Longest offline render, s. */
 const MAX_RENDER_SECONDS = 30;
+/** The sample rates Web Audio renders at, Hz (the AudioContext's range in the specification). */
+const AUDIO_RATES = [3000, 768000];
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const editor = $<HTMLTextAreaElement>('editor');
@@ -217,8 +219,25 @@ function makeNode(context: BaseAudioContext, model: Checked, gain: number, notes
   return node;
 }
 
+/** Refuses a rate Web Audio cannot render at, naming it. */
+function checkAudioRate(rate: number): void {
+  if (!(rate >= AUDIO_RATES[0] && rate <= AUDIO_RATES[1])) {
+    throw new Error(`the rate ${rate} Hz cannot be heard: Web Audio renders at ${AUDIO_RATES[0]} to ${AUDIO_RATES[1]} Hz ([run] rate)`);
+  }
+}
+
+/** Runs `action`, showing what it throws as the file's error. */
+async function reporting(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    showError({ file: 'model.toml', line: null, column: null, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
 async function play(): Promise<void> {
   if (checked === null || live !== null) return;
+  checkAudioRate(checked.rate);
   const context = new AudioContext({ sampleRate: checked.rate, latencyHint: 'interactive' });
   await context.audioWorklet.addModule('worklet.js');
   const node = makeNode(context, checked, checked.gain);
@@ -270,6 +289,7 @@ async function renderOffline(seconds?: number, notes: number[] = DEFAULT_CHORD):
   const duration = Math.min(seconds ?? checked.frames / checked.rate, MAX_RENDER_SECONDS);
   const frames = Math.max(1, Math.round(duration * checked.rate));
   const stereo = checked.kind === 'instrument';
+  checkAudioRate(checked.rate);
   const context = new OfflineAudioContext(stereo ? 2 : 1, frames, checked.rate);
   await context.audioWorklet.addModule('worklet.js');
   makeNode(context, checked, 1, stereo ? notes : []).connect(context.destination);
@@ -303,14 +323,14 @@ async function keyDown(event: KeyboardEvent): Promise<void> {
   if (checked.kind === 'model') {
     const index = PLUCK_KEYS.indexOf(key);
     if (index < 0) return;
-    if (live === null) await play();
+    if (live === null) await reporting(play);
     const position = (index + 1) / (PLUCK_KEYS.length + 1);
     live?.node.port.postMessage({ type: 'pluck', position, amplitude: PLUCK_AMPLITUDE });
     return;
   }
   const index = NOTE_KEYS.indexOf(key);
   if (index < 0) return;
-  if (live === null) await play();
+  if (live === null) await reporting(play);
   const note = FIRST_NOTE + index;
   lastNotes = [...lastNotes.filter((n) => n !== note), note].slice(-6);
   live?.node.port.postMessage({ type: 'note', note, velocity: NOTE_VELOCITY });
@@ -342,8 +362,8 @@ async function start(): Promise<void> {
   });
   editor.addEventListener('scroll', () => (gutter.scrollTop = editor.scrollTop));
   examples.addEventListener('change', () => examples.value && loadExample(examples.value));
-  playButton.addEventListener('click', () => (live === null ? play() : stop()));
-  wavButton.addEventListener('click', downloadWav);
+  playButton.addEventListener('click', () => reporting(live === null ? play : stop));
+  wavButton.addEventListener('click', () => reporting(downloadWav));
   tension.addEventListener('input', () => sendFactor('tension', tension));
   damping.addEventListener('input', () => sendFactor('damping', damping));
   document.addEventListener('keydown', keyDown);

@@ -9,7 +9,7 @@
 // Each test runs even when one before it failed; the exit status is 1 if any failed.
 
 import { chromium } from 'playwright-core';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fundamental } from './pitch.mjs';
@@ -239,6 +239,30 @@ await test('the tension slider moves the pitch by the square root of the stiffne
   console.log(`     ${base.toFixed(3)} Hz -> ${moved.toFixed(3)} Hz: ratio ${ratio.toFixed(6)}, sqrt(${factor}) = ${Math.sqrt(factor)}`);
   assert(Math.abs(ratio / Math.sqrt(factor) - 1) < 1e-3, `ratio ${ratio}, expected ${Math.sqrt(factor)}`);
   assert(Math.abs(moved / predicted - 1) < 1e-3, `${moved} Hz, the analysis predicts ${predicted} Hz`);
+  await page.close();
+});
+
+await test('every example of the menu loads without an error', async () => {
+  const { page, errors } = await open();
+  const names = await page.$$eval('#examples option', (options) => options.map((o) => o.value).filter((v) => v));
+  const expected = readdirSync(join(here, '..', '..', 'examples')).filter((n) => n.endsWith('.toml'));
+  assert(expected.every((name) => names.includes(name)), `the menu lacks some of ${expected.join(', ')}`);
+  assert(names.includes('instruments/guitar.toml'), 'the menu lacks the guitar');
+  for (const name of names) {
+    await page.evaluate(() => (document.getElementById('error').className = 'pending'));
+    await page.selectOption('#examples', name);
+    await page.waitForSelector('#error.ok, #error.bad', { timeout: 60000 });
+    const status = await page.textContent('#error');
+    assert(status.startsWith('OK'), `${name}: ${status}`);
+  }
+  // The damped oscillator runs at 1000 Hz, below what Web Audio renders: Play says so.
+  await page.selectOption('#examples', 'damped-oscillator.toml');
+  await page.waitForFunction(() => document.getElementById('error').textContent.includes('1000 Hz'));
+  await page.click('#play');
+  await page.waitForSelector('#error.bad');
+  const refusal = await page.textContent('#error');
+  assert(refusal.includes('1000 Hz cannot be heard'), refusal);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();
 });
 
