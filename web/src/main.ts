@@ -329,18 +329,45 @@ async function keyDown(event: KeyboardEvent): Promise<void> {
     return;
   }
   const index = NOTE_KEYS.indexOf(key);
-  if (index < 0) return;
-  if (live === null) await reporting(play);
-  const note = FIRST_NOTE + index;
-  lastNotes = [...lastNotes.filter((n) => n !== note), note].slice(-6);
-  live?.node.port.postMessage({ type: 'note', note, velocity: NOTE_VELOCITY });
+  if (index >= 0) await playNote(FIRST_NOTE + index, NOTE_VELOCITY);
+}
+
+/** An instrument's MIDI note pressed (`velocity` 1 to 127, starting playback if stopped) or
+ * lifted (0). */
+async function playNote(note: number, velocity: number): Promise<void> {
+  if (checked?.kind !== 'instrument') return;
+  if (velocity > 0) {
+    if (live === null) await reporting(play);
+    lastNotes = [...lastNotes.filter((n) => n !== note), note].slice(-6);
+  }
+  live?.node.port.postMessage({ type: 'note', note, velocity });
+}
+
+/** A MIDI message: note on and note off (any channel) play the instrument. */
+function midiMessage(data: Uint8Array): void {
+  if (data.length < 3) return;
+  const kind = data[0] & 0xf0;
+  if (kind === 0x90) playNote(data[1], data[2]);
+  else if (kind === 0x80) playNote(data[1], 0);
+}
+
+/** Listens to every MIDI input (Web MIDI), now and as devices come and go. */
+async function enableMidi(): Promise<void> {
+  const access = await navigator.requestMIDIAccess();
+  const listen = () => {
+    for (const input of access.inputs.values()) {
+      input.onmidimessage = (event) => event.data && midiMessage(event.data);
+    }
+    $<HTMLButtonElement>('midi').textContent = `MIDI: ${access.inputs.size} input(s)`;
+  };
+  listen();
+  access.onstatechange = listen;
 }
 
 /** A key up: an instrument's note lifted. */
 function keyUp(event: KeyboardEvent): void {
   const index = NOTE_KEYS.indexOf(event.key.toLowerCase());
-  if (event.target === editor || index < 0 || checked?.kind !== 'instrument' || live === null) return;
-  live.node.port.postMessage({ type: 'note', note: FIRST_NOTE + index, velocity: 0 });
+  if (event.target !== editor && index >= 0) playNote(FIRST_NOTE + index, 0);
 }
 
 async function loadExample(name: string): Promise<void> {
@@ -364,6 +391,7 @@ async function start(): Promise<void> {
   examples.addEventListener('change', () => examples.value && loadExample(examples.value));
   playButton.addEventListener('click', () => reporting(live === null ? play : stop));
   wavButton.addEventListener('click', () => reporting(downloadWav));
+  $<HTMLButtonElement>('midi').addEventListener('click', () => reporting(enableMidi));
   tension.addEventListener('input', () => sendFactor('tension', tension));
   damping.addEventListener('input', () => sendFactor('damping', damping));
   document.addEventListener('keydown', keyDown);
@@ -391,6 +419,8 @@ Object.assign(window, {
     predicted: () => checked?.predicted ?? NaN,
     rate: () => checked?.rate ?? NaN,
     /** The largest |sample| the live analyser holds now (0 when stopped). */
+    /** Plays a MIDI message (bytes) as an input of Web MIDI does. */
+    midi: (bytes: number[]) => midiMessage(Uint8Array.from(bytes)),
     /** Whether the live worklet has built its model and renders it. */
     liveReady: () => live?.ready ?? false,
     livePeak: () => {

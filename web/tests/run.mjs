@@ -210,6 +210,14 @@ await test('an instrument from the examples menu plays a note from a key', async
   assert(after > 0.01, `the key press left the output at peak ${after}`);
   await page.screenshot({ path: join(output, 'instrument.png'), fullPage: true });
   await page.evaluate(() => window.hooke.stop());
+  // A MIDI note on (E4, channel 1) while stopped starts playback and sounds, as a key does.
+  await page.evaluate(() => window.hooke.midi([0x90, 64, 100]));
+  await page.waitForFunction(() => window.hooke.liveReady(), null, { timeout: 20000 });
+  await page.waitForTimeout(400);
+  const midi = await page.evaluate(() => window.hooke.livePeak());
+  assert(midi > 0.01, `a MIDI note on left the output at peak ${midi}`);
+  await page.evaluate(() => window.hooke.midi([0x80, 64, 0]));
+  await page.evaluate(() => window.hooke.stop());
   // A benchmark, not a test: the guitar's six open strings struck, 1 s and 11 s through the
   // worklet; the difference is 10 s of sound without the guitar's build.
   const [short, long] = await page.evaluate(async () => {
