@@ -25,7 +25,7 @@ mod live;
 mod playground;
 
 pub use live::{LiveInstrument, MAX_LIVE_FRAMES};
-pub use playground::{Playground, WebError, MAX_CHANNELS, MAX_FRAMES};
+pub use playground::{Playground, WebError, MAX_CHANNELS, MAX_FRAMES, MODE_FIELDS};
 use std::cell::RefCell;
 
 thread_local! {
@@ -223,6 +223,33 @@ pub unsafe extern "C" fn hooke_lowest_frequency(handle: *const Playground) -> f6
             f64::NAN
         }
     }
+}
+
+/// Analyses the model as it is now and returns its modes, by increasing analog frequency:
+/// [`MODE_FIELDS`] f64s per mode, the analog frequency (Hz), the digital frequency (Hz) and the
+/// discrete pole `z` (real and imaginary parts, `Im z >= 0`); [`hooke_mode_count`] modes. Valid
+/// until the next call on `handle`. Null after keeping the error.
+///
+/// # Safety
+/// `handle` comes from [`hooke_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_modes(handle: *mut Playground) -> *const f64 {
+    match (*handle).modes() {
+        Ok(modes) => modes.as_ptr(),
+        Err(error) => {
+            keep(&error);
+            std::ptr::null()
+        }
+    }
+}
+
+/// The number of modes of the last [`hooke_modes`] call.
+///
+/// # Safety
+/// `handle` comes from [`hooke_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_mode_count(handle: *const Playground) -> usize {
+    (*handle).mode_count()
 }
 
 /// Parses the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes

@@ -79,7 +79,13 @@ pub struct Playground {
     output: Vec<f32>,
     /// The frames the file's `[run]` asks for (its duration at its rate).
     frames: u64,
+    /// The modes of the last [`Playground::modes`] call, [`MODE_FIELDS`] numbers each.
+    modes: Vec<f64>,
 }
+
+/// Numbers per mode in [`Playground::modes`]: analog frequency (Hz), digital frequency (Hz),
+/// and the discrete pole's real and imaginary parts.
+pub const MODE_FIELDS: usize = 4;
 
 impl Playground {
     /// Parses the model file `source` (called `file` in errors) and builds its engine at the
@@ -121,7 +127,17 @@ impl Playground {
             .collect();
         let frames = settings.length.steps(settings.step.seconds());
         let output = vec![0.0; MAX_FRAMES * engine.channels()];
-        Ok(Self { file: file.to_string(), engine, links, drags, tension: 1.0, damping: 1.0, output, frames })
+        Ok(Self {
+            file: file.to_string(),
+            engine,
+            links,
+            drags,
+            tension: 1.0,
+            damping: 1.0,
+            output,
+            frames,
+            modes: Vec::new(),
+        })
     }
 
     /// The engine (read only: every change goes through the methods below).
@@ -219,6 +235,28 @@ impl Playground {
         Ok(analysis.modes.iter().map(|m| m.discrete.frequency_hz()).find(|&f| f > 0.0))
     }
 
+    /// Every mode of the model as it is now, by increasing analog frequency, as the scheme at
+    /// the engine's step maps it (the analysis): [`MODE_FIELDS`] numbers per mode, the analog
+    /// frequency (Hz), the digital frequency (Hz) and the discrete pole `z` (real, imaginary;
+    /// `Im z >= 0`). The poles of the z-plane and the warping curve.
+    pub fn modes(&mut self) -> Result<&[f64], WebError> {
+        let analysis = self
+            .engine
+            .analyse(&AnalysisOptions::default())
+            .map_err(|e| WebError::run(&self.file, e.to_string()))?;
+        self.modes.clear();
+        for mode in &analysis.modes {
+            let z = mode.discrete.z;
+            self.modes.extend([mode.mode.frequency_hz(), mode.discrete.frequency_hz(), z.re, z.im]);
+        }
+        Ok(&self.modes)
+    }
+
+    /// The number of modes of the last [`Playground::modes`] call.
+    pub fn mode_count(&self) -> usize {
+        self.modes.len() / MODE_FIELDS
+    }
+
     fn check_factor(&self, what: &str, factor: f64, above: f64) -> Result<(), WebError> {
         if factor.is_finite() && factor > above && factor >= 0.0 {
             Ok(())
@@ -284,6 +322,38 @@ mod tests {
         assert!((lowest(&playground) / before - 2.0).abs() < 1e-3, "{} Hz", lowest(&playground));
         playground.set_tension(1.0).unwrap();
         assert!((lowest(&playground) / before - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_modes_are_those_of_a_string_as_symplectic_euler_maps_them() {
+        let undamped = STRING.replace("decay_time = 1.0\n", "");
+        let mut playground = Playground::load(&undamped, "s.toml").unwrap();
+        let modes = playground.modes().unwrap().to_vec();
+        assert_eq!(modes.len(), 30 * MODE_FIELDS);
+        // A 30-mass string without damping: omega_n = 2 sqrt(k/m) sin(n pi / 62), k = T / dx, m = rho dx; the
+        // symplectic Euler pole of an undamped oscillator has |z| = 1, arg z = 2 asin(omega h / 2).
+        let (dx, h) = (0.5 / 31.0, 1.0 / 44_100.0);
+        let (k, m) = (100.0 / dx, 1e-3 * dx);
+        for (n, mode) in modes.chunks(MODE_FIELDS).enumerate() {
+            let omega = 2.0 * f64::sqrt(k / m) * ((n + 1) as f64 * std::f64::consts::PI / 62.0).sin();
+            let analog = omega / std::f64::consts::TAU;
+            assert!(
+                (mode[0] / analog - 1.0).abs() < 1e-3,
+                "mode {}: {} Hz, expected {analog} Hz",
+                n + 1,
+                mode[0]
+            );
+            let digital = 2.0 * (omega * h / 2.0).asin() / (std::f64::consts::TAU * h);
+            assert!(
+                (mode[1] / digital - 1.0).abs() < 1e-3,
+                "mode {}: {} Hz, expected {digital} Hz",
+                n + 1,
+                mode[1]
+            );
+            let z = (mode[2] * mode[2] + mode[3] * mode[3]).sqrt();
+            assert!((z - 1.0).abs() < 1e-9 && mode[3] >= 0.0, "mode {}: |z| = {z}", n + 1);
+            assert!((mode[3].atan2(mode[2]) - std::f64::consts::TAU * mode[1] * h).abs() < 1e-9);
+        }
     }
 
     #[test]
