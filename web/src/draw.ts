@@ -110,3 +110,56 @@ export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: 
   }
   g.stroke();
 }
+
+/** The discrete poles (`modes`: 4 numbers per mode, analog Hz, digital Hz, re z, im z) in the
+ * z-plane with the unit circle: each pole and its conjugate. */
+export function drawPoles(canvas: HTMLCanvasElement, modes: Float64Array): void {
+  const g = frame(canvas, `z-plane: ${modes.length / 4} poles of the scheme (and conjugates)`);
+  const { width, height } = canvas;
+  const [cx, cy, r] = [width / 2, height / 2 + 8, Math.min(width, height - 20) / 2 - 12];
+  g.strokeStyle = '#ccc';
+  g.beginPath();
+  g.moveTo(cx - r - 8, cy);
+  g.lineTo(cx + r + 8, cy);
+  g.moveTo(cx, cy - r - 8);
+  g.lineTo(cx, cy + r + 8);
+  g.stroke();
+  g.strokeStyle = '#888';
+  g.beginPath();
+  g.arc(cx, cy, r, 0, 2 * Math.PI);
+  g.stroke();
+  for (let i = 0; i < modes.length; i += 4) {
+    const [re, im] = [modes[i + 2], modes[i + 3]];
+    g.fillStyle = Math.hypot(re, im) > 1 + 1e-9 ? '#c01c28' : '#1a5fb4';
+    for (const y of [im, -im]) g.fillRect(cx + re * r - 2, cy - y * r - 2, 4, 4);
+  }
+}
+
+/** The warping: each mode's digital frequency over its analog frequency against the analog
+ * frequency, up to the Nyquist frequency of `rate` Hz. */
+export function drawWarping(canvas: HTMLCanvasElement, modes: Float64Array, rate: number): void {
+  let [low, high] = [1, 1];
+  for (let i = 0; i < modes.length; i += 4) {
+    if (modes[i] > 0) {
+      const ratio = modes[i + 1] / modes[i];
+      [low, high] = [Math.min(low, ratio), Math.max(high, ratio)];
+    }
+  }
+  const span = Math.max(high - low, 1e-6);
+  const g = frame(canvas, `warping: digital / analog frequency, ${low.toFixed(4)} to ${high.toFixed(4)}`);
+  const { width, height } = canvas;
+  const x = (hz: number) => 8 + (hz / (rate / 2)) * (width - 16);
+  const y = (ratio: number) => height - 8 - ((ratio - low) / span) * (height - 36);
+  g.strokeStyle = '#ccc';
+  g.beginPath();
+  g.moveTo(8, y(1));
+  g.lineTo(width - 8, y(1));
+  g.stroke();
+  g.fillStyle = '#1a5fb4';
+  for (let i = 0; i < modes.length; i += 4) {
+    if (modes[i] > 0) g.fillRect(x(modes[i]) - 2, y(modes[i + 1] / modes[i]) - 2, 4, 4);
+  }
+  g.fillStyle = '#333';
+  g.fillText('0 Hz', 8, height - 12);
+  g.fillText(`${(rate / 2).toFixed(0)} Hz`, width - 60, height - 12);
+}

@@ -20,6 +20,8 @@ interface Exports {
   hooke_set_damping(handle: number, factor: number): number;
   hooke_pluck(handle: number, position: number, amplitude: number): number;
   hooke_lowest_frequency(handle: number): number;
+  hooke_modes(handle: number): number;
+  hooke_mode_count(handle: number): number;
   hooke_live_load(text: number, textLen: number, name: number, nameLen: number, rate: number): number;
   hooke_live_drop(handle: number): void;
   hooke_live_check(text: number, textLen: number, name: number, nameLen: number): number;
@@ -99,6 +101,15 @@ export class HookeModel {
   /** The analysis' digital frequency of the lowest vibrating mode now, Hz (NaN: none). */
   lowestFrequency(): number {
     return this.exports.hooke_lowest_frequency(this.handle);
+  }
+
+  /** Every mode now, by increasing analog frequency: 4 numbers each, the analog and digital
+   * frequencies (Hz) and the discrete pole (re, im); null on failure (lastError says why). */
+  modes(): Float64Array | null {
+    const ptr = this.exports.hooke_modes(this.handle);
+    if (ptr === 0) return null;
+    const count = this.exports.hooke_mode_count(this.handle);
+    return new Float64Array(this.exports.memory.buffer, ptr, 4 * count).slice();
   }
 
   /** The error bytes of the last failed call. */

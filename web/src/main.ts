@@ -4,7 +4,7 @@
 // analysis; each AudioWorklet node makes its own from the compiled module.
 
 import { decodeError, HookeError, HookeInstrument, HookeModel, isModelFile } from './hooke';
-import { drawSignal, drawSpectrum, spectrumDb } from './draw';
+import { drawPoles, drawSignal, drawSpectrum, drawWarping, spectrumDb } from './draw';
 import { fromShareHash, toShareHash } from './share';
 import { encodeWav } from './wav';
 
@@ -65,6 +65,8 @@ interface Checked {
   /** Output samples per pickup unit for live play. */
   gain: number;
   preview: Float32Array;
+  /** The modes (4 numbers each: analog Hz, digital Hz, re z, im z); empty for an instrument. */
+  modes: Float64Array;
 }
 let checked: Checked | null = null;
 
@@ -112,6 +114,13 @@ function check(): void {
     return;
   }
   const predicted = model.lowestFrequency();
+  const modes = model.modes();
+  if (modes === null) {
+    const error = decodeError(model.lastError());
+    model.free();
+    showError(error);
+    return;
+  }
   const preview = new Float32Array(PREVIEW_FRAMES);
   let failure: HookeError | null = null;
   for (let at = 0; at < PREVIEW_FRAMES && failure === null; at += model.maxFrames) {
@@ -133,7 +142,7 @@ function check(): void {
     return;
   }
   const gain = peak > 0 ? LIVE_PEAK / peak : 1;
-  accept({ kind: 'model', text, rate, frames, predicted, gain, preview }, `OK: model, ${rate} Hz, ${(frames / rate).toFixed(3)} s`);
+  accept({ kind: 'model', text, rate, frames, predicted, gain, preview, modes }, `OK: model, ${rate} Hz, ${(frames / rate).toFixed(3)} s`);
   if (live !== null) live.node.port.postMessage({ type: 'gain', value: gain });
 }
 
@@ -147,7 +156,8 @@ function checkInstrument(text: string): void {
   const preview = new Float32Array(0);
   const frames = INSTRUMENT_RENDER_SECONDS * INSTRUMENT_RATE;
   const rate = INSTRUMENT_RATE;
-  accept({ kind: 'instrument', text, rate, frames, predicted: NaN, gain: 1, preview }, `OK: instrument, ${rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`);
+  const modes = new Float64Array(0);
+  accept({ kind: 'instrument', text, rate, frames, predicted: NaN, gain: 1, preview, modes }, `OK: instrument, ${rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`);
 }
 
 /** Takes `model` as the one to play and shows `status`. */
@@ -166,6 +176,8 @@ function accept(model: Checked, status: string): void {
       : 'Keys A W S E D F T G Y H U J K play C4 to C5 (several at once); the sliders act on models only.';
   playButton.disabled = false;
   wavButton.disabled = false;
+  drawPoles($<HTMLCanvasElement>('poles'), model.modes);
+  drawWarping($<HTMLCanvasElement>('warping'), model.modes, model.rate);
   if (live === null) drawPreview();
 }
 
