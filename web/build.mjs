@@ -1,4 +1,4 @@
-// Bundles the page and the worklet with esbuild into dist/, with the wasm module, the static
+// Bundles the page, the worklet and the checker worker with esbuild into dist/, with the wasm module, the static
 // files and the repository's examples (listed in examples/index.json).
 // Usage: node build.mjs PATH/TO/hooke_web.wasm
 import * as esbuild from 'esbuild';
@@ -18,6 +18,7 @@ mkdirSync(join(dist, 'examples'), { recursive: true });
 const common = { bundle: true, minify: true, sourcemap: true, target: 'chrome110', logLevel: 'warning' };
 await esbuild.build({ ...common, entryPoints: [join(here, 'src/main.ts')], outfile: join(dist, 'main.js'), format: 'esm' });
 await esbuild.build({ ...common, entryPoints: [join(here, 'src/worklet.ts')], outfile: join(dist, 'worklet.js'), format: 'iife' });
+await esbuild.build({ ...common, entryPoints: [join(here, 'src/checker.ts')], outfile: join(dist, 'checker.js'), format: 'iife' });
 for (const file of ['index.html', 'style.css']) copyFileSync(join(here, file), join(dist, file));
 copyFileSync(wasm, join(dist, 'hooke_web.wasm'));
 // The model files of examples/, and the instrument files of examples/instruments/ (the files

@@ -1,17 +1,17 @@
-// The playground page: the editor checked while typing, play/stop through the AudioWorklet,
-// the sliders and keys sent to it as engine events, the pictures, the examples, the share link
-// and the WAV download. The page has its own instance of the wasm module for checking and the
-// analysis; each AudioWorklet node makes its own from the compiled module.
+// The playground page: the editor checked while typing (by the checker worker), play/stop
+// through the AudioWorklet, the sliders and keys sent to it as engine events, the pictures, the
+// examples, the share link and the WAV download. The page compiles the wasm module once; the
+// checker and each AudioWorklet node make their own instance of it.
 
-import { decodeError, HookeError, HookeInstrument, HookeModel, isModelFile } from './hooke';
+import type { Answer, Checked } from './checked';
+import { PLUCK_AMPLITUDE } from './checked';
+import { decodeError, HookeError } from './hooke';
 import { drawPoles, drawSignal, drawSpectrum, drawWarping, spectrumDb } from './draw';
 import { fromShareHash, toShareHash } from './share';
 import { encodeWav } from './wav';
 
 /** Milliseconds of quiet typing before the editor's text is checked. */
 const CHECK_DELAY = 250;
-/** Height of a key's pluck, m. */
-const PLUCK_AMPLITUDE = 1e-3;
 /** The keys that pluck a model, from near one end of the string to near the other. */
 const PLUCK_KEYS = 'asdfghjkl';
 /** The keys that play an instrument, a piano's white and black keys from C4 (MIDI 60) to C5. */
@@ -20,16 +20,9 @@ const NOTE_KEYS = 'awsedftgyhujk';
 const FIRST_NOTE = 60;
 /** The velocity of a key's note, MIDI (1 to 127). */
 const NOTE_VELOCITY = 100;
-/** The output rate an instrument is built for and played at, Hz. */
-const INSTRUMENT_RATE = 44100;
 /** The notes an instrument's WAV render strikes when none has been played: C4, E4, G4. */
 const DEFAULT_CHORD = [60, 64, 67];
-/** Length of an instrument's WAV render, s. */
-const INSTRUMENT_RENDER_SECONDS = 4;
-/** Peak output level the live gain aims at (full scale is 1). */
-const LIVE_PEAK = 0.5;
-/** Frames of the preview render (signal and spectrum while stopped; the live gain). */
-const PREVIEW_FRAMES = 16384;
+
 /** Longest offline render, s. */
 const MAX_RENDER_SECONDS = 30;
 /** The sample rates Web Audio renders at, Hz (the AudioContext's range in the specification). */
@@ -52,22 +45,12 @@ const encoder = new TextEncoder();
 const fileName = encoder.encode('model.toml');
 
 let module: WebAssembly.Module;
-let instance: WebAssembly.Instance;
+/** The checker worker (checker.ts): the page's thread never waits on the simulation. */
+const checker = new Worker('checker.js');
+/** The number of the last text sent to the checker. */
+let lastRequest = 0;
 
 /** The last text that loaded, with what the page knows of it. */
-interface Checked {
-  kind: 'model' | 'instrument';
-  text: string;
-  rate: number;
-  frames: number;
-  /** The analysis' lowest mode at the sliders' factors, Hz (NaN: none). */
-  predicted: number;
-  /** Output samples per pickup unit for live play. */
-  gain: number;
-  preview: Float32Array;
-  /** The modes (4 numbers each: analog Hz, digital Hz, re z, im z); empty for an instrument. */
-  modes: Float64Array;
-}
 let checked: Checked | null = null;
 
 /** The live audio graph while playing. */
@@ -88,76 +71,29 @@ function factors(): { tension: number; damping: number } {
   return { tension: Number(tension.value), damping: Number(damping.value) };
 }
 
-/** Loads `text` in the page's instance at the sliders' factors; the model or the error. */
-function loadHere(text: string): HookeModel | HookeError {
-  const model = HookeModel.load(instance, encoder.encode(text), fileName);
-  if (model instanceof Uint8Array) return decodeError(model);
-  const { tension: t, damping: d } = factors();
-  const error = (t !== 1 ? model.setTension(t) : null) ?? (d !== 1 ? model.setDamping(d) : null);
-  if (error !== null) {
-    model.free();
-    return decodeError(error);
-  }
-  return model;
-}
-
-/** Checks the editor's text: shows its error at its line and column, or takes it as the model. */
+/** Sends the editor's text to the checker, which answers with its error at its line and
+ * column, or what the page shows of it (`answer`). */
 function check(): void {
-  const text = editor.value;
-  if (!isModelFile(text)) {
-    checkInstrument(text);
-    return;
-  }
-  const model = loadHere(text);
-  if (!(model instanceof HookeModel)) {
-    showError(model);
-    return;
-  }
-  const predicted = model.lowestFrequency();
-  const modes = model.modes();
-  if (modes === null) {
-    const error = decodeError(model.lastError());
-    model.free();
-    showError(error);
-    return;
-  }
-  const preview = new Float32Array(PREVIEW_FRAMES);
-  let failure: HookeError | null = null;
-  for (let at = 0; at < PREVIEW_FRAMES && failure === null; at += model.maxFrames) {
-    const n = Math.min(model.maxFrames, PREVIEW_FRAMES - at);
-    const block = model.render(n);
-    if (block === null) failure = decodeError(model.lastError());
-    else preview.set(block.subarray(0, n), at);
-  }
-  const rate = model.rate;
-  const frames = model.frames;
-  let peak = maxAbs(preview);
-  if (peak === 0 && model.pluck(0.3, PLUCK_AMPLITUDE) === null) {
-    const block = model.render(Math.min(model.maxFrames, PREVIEW_FRAMES));
-    peak = block === null ? 0 : maxAbs(block);
-  }
-  model.free();
-  if (failure !== null) {
-    showError(failure);
-    return;
-  }
-  const gain = peak > 0 ? LIVE_PEAK / peak : 1;
-  accept({ kind: 'model', text, rate, frames, predicted, gain, preview, modes }, `OK: model, ${rate} Hz, ${(frames / rate).toFixed(3)} s`);
-  if (live !== null) live.node.port.postMessage({ type: 'gain', value: gain });
+  const { tension, damping } = factors();
+  lastRequest += 1;
+  checker.postMessage({ id: lastRequest, text: editor.value, tension, damping });
 }
 
-/** Checks an instrument file as it is read (it is built when played). */
-function checkInstrument(text: string): void {
-  const error = HookeInstrument.check(instance, encoder.encode(text), fileName);
-  if (error !== null) {
-    showError(decodeError(error));
+/** The checker's answer: the error, or the file to play; an answer to an older text is dropped. */
+function answer(event: MessageEvent<Answer>): void {
+  const reply = event.data;
+  if (reply.id !== lastRequest) return;
+  if ('error' in reply) {
+    showError(reply.error);
     return;
   }
-  const preview = new Float32Array(0);
-  const frames = INSTRUMENT_RENDER_SECONDS * INSTRUMENT_RATE;
-  const rate = INSTRUMENT_RATE;
-  const modes = new Float64Array(0);
-  accept({ kind: 'instrument', text, rate, frames, predicted: NaN, gain: 1, preview, modes }, `OK: instrument, ${rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`);
+  const model = reply.checked;
+  const status =
+    model.kind === 'model'
+      ? `OK: model, ${model.rate} Hz, ${(model.frames / model.rate).toFixed(3)} s`
+      : `OK: instrument, ${model.rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`;
+  accept(model, status);
+  if (live !== null && model.kind === 'model') live.node.port.postMessage({ type: 'gain', value: model.gain });
 }
 
 /** Takes `model` as the one to play and shows `status`. */
@@ -390,7 +326,8 @@ async function loadExample(name: string): Promise<void> {
 
 async function start(): Promise<void> {
   module = await WebAssembly.compileStreaming(fetch('hooke_web.wasm'));
-  instance = await WebAssembly.instantiate(module, {});
+  checker.onmessage = answer;
+  checker.postMessage({ module });
   const names = (await (await fetch('examples/index.json')).json()) as string[];
   for (const name of names) examples.add(new Option(name.replace(/\.toml$/, ''), name));
   let timer = 0;
