@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite, on the release build the demo uses (one build for the demo, the tests and
 # the bindings): the Rust workspace with the live-audio tests (a JACK server with the dummy
-# backend stands in for a sound card), then the Python package.
+# backend stands in for a sound card), then the Python package, then the browser playground in
+# headless Chromium (scripts/test-web.sh, which installs Debian's rustc-web and chromium).
 #   bash scripts/test-all.sh
 # On a fresh Debian machine it installs what the live tests need (jackd2, the ALSA and JACK
 # headers), as root or through sudo; without them the live tests are left out, saying so.
@@ -24,3 +25,6 @@ cargo test --release --workspace --locked "${features[@]}"
 
 echo "== Python: scripts/test-python.sh"
 bash scripts/test-python.sh
+
+echo "== Browser: scripts/test-web.sh"
+bash scripts/test-web.sh
