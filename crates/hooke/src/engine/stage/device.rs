@@ -46,32 +46,6 @@ impl Stage for DeviceStage {
         (self.state.x[coordinate], self.state.v[coordinate])
     }
 
-    fn set_motion(&mut self, _coordinate: usize, _x: f64, _v: f64) -> bool {
-        false
-    }
-
-    fn set_stopped(&mut self, _mass: usize, _stopped: bool) -> bool {
-        false
-    }
-
-    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
-        false
-    }
-
-    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
-        false
-    }
-
-    fn set_force(&mut self, _coordinate: usize, force: f64) -> bool {
-        force == 0.0
-    }
-
-    fn free_force(&mut self, system: &System, coordinate: usize) -> f64 {
-        let mut force = vec![0.0; self.state.x.len()];
-        crate::forces::total(system, &self.state.x, &self.state.v, self.state.t, &mut force);
-        force[coordinate]
-    }
-
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
         let step = self.state.step;
         let failed = |message| RunError::Device { step, message };

@@ -33,22 +33,39 @@ pub(crate) trait Stage: Send {
     /// Position (m) and velocity (m/s) of a moving state coordinate.
     fn motion(&self, coordinate: usize) -> (f64, f64);
     /// Sets the position (m) and velocity (m/s) of a moving state coordinate.
-    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool;
+    fn set_motion(&mut self, _coordinate: usize, _x: f64, _v: f64) -> bool {
+        false
+    }
     /// Stops mass `mass` where it is (it keeps its position, with velocity 0), or frees it.
-    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool;
+    fn set_stopped(&mut self, _mass: usize, _stopped: bool) -> bool {
+        false
+    }
     /// Takes the spring and damper joining nodes `a` and `b` as now set in the system.
-    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool;
+    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
+        false
+    }
     /// Takes the drag of mass `mass` as now set in the system.
-    fn set_drag(&mut self, system: &System, mass: usize) -> bool;
+    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
+        false
+    }
     /// Takes the mass of mass `mass` as now set in the system (only the general path can: its
     /// scheme is rebuilt from the system).
     fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
         false
     }
-    /// Holds `force` (N) on a moving state coordinate until changed.
-    fn set_force(&mut self, coordinate: usize, force: f64) -> bool;
-    /// The force (N) on a moving state coordinate now from everything but the held forces.
-    fn free_force(&mut self, system: &System, coordinate: usize) -> f64;
+    /// Holds `force` (N) on a moving state coordinate until changed (a path that holds no
+    /// force can take only zero).
+    fn set_force(&mut self, _coordinate: usize, force: f64) -> bool {
+        force == 0.0
+    }
+    /// The force (N) on a moving state coordinate now from everything but the held forces
+    /// (by default from [`Stage::state`], every force computed).
+    fn free_force(&mut self, system: &System, coordinate: usize) -> f64 {
+        let state = self.state(system);
+        let mut force = vec![0.0; state.x.len()];
+        crate::forces::total(system, &state.x, &state.v, state.t, &mut force);
+        force[coordinate]
+    }
     /// Advances up to `steps` steps, writing each channel's value after step `s` to
     /// `record[channel * steps + s]` (`record` holds `channels x steps` values, whatever they
     /// were before); returns the steps done. A kernel that finds a non-finite
