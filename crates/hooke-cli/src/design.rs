@@ -7,7 +7,7 @@ use crate::load::parse_scheme;
 use clap::{Args, Subcommand};
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::analysis::report::{analyse, AnalysisOptions};
-use hooke::analysis::string_loss::{design_lossy_string, LossLaw};
+use hooke::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use hooke::engine::StepSize;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -108,7 +108,11 @@ fn string(args: &StringArgs) -> miette::Result<()> {
     let masses = args.masses as usize;
     let design = match (args.high_tau, args.high_frequency) {
         (Some(high_tau), Some(high_hz)) => LossLaw::through(args.f0, args.tau, high_hz, high_tau)
-            .and_then(|law| design_lossy_string(masses, args.mass, args.f0, &law, high_hz, args.scheme, h)),
+            .and_then(|law| {
+                let target =
+                    PartialsTarget { fundamental_hz: args.f0, inharmonicity: 0.0, loss: Some((law, high_hz)) };
+                design_string_partials(masses, args.mass, &target, args.scheme, h)
+            }),
         _ => {
             let target = TuneTarget { frequency_hz: args.f0, time_constant: Some(args.tau) };
             design_string(masses, args.mass, target, args.scheme, h)

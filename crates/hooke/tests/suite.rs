@@ -7,6 +7,7 @@ mod measure;
 
 mod analysis;
 mod bad_input;
+mod bending;
 mod closed_forms;
 mod conformance;
 mod contact_and_drive;
@@ -29,7 +30,7 @@ mod multistage;
 mod properties;
 mod reductions;
 mod score_errors;
-mod string_loss;
+mod string_partials;
 mod symplectic;
 
 /// Every test file in this folder is a module of this binary (or a binary of its own named in

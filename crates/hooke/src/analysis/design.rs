@@ -21,7 +21,7 @@ use super::error::AnalysisError;
 use super::modes::Damping;
 use super::poles::{dominant, DiscretePole, OSCILLATOR_TOLERANCE};
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
-use crate::model::{BarrierSpec, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
+use crate::model::{Bending, BarrierSpec, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use faer::c64;
@@ -332,9 +332,9 @@ fn lowest_mode(
     })
 }
 
-/// A copy of `model` with every spring's stiffness times `stiffness_scale` and every damper's
-/// coefficient and every mass's drag times `damping_scale`; rest lengths, contacts, external
-/// forces and initial conditions are kept.
+/// A copy of `model` with every spring's and bending element's stiffness times
+/// `stiffness_scale` and every damper's coefficient and every mass's drag times
+/// `damping_scale`; rest lengths, contacts, external forces and initial conditions are kept.
 pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> Result<Model, AnalysisError> {
     let mut scaled = Model::new(model.dimension())?;
     scaled.set_gravity(model.gravity())?;
@@ -355,6 +355,11 @@ pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> 
             damping: link.damping * damping_scale,
         };
         scaled.add_spring(spring)?;
+    }
+    for element in model.bendings() {
+        let nodes = element.nodes.iter().map(|&n| n.into()).collect();
+        let bending = Bending::weighted(nodes, element.weights.clone(), element.stiffness * stiffness_scale);
+        scaled.add_bending(Bending { id: element.id.clone(), ..bending })?;
     }
     for barrier in model.barriers() {
         scaled.add_barrier(BarrierSpec {
@@ -397,8 +402,11 @@ pub struct StringDesign {
     /// `Z = gamma_out m`, N s/m.
     pub damping: f64,
     /// Each mass's drag rate `c / m`, 1/s: 0 from [`design_string`], the frequency-independent
-    /// loss from [`super::string_loss::design_lossy_string`].
+    /// loss from [`super::string_partials::design_string_partials`].
     pub drag: f64,
+    /// Each bending element's kappa, N/m: 0 (none) from [`design_string`], the stiffness of a
+    /// stiff string from [`super::string_partials::design_string_partials`].
+    pub bending: f64,
     /// The string: masses `s.1` .. `s.N` between anchors `s.0` and `s.{N+1}`, at rest.
     pub model: Model,
 }
@@ -440,6 +448,7 @@ pub fn design_string(
         stiffness,
         damping,
         drag: 0.0,
+        bending: 0.0,
         model: string(mass, stiffness, damping)?,
     })
 }

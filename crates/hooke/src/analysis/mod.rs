@@ -18,4 +18,4 @@ pub mod poles;
 pub mod regions;
 pub mod report;
 pub mod stability;
-pub mod string_loss;
+pub mod string_partials;

@@ -8,6 +8,7 @@
 //! same layout; forces landing on anchors are the supports' reactions and schemes ignore them.
 //! Matrices are over the moving coordinates only (`System::mass_coordinates`).
 
+mod bending;
 pub mod contact;
 mod dampers;
 mod external;
@@ -23,13 +24,14 @@ pub fn total(system: &System, x: &[f64], v: &[f64], t: f64, f: &mut [f64]) {
     add_damping(system, x, v, f);
 }
 
-/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs, contacts), N; `f` is
+/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs, bending, contacts), N; `f` is
 /// overwritten.
 pub fn conservative(system: &System, x: &[f64], f: &mut [f64]) {
     f.fill(0.0);
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_forces(system.springs(), system.dimension(), x, f);
+    bending::add_forces(system.bendings(), system.dimension(), x, f);
     contact::add_forces(system, x, f);
 }
 
@@ -44,9 +46,10 @@ pub fn add_damping(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
     dampers::add_forces(system, x, v, f);
 }
 
-/// Energy stored in the springs, J.
+/// Energy stored in the springs and the bending elements, J.
 pub fn elastic_energy(system: &System, x: &[f64]) -> f64 {
     springs::energy(system.springs(), system.dimension(), x)
+        + bending::energy(system.bendings(), system.dimension(), x)
 }
 
 /// Gravitational potential energy `-sum m g . x`, J.
@@ -69,6 +72,7 @@ pub fn potential(system: &System, x: &[f64]) -> f64 {
 /// adds all its entries, even zero ones, so the matrix's pattern does not change with `x`.
 pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     springs::add_stiffness(system.springs(), system.dimension(), x, scale, matrix);
+    bending::add_stiffness(system.bendings(), system.dimension(), scale, matrix);
     contact::add_stiffness(system, x, scale, matrix);
 }
 
@@ -93,13 +97,14 @@ pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_discrete_forces(system.springs(), system.dimension(), x0, x1, f);
+    bending::add_discrete_forces(system.bendings(), system.dimension(), x0, x1, f);
     contact::add_discrete_forces(system, x0, x1, f);
 }
 
 /// Adds `scale * K_dg`, the Jacobian `-d F_dg(x0, x1) / d x1` of the discrete-gradient force
 /// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs the
-/// tangent stiffness at the midpoint, halved (exact in 1D, Newton's approximation for geometric
-/// springs); for contacts the exact derivative of Chatziioannou 2019, eq. (80), which sees a
+/// tangent stiffness at the midpoint, halved (exact in 1D and for bending, Newton's approximation
+/// for geometric springs); for contacts the exact derivative of Chatziioannou 2019, eq. (80), which sees a
 /// contact the step enters even when the midpoint is still outside it. `midpoint` is
 /// `(x0 + x1) / 2`, which the caller keeps (Newton evaluates it at every iteration).
 pub fn add_discrete_stiffness(
@@ -111,10 +116,11 @@ pub fn add_discrete_stiffness(
     matrix: &mut (impl Assemble + ?Sized),
 ) {
     springs::add_stiffness(system.springs(), system.dimension(), midpoint, 0.5 * scale, matrix);
+    bending::add_stiffness(system.bendings(), system.dimension(), 0.5 * scale, matrix);
     contact::add_discrete_stiffness(system, x0, x1, scale, matrix);
 }
 
-/// Whether the conservative forces are affine in `x` (1D springs and gravity only, no
+/// Whether the conservative forces are affine in `x` (1D springs, bending and gravity only, no
 /// contacts), so that implicit schemes can factor their matrix once.
 pub fn is_linear(system: &System) -> bool {
     system.dimension() == 1 && !system.has_contacts()

@@ -5,7 +5,7 @@
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
-use crate::analysis::string_loss::{design_lossy_string, LossLaw};
+use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
 use crate::model::{Model, ModelError, Node, StringSpec};
@@ -25,7 +25,7 @@ pub struct GuitarSpec {
     pub decay: Vec<f64>,
     /// Each string's time constant at [`GuitarSpec::high_frequency`], s (one per string): the
     /// partials then decay by the two-point law `1/tau = sigma_0 + sigma_1 f^2`
-    /// ([`crate::analysis::string_loss`]), drag and dampers together. `None`: dampers alone,
+    /// ([`crate::analysis::string_partials`]), drag and dampers together. `None`: dampers alone,
     /// every partial decaying `(f / f_0)^2` times faster than the fundamental.
     pub high_decay: Option<Vec<f64>>,
     /// The frequency of `high_decay`, Hz.
@@ -128,15 +128,12 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             }
             Some(high) => LossLaw::through(*frequency_hz, spec.decay[s], spec.high_frequency, high[s])
                 .and_then(|law| {
-                    design_lossy_string(
-                        spec.masses,
-                        mass,
-                        *frequency_hz,
-                        &law,
-                        spec.high_frequency,
-                        scheme,
-                        dt,
-                    )
+                    let target = PartialsTarget {
+                        fundamental_hz: *frequency_hz,
+                        inharmonicity: 0.0,
+                        loss: Some((law, spec.high_frequency)),
+                    };
+                    design_string_partials(spec.masses, mass, &target, scheme, dt)
                 }),
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;

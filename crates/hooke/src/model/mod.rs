@@ -1,4 +1,4 @@
-//! What a user describes: masses, anchors, links (springs and dampers), drag, gravity, contacts
+//! What a user describes: masses, anchors, links (springs and dampers), bending, drag, gravity, contacts
 //! (Hertz barriers and collisions), driving forces, and the generators that build strings,
 //! membranes and chains from them.
 //!
@@ -44,6 +44,7 @@ macro_rules! setters {
     (@assign set $place:expr, $value:expr) => { $place = $value };
 }
 
+mod bending;
 mod contact;
 pub(crate) mod de;
 mod elements;
@@ -52,6 +53,7 @@ mod forces;
 mod generate;
 mod validate;
 
+pub use bending::{Bending, BendingElement, MAX_BENDING_NODES};
 pub use contact::{Barrier, BarrierSpec, Collision, CollisionSpec, MassSelection};
 pub use elements::{Anchor, Damper, Initial, Link, Mass, Node, NodeRef, Spring};
 pub use error::ModelError;
@@ -71,6 +73,7 @@ pub struct Model {
     masses: Vec<Mass>,
     anchors: Vec<Anchor>,
     links: Vec<Link>,
+    bendings: Vec<BendingElement>,
     barriers: Vec<Barrier>,
     collisions: Vec<Collision>,
     forces: Vec<ExternalForce>,
@@ -97,6 +100,7 @@ impl Model {
             masses: Vec::new(),
             anchors: Vec::new(),
             links: Vec::new(),
+            bendings: Vec::new(),
             barriers: Vec::new(),
             collisions: Vec::new(),
             forces: Vec::new(),

@@ -68,6 +68,44 @@ impl LinkArrays {
     }
 }
 
+/// Bending elements in compressed form: element `e` joins the nodes
+/// `node[start[e] .. start[e + 1]]` with the weights at the same indices, and stores
+/// `stiffness[e] / 2 |sum_i w_i x_i|^2` (see [`crate::model::Bending`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BendingArrays {
+    /// Where each element's nodes begin in `node`, and one past the last element's end.
+    pub start: Vec<u32>,
+    /// The nodes of every element, one element after the other (node indices).
+    pub node: Vec<u32>,
+    /// The weight of each entry of `node`.
+    pub weight: Vec<f64>,
+    /// kappa of each element, N/m.
+    pub stiffness: Vec<f64>,
+}
+
+impl Default for BendingArrays {
+    fn default() -> Self {
+        Self { start: vec![0], node: Vec::new(), weight: Vec::new(), stiffness: Vec::new() }
+    }
+}
+
+impl BendingArrays {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.stiffness.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.stiffness.is_empty()
+    }
+
+    /// The entries (into `node` and `weight`) of element `e`.
+    pub fn entries(&self, e: usize) -> std::ops::Range<usize> {
+        self.start[e] as usize..self.start[e + 1] as usize
+    }
+}
+
 /// Barrier contacts, one entry per (barrier, mass) pair, in structure-of-arrays form.
 ///
 /// Entry `i` pushes node `mass[i]` out of the half-space `n . x < offset[i]` with the force
@@ -212,6 +250,7 @@ pub struct System {
     drag: Vec<f64>,
     springs: LinkArrays,
     dampers: LinkArrays,
+    bendings: BendingArrays,
     barriers: BarrierArrays,
     collisions: CollisionArrays,
     external: ExternalForces,
@@ -255,6 +294,13 @@ impl System {
                 dampers.b.push(node_index(link.b));
                 dampers.coefficient.push(link.damping);
             }
+        }
+        let mut bendings = BendingArrays::default();
+        for element in model.bendings().iter().filter(|e| e.stiffness > 0.0) {
+            bendings.node.extend(element.nodes.iter().map(|&n| node_index(n)));
+            bendings.weight.extend_from_slice(&element.weights);
+            bendings.stiffness.push(element.stiffness);
+            bendings.start.push(u32::try_from(bendings.node.len()).expect("more than 2^32 bending entries"));
         }
         let mut barriers = BarrierArrays::default();
         for barrier in model.barriers().iter().filter(|b| b.stiffness > 0.0) {
@@ -330,6 +376,7 @@ impl System {
             drag,
             springs,
             dampers,
+            bendings,
             barriers,
             collisions,
             external,
@@ -377,6 +424,10 @@ impl System {
     /// The dampers: damping coefficient.
     pub fn dampers(&self) -> &LinkArrays {
         &self.dampers
+    }
+    /// The bending elements (those of stiffness 0 are left out).
+    pub fn bendings(&self) -> &BendingArrays {
+        &self.bendings
     }
     /// The barrier contacts, one entry per (barrier, mass) pair (barriers of stiffness 0 are
     /// left out).

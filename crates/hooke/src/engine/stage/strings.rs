@@ -25,8 +25,8 @@ impl<const L: usize> StringStage<L> {
     /// The strings `strings` of `system` (each the node path from its first anchor through its
     /// masses to its last anchor) from `state`, with step `dt` (s) and `pickups`, if the system
     /// is exactly those strings: 1D, every mass on one of them, every spring (rest length 0) and
-    /// damper one of their links, no contact, driving force or gravity. Held forces are taken
-    /// from the system. `pool` runs the groups on its threads.
+    /// damper one of their links, no bending, contact, driving force or gravity. Held forces are
+    /// taken from the system. `pool` runs the groups on its threads.
     pub(crate) fn new(
         system: &System,
         strings: &[Vec<usize>],
@@ -37,6 +37,7 @@ impl<const L: usize> StringStage<L> {
     ) -> Option<Self> {
         let plain = system.dimension() == 1
             && !system.has_contacts()
+            && system.bendings().is_empty()
             && !system.external_forces().drives()
             && system.gravity_force().is_empty()
             && system.springs().rest_length.iter().all(|&l| l == 0.0);

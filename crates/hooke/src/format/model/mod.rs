@@ -18,7 +18,7 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
-    de, Anchor, BarrierSpec, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MembraneSpec, Model,
+    de, Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MembraneSpec, Model,
     ModelError, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
@@ -85,6 +85,8 @@ struct Tables {
     spring: Vec<Spring>,
     #[serde(default)]
     damper: Vec<Damper>,
+    #[serde(default)]
+    bending: Vec<Bending>,
     #[serde(default)]
     string: Vec<StringSpec>,
     #[serde(default)]
@@ -177,6 +179,9 @@ impl Tables {
         }
         for (i, damper) in self.damper.into_iter().enumerate() {
             model.add_damper(damper).map_err(document.at(&[Key("damper"), Index(i)]))?;
+        }
+        for (i, bending) in self.bending.into_iter().enumerate() {
+            model.add_bending(bending).map_err(document.at(&[Key("bending"), Index(i)]))?;
         }
         for (i, barrier) in self.barrier.into_iter().enumerate() {
             model.add_barrier(barrier).map_err(document.at(&[Key("barrier"), Index(i)]))?;

@@ -1,9 +1,10 @@
 //! A string of N masses between two anchors, displacements in 1D (Morgan & Qiao 2009,
 //! section 4.3).
 
-use super::{elements, lumped_values};
-use crate::model::validate::{check_count, check_finite, check_non_negative};
-use crate::model::{Anchor, Mass, Model, ModelError, Node, Spring};
+use super::{elements, lumped_values, Elements};
+use crate::model::validate::{check_count, check_finite, check_non_negative, check_positive};
+use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, Spring};
+use std::f64::consts::PI;
 use serde::Deserialize;
 
 /// Initial triangular displacement of a string (1D), as left by a finger pluck.
@@ -20,6 +21,12 @@ pub struct Pluck {
 /// spring with a damper in parallel between neighbours. Its elements are given either lumped
 /// (`mass`, `stiffness`, optional `damping`) or physical (`length`, `tension`,
 /// `linear_density`, optional `decay_time`), not both.
+///
+/// A stiff string also has a bending element `(1, -2, 1)` centred at each mass (its ends reach
+/// the anchors: pinned ends), whose stiffness is given by one of `bending` (kappa, lumped),
+/// `inharmonicity` (B) or `young_modulus` and `diameter` (physical). With `N + 1` segments of
+/// length `dx`, `kappa = E I / dx^3` (`I = pi d^4 / 64`) and `B = pi^2 E I / (T L^2)` (Fletcher &
+/// Rossing, The Physics of Musical Instruments, eq. (2.60)), so `kappa = B k (N + 1)^2 / pi^2`.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StringSpec {
@@ -44,6 +51,15 @@ pub struct StringSpec {
     /// Drag to ground of each mass, 1/s (>= 0).
     #[serde(default)]
     pub drag: f64,
+    /// Stiffness, lumped: each bending element's kappa, N/m (>= 0; see below).
+    pub bending: Option<f64>,
+    /// Stiffness as the inharmonicity coefficient B of `f_n = n f_0 sqrt(1 + B n^2)`
+    /// (dimensionless, >= 0), either form.
+    pub inharmonicity: Option<f64>,
+    /// Stiffness, physical: Young's modulus E of the core, Pa (> 0), with `diameter`.
+    pub young_modulus: Option<f64>,
+    /// Stiffness, physical: diameter d of the core, m (> 0), with `young_modulus`.
+    pub diameter: Option<f64>,
     /// Optional initial triangular shape.
     pub pluck: Option<Pluck>,
 }
@@ -73,6 +89,14 @@ impl StringSpec {
         some decay_time(seconds: f64) => decay_time;
         /// Sets each mass's drag to ground, 1/s.
         set drag(gamma: f64) => drag;
+        /// Lumped: sets each bending element's stiffness kappa, N/m.
+        some bending(kappa: f64) => bending;
+        /// Sets the stiffness by the inharmonicity coefficient B.
+        some inharmonicity(b: f64) => inharmonicity;
+        /// Physical: sets Young's modulus of the core, Pa.
+        some young_modulus(pascals: f64) => young_modulus;
+        /// Physical: sets the diameter of the core, m.
+        some diameter(metres: f64) => diameter;
     }
 
     /// Starts the string in a triangle of height `amplitude` (m) peaking at `position` (a
@@ -139,7 +163,69 @@ impl Model {
         for pair in nodes.windows(2) {
             self.add_spring(Spring::new(pair[0], pair[1], lumped.stiffness_x).damping(lumped.damping_x))?;
         }
+        if let Some(kappa) = bending_stiffness(&subject, &spec, &elements, lumped.stiffness_x)? {
+            for triple in nodes.windows(3) {
+                self.add_bending(Bending::new(triple[0], triple[1], triple[2], kappa))?;
+            }
+        }
         Ok(nodes[1..=n].to_vec())
+    }
+}
+
+/// The string's bending stiffness kappa (N/m) from whichever of `bending`, `inharmonicity` or
+/// `young_modulus` with `diameter` is given (at most one), `None` for a string without any;
+/// `stiffness` is the lumped spring stiffness k.
+fn bending_stiffness(
+    subject: &str,
+    spec: &StringSpec,
+    elements: &Elements,
+    stiffness: f64,
+) -> Result<Option<f64>, ModelError> {
+    let modulus = spec.young_modulus.or(spec.diameter);
+    let given = [("bending", spec.bending), ("inharmonicity", spec.inharmonicity), ("young_modulus", modulus)];
+    let mut present = given.iter().filter(|(_, value)| value.is_some());
+    let (Some(&(field, _)), extra) = (present.next(), present.next()) else {
+        return Ok(None);
+    };
+    if let Some(&(extra, _)) = extra {
+        return Err(ModelError::new(
+            subject,
+            extra,
+            "one of bending, inharmonicity or young_modulus/diameter",
+            format!("`{field}` and `{extra}`"),
+        ));
+    }
+    let segments = (spec.masses + 1) as f64;
+    match field {
+        "bending" => {
+            let kappa = spec.bending.unwrap_or_default();
+            check_non_negative(subject, "bending", kappa)?;
+            Ok(Some(kappa))
+        }
+        "inharmonicity" => {
+            let b = spec.inharmonicity.unwrap_or_default();
+            check_non_negative(subject, "inharmonicity", b)?;
+            Ok(Some(b * stiffness * segments * segments / (PI * PI)))
+        }
+        _ => {
+            let &Elements::Physical { length, .. } = elements else {
+                return Err(ModelError::new(
+                    subject,
+                    "young_modulus",
+                    "the physical form (length, tension, linear_density) with young_modulus and diameter",
+                    "the lumped form",
+                ));
+            };
+            let required = |name: &'static str, value: Option<f64>| {
+                value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
+            };
+            let modulus = required("young_modulus", spec.young_modulus)?;
+            let diameter = required("diameter", spec.diameter)?;
+            check_positive(subject, "young_modulus", modulus)?;
+            check_positive(subject, "diameter", diameter)?;
+            let dx = length / segments;
+            Ok(Some(modulus * PI * diameter.powi(4) / 64.0 / dx.powi(3)))
+        }
     }
 }
 

@@ -1,0 +1,279 @@
+//! A string's partials by design: their pitch, their stretching by stiffness (inharmonicity)
+//! and a decay that depends on frequency the way a string's does, all as *simulated* by a chosen
+//! scheme at a chosen step.
+//!
+//! On a uniform string of `N` masses `m` with springs `k` and dampers `Z` on its `N + 1` links,
+//! drag `c` (N s/m) on every mass and bending elements `kappa` centred at every mass,
+//! `M = m I`, `K = k L + kappa L^2` and `D = c I + Z L`, with `L` the tridiagonal `(2, -1)`
+//! matrix. All are diagonal in `L`'s sine modes (eigenvalues
+//! `lambda_j = 4 sin^2(j pi / (2 (N + 1)))`), so mode `j` is the damped oscillator
+//!
+//! ```text
+//! gamma_j = (c + Z lambda_j) / m,   w_j^2 = (k lambda_j + kappa lambda_j^2) / m.
+//! ```
+//!
+//! Its frequency follows a stiff string's `f_n = n f_0 sqrt(1 + B n^2)` (Fletcher & Rossing,
+//! The Physics of Musical Instruments, eq. (2.60)) when `kappa = B k (N + 1)^2 / pi^2`, to the
+//! lattice's dispersion, and its decay rate `gamma_j / 2 = c / 2m + (Z / 2k) w_j^2` (without
+//! bending) is the two-parameter loss law of a string, `sigma(f) = sigma_0 + sigma_1 f^2` (Bilbao
+//! 2009, Numerical Sound Synthesis, section 7.1.3: a constant loss and one growing with the
+//! square of the frequency). Dampers alone (`c = 0`, what [`super::design::design_string`] sets)
+//! make every partial decay at a rate `(f / f_0)^2` times the fundamental's, which leaves a
+//! plucked string dull at once.
+//!
+//! The design, for `scheme` at step `h` ([`design_string_partials`]):
+//! 1. the law through `(f_0, tau_0)` and `(f_h, tau_h)`: `sigma_1 = (1/tau_h - 1/tau_0) /
+//!    (f_h^2 - f_0^2)`, `sigma_0 = 1/tau_0 - sigma_1 f_0^2`;
+//! 2. the stiffness: the analog oscillators that the scheme maps to the digital poles of the
+//!    target partials ([`invert_pole`], which corrects the scheme's frequency warping and
+//!    numerical damping), and `k`, `kappa` through their `w_n^2` (the fundamental's alone
+//!    without stiffness);
+//! 3. for the fundamental and for the mode `j` whose simulated frequency lies nearest `f_h`: the
+//!    `gamma` for which the scheme's pole of `(gamma, w^2)` decays at the law's rate at that
+//!    pole's own frequency (bisection: the decay grows with `gamma`);
+//! 4. `Z = m (gamma_j - gamma_1) / (lambda_j - lambda_1)` and `c = m gamma_1 - Z lambda_1`.
+//!
+//! Modes 1 and `j` then decay exactly as the law says once simulated; the others follow it to
+//! the scheme's warping of their frequencies (`crates/hooke/tests/string_partials.rs` measures
+//! them).
+
+use super::design::{digital_target, invert_pole, StringDesign};
+use super::discrete::{oscillator_poles, Oscillator};
+use super::error::AnalysisError;
+use super::poles::dominant;
+use crate::model::{Model, StringSpec};
+use crate::scheme::SchemeKind;
+use std::f64::consts::PI;
+
+/// The two-point loss law: decay rate `sigma(f) = sigma_0 + sigma_1 f^2` (1/s) through time
+/// constants (decay to `1/e`) given at two frequencies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LossLaw {
+    /// The frequency-independent rate `sigma_0`, 1/s.
+    pub constant: f64,
+    /// `sigma_1`, s (1/s per Hz^2).
+    pub quadratic: f64,
+}
+
+impl LossLaw {
+    /// The law with time constant `tau_low` (s) at `f_low` (Hz) and `tau_high` at `f_high`:
+    /// `f_high > f_low > 0`, `0 < tau_high <= tau_low`, and a constant part `sigma_0 >= 0` (the
+    /// high partial may not decay so fast that the law would need a negative loss at 0 Hz).
+    pub fn through(f_low: f64, tau_low: f64, f_high: f64, tau_high: f64) -> Result<Self, AnalysisError> {
+        let positive = |x: f64| x > 0.0 && x.is_finite();
+        if !(positive(f_low) && positive(f_high) && f_high > f_low) {
+            return Err(AnalysisError::Target(format!(
+                "a high frequency above the fundamental, both > 0 Hz; found {f_high} Hz and {f_low} Hz"
+            )));
+        }
+        if !(positive(tau_low) && positive(tau_high) && tau_high <= tau_low) {
+            return Err(AnalysisError::Target(format!(
+                "time constants > 0 s, the high partial's no longer than the fundamental's; found {tau_high} s at \
+                 {f_high} Hz and {tau_low} s at {f_low} Hz"
+            )));
+        }
+        let quadratic = (1.0 / tau_high - 1.0 / tau_low) / (f_high * f_high - f_low * f_low);
+        let constant = 1.0 / tau_low - quadratic * f_low * f_low;
+        if constant < 0.0 {
+            return Err(AnalysisError::Target(format!(
+                "a loss law with a frequency-independent part >= 0: {tau_high} s at {f_high} Hz decays so much faster \
+                 than {tau_low} s at {f_low} Hz that sigma(0) = {constant:.6e} 1/s; give the high partial a longer \
+                 time constant or a higher frequency"
+            )));
+        }
+        Ok(Self { constant, quadratic })
+    }
+
+    /// The decay rate at `frequency_hz`, 1/s.
+    pub fn rate(&self, frequency_hz: f64) -> f64 {
+        self.constant + self.quadratic * frequency_hz * frequency_hz
+    }
+}
+
+/// What a designed string's simulated partials should be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartialsTarget {
+    /// The fundamental f_0, Hz.
+    pub fundamental_hz: f64,
+    /// The inharmonicity coefficient B of `f_n = n f_0 sqrt(1 + B n^2)` (>= 0; 0: a string with
+    /// no bending elements, harmonic but for the scheme's warping of its upper partials).
+    pub inharmonicity: f64,
+    /// The loss law, met exactly at the fundamental and at the partial nearest the given
+    /// frequency (Hz); `None`: lossless.
+    pub loss: Option<(LossLaw, f64)>,
+}
+
+/// Partials the stiffness of a stiff string is fitted to.
+pub const FITTED_PARTIALS: usize = 10;
+
+/// The coefficients of a uniform string of `masses` masses of `mass` kg whose simulated partials
+/// are `target`'s with `scheme` at step `h` (s). The result's `drag` is the drag rate `c / m`
+/// (1/s) and `bending` each bending element's kappa (N/m).
+///
+/// Stiffness: with bending elements `kappa` centred at each mass (pinned ends), mode `j` is
+/// `w_j^2 = (k lambda_j + kappa lambda_j^2) / m`, since the bending stiffness matrix is
+/// `kappa L^2`. For `B > 0` each of the first [`FITTED_PARTIALS`] partials `f_n = n f_0 sqrt(1 +
+/// B n^2)` is inverted through the scheme ([`invert_pole`], with the law's decay at `f_n`), and
+/// `(k, kappa)` is the least-squares fit, in relative terms, of those `w_n^2`: this corrects the
+/// scheme's warping and the lattice's own dispersion (`4 sin^2(theta/2)` falls below `theta^2`
+/// by `theta^4 / 12`, which a bending term cancels). For `B = 0`, `k` inverts the fundamental
+/// alone.
+pub fn design_string_partials(
+    masses: usize,
+    mass: f64,
+    target: &PartialsTarget,
+    scheme: SchemeKind,
+    h: f64,
+) -> Result<StringDesign, AnalysisError> {
+    if masses < 2 {
+        return Err(AnalysisError::Target(format!("a string of at least 2 masses; found {masses}")));
+    }
+    if !(mass > 0.0 && mass.is_finite()) {
+        return Err(AnalysisError::Target(format!("a mass > 0 kg; found {mass}")));
+    }
+    let b = target.inharmonicity;
+    if !(b >= 0.0 && b.is_finite()) {
+        return Err(AnalysisError::Target(format!("an inharmonicity B >= 0; found {b}")));
+    }
+    let lambda = |j: usize| (0.5 * j as f64 * PI / (masses + 1) as f64).sin().powi(2) * 4.0;
+    let law_rate = |f: f64| target.loss.map(|(law, _)| law.rate(f));
+    let analog = |n: usize| -> Result<Oscillator, AnalysisError> {
+        let f = n as f64 * target.fundamental_hz * (1.0 + b * (n * n) as f64).sqrt();
+        invert_pole(scheme, digital_target(f, law_rate(f).map(|rate| 1.0 / rate), h)?, h)
+    };
+    // Per unit mass: w_j^2 = spring lambda_j + bend lambda_j^2.
+    let (spring, bend) = if b == 0.0 {
+        (analog(1)?.omega0_squared / lambda(1), 0.0)
+    } else {
+        let partials = (1..=FITTED_PARTIALS.min(masses))
+            .map(|n| analog(n).map(|o| (lambda(n), o.omega0_squared)))
+            .collect::<Result<Vec<_>, _>>()?;
+        fit_stiffness(&partials)?
+    };
+    let simulated = |j: usize, gamma: f64| -> Result<(f64, f64), AnalysisError> {
+        let l = lambda(j);
+        let oscillator = Oscillator { gamma, omega0_squared: spring * l + bend * l * l };
+        let z = dominant(oscillator_poles(scheme, &[oscillator], h)?[0]);
+        Ok((z.arg() / (2.0 * PI * h), -z.norm().ln() / h))
+    };
+    let (damping_rate, drag) = match target.loss {
+        None => (0.0, 0.0),
+        Some((law, high_hz)) => {
+            // The partial whose simulated frequency (without loss, near enough) is nearest high_hz.
+            let mut nearest = (2, f64::INFINITY);
+            for j in 2..=masses {
+                let (f, _) = simulated(j, 0.0)?;
+                if (f - high_hz).abs() < nearest.1 {
+                    nearest = (j, (f - high_hz).abs());
+                }
+            }
+            let j = nearest.0;
+            let gamma_1 = matching_damping(&law, 1, scheme, h, &simulated)?;
+            let gamma_j = matching_damping(&law, j, scheme, h, &simulated)?;
+            let damping_rate = (gamma_j - gamma_1) / (lambda(j) - lambda(1));
+            let drag = gamma_1 - damping_rate * lambda(1);
+            if damping_rate < 0.0 || drag < 0.0 {
+                return Err(AnalysisError::Target(format!(
+                    "a loss law {scheme} at h = {h} s can give with dampers and drag >= 0: the fundamental needs a \
+                     damping rate of {gamma_1:.6e} 1/s and partial {j} {gamma_j:.6e} 1/s, which makes the {} negative",
+                    if damping_rate < 0.0 { "dampers" } else { "drag" }
+                )));
+            }
+            (damping_rate, drag)
+        }
+    };
+    let (stiffness, damping, bending) = (spring * mass, damping_rate * mass, bend * mass);
+    let mut string = StringSpec::new("s", masses).mass(mass).stiffness(stiffness).damping(damping).drag(drag);
+    if bending > 0.0 {
+        string = string.bending(bending);
+    }
+    let mut model = Model::new(1)?;
+    model.add_string(string)?;
+    Ok(StringDesign { omega0: spring.sqrt(), gamma: damping_rate, mass, stiffness, damping, drag, bending, model })
+}
+
+/// The least-squares `(a, b)` of `w^2 = a lambda + b lambda^2` through `(lambda, w^2)` pairs,
+/// each residual relative to its `w^2`; both must come out > 0.
+fn fit_stiffness(partials: &[(f64, f64)]) -> Result<(f64, f64), AnalysisError> {
+    let (mut uu, mut uv, mut vv, mut u1, mut v1) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(l, w2) in partials {
+        let (u, v) = (l / w2, l * l / w2);
+        (uu, uv, vv, u1, v1) = (uu + u * u, uv + u * v, vv + v * v, u1 + u, v1 + v);
+    }
+    let determinant = uu * vv - uv * uv;
+    let (a, b) = ((u1 * vv - v1 * uv) / determinant, (uu * v1 - uv * u1) / determinant);
+    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()) {
+        return Err(AnalysisError::Target(format!(
+            "a string whose springs and bending are both > 0; the fit gives {a:.6e} and {b:.6e} (per unit mass): \
+             use more masses or a smaller step"
+        )));
+    }
+    Ok((a, b))
+}
+
+/// Bisection steps on a partial's damping: the bracket shrinks to 2^-80 of its width.
+const BISECTIONS: usize = 80;
+
+/// The damping rate `gamma_j` (1/s) with which mode `j`, simulated (`simulated(j, gamma)` gives
+/// its frequency, Hz, and decay rate, 1/s), decays at `law`'s rate at its own frequency
+/// (bisection: the decay grows with `gamma_j`).
+fn matching_damping(
+    law: &LossLaw,
+    j: usize,
+    scheme: SchemeKind,
+    h: f64,
+    simulated: &impl Fn(usize, f64) -> Result<(f64, f64), AnalysisError>,
+) -> Result<f64, AnalysisError> {
+    let excess = |gamma: f64| simulated(j, gamma).map(|(f, decay)| decay - law.rate(f));
+    if excess(0.0)? > 0.0 {
+        let (f, _) = simulated(j, 0.0)?;
+        return Err(AnalysisError::Target(format!(
+            "partial {j} ({f:.3} Hz) decaying at {:.6e} 1/s or slower: {scheme} at h = {h} s damps it more than that \
+             with no loss at all",
+            law.rate(f)
+        )));
+    }
+    let mut high = 2.0 * law.rate(simulated(j, 0.0)?.0);
+    while excess(high)? <= 0.0 {
+        high *= 2.0;
+        if !high.is_finite() || high > 1e3 / h {
+            return Err(AnalysisError::NoConvergence {
+                what: "bracketing a partial's damping",
+                iterations: 0,
+                residual: excess(high)?,
+            });
+        }
+    }
+    let mut low = 0.0;
+    for _ in 0..BISECTIONS {
+        let middle = 0.5 * (low + high);
+        if excess(middle)? > 0.0 {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Ok(0.5 * (low + high))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LossLaw;
+
+    #[test]
+    fn the_law_passes_through_its_two_points() {
+        let law = LossLaw::through(110.0, 3.0, 3000.0, 0.3).unwrap();
+        assert!((law.rate(110.0) - 1.0 / 3.0).abs() < 1e-15);
+        assert!((law.rate(3000.0) - 1.0 / 0.3).abs() < 1e-14);
+        assert!(law.constant > 0.0 && law.quadratic > 0.0);
+    }
+
+    #[test]
+    fn a_law_that_needs_a_negative_loss_is_refused() {
+        // 1 s at 100 Hz and 1e-4 s at 200 Hz: sigma(0) would be far below 0.
+        let error = LossLaw::through(100.0, 1.0, 200.0, 1e-4).unwrap_err().to_string();
+        assert!(error.contains("frequency-independent part >= 0"), "{error}");
+        assert!(LossLaw::through(100.0, 1.0, 50.0, 0.5).is_err());
+        assert!(LossLaw::through(100.0, 1.0, 200.0, 2.0).is_err());
+    }
+}

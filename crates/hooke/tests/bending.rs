@@ -1,0 +1,267 @@
+//! Bending elements against the physics of stiff strings, bars and plates: the stiff string's
+//! partials `f_n = n f_0 sqrt(1 + B n^2)` measured by FFT after design on three schemes,
+//! Euler-Bernoulli's free-free bar, Kirchhoff's simply supported plate, and the energy-conserving
+//! scheme's balance with bending. Every expected number is a closed form computed here.
+
+use crate::measure::spectral_peak;
+use hooke::analysis::energy::energy;
+use hooke::analysis::invariants::BalanceMonitor;
+use hooke::analysis::linearise::{About, Linearisation};
+use hooke::analysis::modes::{modes, SparseCounts};
+use hooke::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
+use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups};
+use hooke::format::model::parse;
+use hooke::forces;
+use hooke::linalg::dense::DenseMatrix;
+use hooke::model::{Anchor, Bending, Mass, Model, Node, StringSpec};
+use hooke::scheme::SchemeKind;
+use hooke::system::System;
+
+const RATE: f64 = 44_100.0;
+const FUNDAMENTAL: f64 = 110.0;
+
+/// The first `count` spectral peaks of a designed stiff string, plucked by displacing its first
+/// mass and heard at its third, over one second.
+fn measured_partials(model: &Model, scheme: SchemeKind, expected: &[f64]) -> Vec<f64> {
+    let mut model = model.clone();
+    model.set_initial_position(0, &[1e-3]).unwrap();
+    let config = EngineConfig::default().scheme(scheme).rate(RATE);
+    let mut engine = Engine::new(&model, &[PickupSpec::position("s.3")], config).unwrap();
+    assert_eq!(engine.path(), PathKind::General, "{scheme}: a string with bending runs the general path");
+    let mut output = vec![Vec::new()];
+    engine.advance(RATE as u64, &mut output).unwrap();
+    expected.iter().map(|&f| spectral_peak(&output[0], RATE, 0.98 * f, 1.02 * f).0).collect()
+}
+
+#[test]
+fn a_designed_stiff_string_has_the_partials_of_the_stiff_string_law_on_three_schemes() {
+    let law = LossLaw::through(FUNDAMENTAL, 3.0, 3000.0, 0.5).unwrap();
+    for inharmonicity in [1e-4, 1e-3] {
+        let target = PartialsTarget { fundamental_hz: FUNDAMENTAL, inharmonicity, loss: Some((law, 3000.0)) };
+        let expected: Vec<f64> = (1..=10)
+            .map(|n| n as f64 * FUNDAMENTAL * (1.0 + inharmonicity * (n * n) as f64).sqrt())
+            .collect();
+        for scheme in [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::EnergyConserving] {
+            let design = design_string_partials(60, 1e-4, &target, scheme, 1.0 / RATE).unwrap();
+            assert!(design.bending > 0.0, "{scheme}: the string is stiff");
+            let measured = measured_partials(&design.model, scheme, &expected);
+            let errors: Vec<f64> = measured.iter().zip(&expected).map(|(m, e)| m / e - 1.0).collect();
+            let worst = errors.iter().fold(0.0f64, |w, e| w.max(e.abs()));
+            eprintln!("B = {inharmonicity:e}, {scheme}: worst partial error {:.4}%", 100.0 * worst);
+            for (n, error) in errors.iter().enumerate() {
+                assert!(
+                    error.abs() < 3e-3,
+                    "B = {inharmonicity:e}, {scheme}: partial {} at {:.3} Hz, the law says {:.3} Hz ({:+.3}%)",
+                    n + 1,
+                    measured[n],
+                    expected[n],
+                    100.0 * error
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_inharmonicity_given_to_the_generator_stretches_the_partials() {
+    // Without design: a fine string (N = 199, f_0 near 30 Hz) with B = 5e-4 and no loss, on
+    // symplectic Euler, where the lattice and the scheme warp the first partials by much less than
+    // B stretches them.
+    let inharmonicity = 5e-4;
+    let mut model = Model::new(1).unwrap();
+    let string = StringSpec::new("s", 199).mass(1e-5).stiffness(1440.0).inharmonicity(inharmonicity);
+    model.add_string(string).unwrap();
+    // The lattice's fundamental without bending: w_1^2 = (k / m) 4 sin^2(pi / 400).
+    let f0 = (1440.0f64 / 1e-5).sqrt() * 2.0 * (std::f64::consts::PI / 400.0).sin() / (2.0 * std::f64::consts::PI);
+    let expected: Vec<f64> =
+        (1..=8).map(|n| n as f64 * f0 * (1.0 + inharmonicity * (n * n) as f64).sqrt()).collect();
+    let harmonic_gap = expected[7] / (8.0 * f0) - 1.0;
+    let measured = measured_partials(&model, SchemeKind::SymplecticEuler, &expected);
+    for (n, (m, e)) in measured.iter().zip(&expected).enumerate() {
+        let error = m / e - 1.0;
+        assert!(error.abs() < 0.1 * harmonic_gap, "partial {}: {m:.3} Hz, the law says {e:.3} Hz", n + 1);
+    }
+}
+
+/// The frequencies (Hz) of the vibrating modes of `model`, lowest first.
+fn mode_frequencies(model: &Model) -> Vec<f64> {
+    let linearisation = Linearisation::new(&System::new(model), &About::Initial).unwrap();
+    let found = modes(&linearisation, SparseCounts { lowest: 12, highest: 1 }).unwrap();
+    found.modes.iter().map(|m| m.frequency_hz()).filter(|&f| f > 1e-6).collect()
+}
+
+#[test]
+fn a_free_bar_has_the_modes_of_euler_bernoulli() {
+    // 100 equal masses with a (1, -2, 1) element centred at each inner mass: free ends.
+    let mut model = Model::new(1).unwrap();
+    let masses: Vec<Node> = (0..100).map(|i| model.add_mass(Mass::new(format!("m{i}"), 1e-3)).unwrap()).collect();
+    for triple in masses.windows(3) {
+        model.add_bending(Bending::new(triple[0], triple[1], triple[2], 5e3)).unwrap();
+    }
+    // (beta_n L)^2 of the free-free beam, from cos(bL) cosh(bL) = 1: 4.7300, 7.8532, 10.9956, 14.1372.
+    let beta: [f64; 4] = [4.730_040_7, 7.853_204_6, 10.995_607_8, 14.137_165_5];
+    let frequencies = mode_frequencies(&model);
+    for n in 1..4 {
+        let expected = (beta[n] / beta[0]).powi(2);
+        let ratio = frequencies[n] / frequencies[0];
+        eprintln!("free bar mode {}: {ratio:.5}, Euler-Bernoulli {expected:.5}", n + 1);
+        assert!((ratio / expected - 1.0).abs() < 5e-3, "mode {}: ratio {ratio:.4}, Euler-Bernoulli {expected:.4}", n + 1);
+    }
+}
+
+#[test]
+fn a_simply_supported_plate_has_the_modes_of_kirchhoff() {
+    // Columns x rows inner masses on a square lattice, the rim anchored, and the five-point
+    // Laplacian centred at each mass: w = 0 and Laplacian w = 0 on the rim (simply supported).
+    let (columns, rows) = (35, 23);
+    let (a, b) = ((columns + 1) as f64, (rows + 1) as f64);
+    let mut model = Model::new(1).unwrap();
+    let mut node = vec![vec![None; rows + 2]; columns + 2];
+    for (i, column) in node.iter_mut().enumerate() {
+        for (j, place) in column.iter_mut().enumerate() {
+            let id = format!("p{i}.{j}");
+            let rim = i == 0 || j == 0 || i == columns + 1 || j == rows + 1;
+            *place = Some(if rim {
+                model.add_anchor(Anchor::new(id)).unwrap()
+            } else {
+                model.add_mass(Mass::new(id, 1e-3)).unwrap()
+            });
+        }
+    }
+    let at = |i: usize, j: usize| node[i][j].unwrap();
+    for i in 1..=columns {
+        for j in 1..=rows {
+            let nodes = [at(i, j), at(i - 1, j), at(i + 1, j), at(i, j - 1), at(i, j + 1)];
+            let element =
+                Bending::weighted(nodes.iter().map(|&n| n.into()).collect(), vec![-4.0, 1.0, 1.0, 1.0, 1.0], 1e3);
+            model.add_bending(element).unwrap();
+        }
+    }
+    // f_mn proportional to (m/a)^2 + (n/b)^2; the six lowest of a 36 x 24 plate.
+    let mut kirchhoff: Vec<f64> = (1..6)
+        .flat_map(|m| (1..6).map(move |n| (m as f64 / a).powi(2) + (n as f64 / b).powi(2)))
+        .collect();
+    kirchhoff.sort_by(f64::total_cmp);
+    let frequencies = mode_frequencies(&model);
+    for k in 1..6 {
+        let (ratio, expected) = (frequencies[k] / frequencies[0], kirchhoff[k] / kirchhoff[0]);
+        eprintln!("plate mode {}: {ratio:.5}, Kirchhoff {expected:.5}", k + 1);
+        assert!((ratio / expected - 1.0).abs() < 1e-2, "mode {}: ratio {ratio:.4}, Kirchhoff {expected:.4}", k + 1);
+    }
+}
+
+/// A damped 2D chain of five masses with a bending element at each inner mass and one on three
+/// masses with weights of its own.
+fn bent_chain_2d() -> Model {
+    parse(
+        r#"
+        [model]
+        dimension = 2
+        [[anchor]]
+        id = "a"
+        position = [0.0, 0.0]
+        [[chain]]
+        id = "c"
+        from = "a"
+        masses = 5
+        mass = 0.01
+        stiffness = 400.0
+        damping = 0.02
+        link_length = 0.1
+        direction = [1.0, 0.0]
+        [[bending]]
+        nodes = ["a", "c.1", "c.2"]
+        stiffness = 50.0
+        [[bending]]
+        nodes = ["c.1", "c.2", "c.3"]
+        stiffness = 50.0
+        [[bending]]
+        nodes = ["c.3", "c.4", "c.5"]
+        weights = [0.5, -1.5, 1.0]
+        stiffness = 80.0
+        [[initial]]
+        mass = "c.5"
+        displacement = [0.01, 0.03]
+        "#,
+        "bent.toml",
+    )
+    .unwrap()
+    .model
+}
+
+#[test]
+fn bending_forces_are_the_gradient_of_their_energy_and_the_stiffness_its_hessian() {
+    let system = System::new(&bent_chain_2d());
+    let mut x = system.initial_state().x;
+    for (i, value) in x.iter_mut().enumerate() {
+        *value += 1e-3 * ((i * 7 % 5) as f64 - 2.0);
+    }
+    let n = system.mass_coordinates();
+    let mut force = vec![0.0; x.len()];
+    forces::conservative(&system, &x, &mut force);
+    let width = 1e-6;
+    for c in 0..n {
+        let (mut up, mut down) = (x.clone(), x.clone());
+        up[c] += width;
+        down[c] -= width;
+        let gradient = (forces::potential(&system, &up) - forces::potential(&system, &down)) / (2.0 * width);
+        assert!((force[c] + gradient).abs() < 1e-6 * (1.0 + force[c].abs()), "coordinate {c}");
+    }
+    // K = -dF/dx, by central differences of the forces.
+    let mut stiffness = DenseMatrix::new(n);
+    forces::add_stiffness(&system, &x, 1.0, &mut stiffness);
+    for c in 0..n {
+        let (mut up, mut down) = (x.clone(), x.clone());
+        up[c] += width;
+        down[c] -= width;
+        let (mut f_up, mut f_down) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+        forces::conservative(&system, &up, &mut f_up);
+        forces::conservative(&system, &down, &mut f_down);
+        for r in 0..n {
+            let column = -(f_up[r] - f_down[r]) / (2.0 * width);
+            assert!((stiffness.get(r, c) - column).abs() < 1e-6 * (1.0 + column.abs()), "K[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn the_energy_conserving_scheme_balances_energy_with_bending_to_round_off() {
+    let mut model = Model::new(1).unwrap();
+    let string = StringSpec::new("s", 30).mass(1e-3).stiffness(2e3).damping(1e-3).drag(0.5).bending(40.0);
+    model.add_string(string.pluck(0.3, 1e-3)).unwrap();
+    let mut balance = BalanceMonitor::new();
+    let config = EngineConfig::default().scheme(SchemeKind::EnergyConserving).rate(RATE);
+    let mut engine = Engine::from_system(System::new(&model), Pickups::default(), config).unwrap();
+    let start = energy(engine.system(), &engine.state()).total();
+    engine.run(100_000, &mut [], &mut [&mut balance]).unwrap();
+    let (first, last) = (balance.first().unwrap(), balance.last().unwrap());
+    assert!(((last - first) / first).abs() < 1e-12, "K drifted by {:e}", (last - first) / first);
+    let now = energy(engine.system(), &engine.state()).total();
+    assert!(now < 0.5 * start, "the string lost energy to damping: {now:e} of {start:e} J");
+}
+
+#[test]
+fn bad_bending_elements_are_refused_with_the_place_and_the_rule() {
+    let file = |element: &str| {
+        format!(
+            "[model]\ndimension = 1\n[[anchor]]\nid = \"a\"\n[[mass]]\nid = \"m\"\nmass = 1.0\n\
+             [[mass]]\nid = \"n\"\nmass = 1.0\n[[bending]]\n{element}\n"
+        )
+    };
+    for (element, line, expected) in [
+        ("nodes = [\"a\", \"m\"]\nstiffness = 1.0", 12, "3 to 9 nodes"),
+        ("nodes = [\"a\", \"m\", \"m\"]\nstiffness = 1.0", 12, "distinct nodes"),
+        ("nodes = [\"a\", \"m\", \"x\"]\nstiffness = 1.0", 12, "unknown id \"x\""),
+        ("nodes = [\"a\", \"m\", \"n\"]\nweights = [1.0, -1.0, 1.0]\nstiffness = 1.0", 13, "sum to 0"),
+        ("nodes = [\"a\", \"m\", \"n\"]\nweights = [1.0, -1.0]\nstiffness = 1.0", 13, "3 weights"),
+        ("nodes = [\"a\", \"m\", \"n\"]\nstiffness = -1.0", 13, "stiffness"),
+    ] {
+        let error = parse(&file(element), "bad.toml").unwrap_err().to_string();
+        assert!(error.contains(&format!("bad.toml:{line}:")), "{element}: {error}");
+        assert!(error.contains(expected), "{element}: {error}");
+    }
+    let string = "[model]\ndimension = 1\n[[string]]\nid = \"s\"\nmasses = 3\nmass = 1.0\nstiffness = 1.0\n\
+                  bending = 1.0\ninharmonicity = 1e-4\n";
+    let error = parse(string, "stiff.toml").unwrap_err().to_string();
+    assert!(error.contains("stiff.toml:9:") && error.contains("one of bending, inharmonicity"), "{error}");
+}
