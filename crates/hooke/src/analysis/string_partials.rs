@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Its frequency follows a stiff string's `f_n = n f_0 sqrt(1 + B n^2)` (Fletcher & Rossing,
-//! The Physics of Musical Instruments, eq. (2.60)) when `kappa = B k (N + 1)^2 / pi^2`, to the
+//! The Physics of Musical Instruments) when `kappa = B k (N + 1)^2 / pi^2`, to the
 //! lattice's dispersion, and its decay rate `gamma_j / 2 = c / 2m + (Z / 2k) w_j^2` (without
 //! bending) is the two-parameter loss law of a string, `sigma(f) = sigma_0 + sigma_1 f^2` (Bilbao
 //! 2009, Numerical Sound Synthesis, section 7.1.3: a constant loss and one growing with the

@@ -26,7 +26,7 @@ pub struct Pluck {
 /// the anchors: pinned ends), whose stiffness is given by one of `bending` (kappa, lumped),
 /// `inharmonicity` (B) or `young_modulus` and `diameter` (physical). With `N + 1` segments of
 /// length `dx`, `kappa = E I / dx^3` (`I = pi d^4 / 64`) and `B = pi^2 E I / (T L^2)` (Fletcher &
-/// Rossing, The Physics of Musical Instruments, eq. (2.60)), so `kappa = B k (N + 1)^2 / pi^2`.
+/// Rossing, The Physics of Musical Instruments), so `kappa = B k (N + 1)^2 / pi^2`.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StringSpec {
