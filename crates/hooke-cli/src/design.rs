@@ -47,6 +47,11 @@ pub struct StringArgs {
     /// Where --high-tau applies, Hz (the partial nearest it is matched).
     #[arg(long, requires = "high_tau")]
     pub high_frequency: Option<f64>,
+    /// A stiff string: the inharmonicity coefficient B of f_n = n f0 sqrt(1 + B n^2). Springs and
+    /// bending elements are fitted so that the first 10 simulated partials follow it (with
+    /// --high-tau for the decay).
+    #[arg(long, requires = "high_tau")]
+    pub inharmonicity: Option<f64>,
     /// Number of masses.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub masses: u32,
@@ -80,6 +85,8 @@ struct StringJson {
     z: f64,
     /// Each mass's drag rate `c / m`, 1/s (0 without --high-tau).
     drag: f64,
+    /// Each bending element's kappa, N/m (0 without --inharmonicity).
+    bending: f64,
     /// Mass, kg.
     m: f64,
     masses: u32,
@@ -109,8 +116,11 @@ fn string(args: &StringArgs) -> miette::Result<()> {
     let design = match (args.high_tau, args.high_frequency) {
         (Some(high_tau), Some(high_hz)) => LossLaw::through(args.f0, args.tau, high_hz, high_tau)
             .and_then(|law| {
-                let target =
-                    PartialsTarget { fundamental_hz: args.f0, inharmonicity: 0.0, loss: Some((law, high_hz)) };
+                let target = PartialsTarget {
+                    fundamental_hz: args.f0,
+                    inharmonicity: args.inharmonicity.unwrap_or(0.0),
+                    loss: Some((law, high_hz)),
+                };
                 design_string_partials(masses, args.mass, &target, args.scheme, h)
             }),
         _ => {
@@ -128,6 +138,7 @@ fn string(args: &StringArgs) -> miette::Result<()> {
             k: design.stiffness,
             z: design.damping,
             drag: design.drag,
+            bending: design.bending,
             m: design.mass,
             masses: args.masses,
             scheme: args.scheme.name(),
@@ -153,6 +164,12 @@ fn string(args: &StringArgs) -> miette::Result<()> {
             design.drag, args.tau, args.f0
         );
     }
+    if let Some(b) = args.inharmonicity {
+        println!(
+            "bending = {:?} N/m   (kappa; the first 10 partials follow f_n = n f0 sqrt(1 + {b} n^2))",
+            design.bending
+        );
+    }
     println!();
     println!(
         "[[string]]  # for a 1D model file: anchors s.0 and s.{}, masses s.1 .. s.{}",
@@ -165,6 +182,9 @@ fn string(args: &StringArgs) -> miette::Result<()> {
     );
     if design.drag > 0.0 {
         println!("drag = {:?}", design.drag);
+    }
+    if design.bending > 0.0 {
+        println!("bending = {:?}", design.bending);
     }
     println!();
     print!("{}", mode_table(&report.modes));

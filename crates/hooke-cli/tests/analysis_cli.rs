@@ -175,6 +175,52 @@ fn design_with_two_decay_times_puts_every_partial_on_the_law() {
 }
 
 #[test]
+fn design_string_with_inharmonicity_places_the_first_partials_on_the_stiff_string_law() {
+    let dir = tempfile::tempdir().unwrap();
+    let (f0, b) = (82.4, 3e-4);
+    let args = [
+        "design",
+        "string",
+        "--f0",
+        "82.4",
+        "--tau",
+        "4",
+        "--high-tau",
+        "0.5",
+        "--high-frequency",
+        "2000",
+        "--inharmonicity",
+        "3e-4",
+        "--masses",
+        "50",
+        "--rate",
+        "48000",
+        "--mass",
+        "2e-4",
+        "--scheme",
+        "caldirola-kanai",
+        "--json",
+    ];
+    let out = hooke(&args, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(json["bending"].as_f64().unwrap() > 0.0, "{json}");
+    // The analysis of the designed model's modes: the first 10 partials on f_n = n f0 sqrt(1 + B n^2).
+    let modes = json["modes"].as_array().unwrap();
+    for (index, mode) in modes.iter().take(10).enumerate() {
+        let n = (index + 1) as f64;
+        let law = n * f0 * (1.0 + b * n * n).sqrt();
+        let found = mode["digital_hz"].as_f64().unwrap();
+        assert!(close(found, law, 3e-3), "partial {n}: {found} Hz, the law says {law} Hz");
+    }
+    // Without a second decay time, --inharmonicity is refused, naming the flag it needs.
+    let alone: Vec<&str> =
+        args.iter().copied().filter(|a| !["--high-tau", "0.5", "--high-frequency", "2000"].contains(a)).collect();
+    let refused = hooke(&alone, dir.path());
+    assert!(!refused.status.success() && stderr(&refused).contains("--high-tau"), "{}", stderr(&refused));
+}
+
+#[test]
 fn design_rejects_a_target_the_step_cannot_play() {
     let dir = tempfile::tempdir().unwrap();
     let out = hooke(
