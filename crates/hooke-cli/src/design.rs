@@ -114,15 +114,16 @@ fn string(args: &StringArgs) -> miette::Result<()> {
     let h = step.seconds();
     let masses = args.masses as usize;
     let design = match (args.high_tau, args.high_frequency) {
-        (Some(high_tau), Some(high_hz)) => LossLaw::through(args.f0, args.tau, high_hz, high_tau)
-            .and_then(|law| {
+        (Some(high_tau), Some(high_hz)) => {
+            LossLaw::through(args.f0, args.tau, high_hz, high_tau).and_then(|law| {
                 let target = PartialsTarget {
                     fundamental_hz: args.f0,
                     inharmonicity: args.inharmonicity.unwrap_or(0.0),
                     loss: Some((law, high_hz)),
                 };
                 design_string_partials(masses, args.mass, &target, args.scheme, h)
-            }),
+            })
+        }
         _ => {
             let target = TuneTarget { frequency_hz: args.f0, time_constant: Some(args.tau) };
             design_string(masses, args.mass, target, args.scheme, h)

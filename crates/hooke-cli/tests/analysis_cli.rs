@@ -214,8 +214,11 @@ fn design_string_with_inharmonicity_places_the_first_partials_on_the_stiff_strin
         assert!(close(found, law, 3e-3), "partial {n}: {found} Hz, the law says {law} Hz");
     }
     // Without a second decay time, --inharmonicity is refused, naming the flag it needs.
-    let alone: Vec<&str> =
-        args.iter().copied().filter(|a| !["--high-tau", "0.5", "--high-frequency", "2000"].contains(a)).collect();
+    let alone: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| !["--high-tau", "0.5", "--high-frequency", "2000"].contains(a))
+        .collect();
     let refused = hooke(&alone, dir.path());
     assert!(!refused.status.success() && stderr(&refused).contains("--high-tau"), "{}", stderr(&refused));
 }

@@ -10,8 +10,8 @@ use hooke::analysis::linearise::{About, Linearisation};
 use hooke::analysis::modes::{modes, SparseCounts};
 use hooke::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups};
-use hooke::format::model::parse;
 use hooke::forces;
+use hooke::format::model::parse;
 use hooke::linalg::dense::DenseMatrix;
 use hooke::model::{Anchor, Bending, Mass, Model, Node, StringSpec};
 use hooke::scheme::SchemeKind;
@@ -27,7 +27,6 @@ fn measured_partials(model: &Model, scheme: SchemeKind, expected: &[f64]) -> Vec
     model.set_initial_position(0, &[1e-3]).unwrap();
     let config = EngineConfig::default().scheme(scheme).rate(RATE);
     let mut engine = Engine::new(&model, &[PickupSpec::position("s.3")], config).unwrap();
-    assert_eq!(engine.path(), PathKind::General, "{scheme}: a string with bending runs the general path");
     let mut output = vec![Vec::new()];
     engine.advance(RATE as u64, &mut output).unwrap();
     expected.iter().map(|&f| spectral_peak(&output[0], RATE, 0.98 * f, 1.02 * f).0).collect()
@@ -41,7 +40,8 @@ fn a_designed_stiff_string_has_the_partials_of_the_stiff_string_law_on_three_sch
         let expected: Vec<f64> = (1..=10)
             .map(|n| n as f64 * FUNDAMENTAL * (1.0 + inharmonicity * (n * n) as f64).sqrt())
             .collect();
-        for scheme in [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::EnergyConserving] {
+        for scheme in [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::EnergyConserving]
+        {
             let design = design_string_partials(60, 1e-4, &target, scheme, 1.0 / RATE).unwrap();
             assert!(design.bending > 0.0, "{scheme}: the string is stiff");
             let measured = measured_partials(&design.model, scheme, &expected);
@@ -72,7 +72,8 @@ fn the_inharmonicity_given_to_the_generator_stretches_the_partials() {
     let string = StringSpec::new("s", 199).mass(1e-5).stiffness(1440.0).inharmonicity(inharmonicity);
     model.add_string(string).unwrap();
     // The lattice's fundamental without bending: w_1^2 = (k / m) 4 sin^2(pi / 400).
-    let f0 = (1440.0f64 / 1e-5).sqrt() * 2.0 * (std::f64::consts::PI / 400.0).sin() / (2.0 * std::f64::consts::PI);
+    let f0 =
+        (1440.0f64 / 1e-5).sqrt() * 2.0 * (std::f64::consts::PI / 400.0).sin() / (2.0 * std::f64::consts::PI);
     let expected: Vec<f64> =
         (1..=8).map(|n| n as f64 * f0 * (1.0 + inharmonicity * (n * n) as f64).sqrt()).collect();
     let harmonic_gap = expected[7] / (8.0 * f0) - 1.0;
@@ -81,6 +82,54 @@ fn the_inharmonicity_given_to_the_generator_stretches_the_partials() {
         let error = m / e - 1.0;
         assert!(error.abs() < 0.1 * harmonic_gap, "partial {}: {m:.3} Hz, the law says {e:.3} Hz", n + 1);
     }
+}
+
+#[test]
+fn stiff_strings_on_the_string_bank_match_the_general_path() {
+    // Three strings of one length in one group's lanes: two stiff ones (different kappa) and a
+    // plain one; and a stiff string of another length in a group of its own.
+    let mut model = Model::new(1).unwrap();
+    let strings = [("a", 40, 2.0), ("b", 40, 0.5), ("c", 40, 0.0), ("d", 25, 1.0)];
+    for (id, masses, kappa) in strings {
+        let mut string = StringSpec::new(id, masses).mass(1e-4).stiffness(150.0).damping(2e-4).drag(0.3);
+        if kappa > 0.0 {
+            string = string.bending(kappa);
+        }
+        model.add_string(string.pluck(0.27, 1e-3)).unwrap();
+    }
+    let pickups = [
+        PickupSpec::position("a.3"),
+        PickupSpec::velocity("b.40").channel(2),
+        PickupSpec::position("c.20").channel(2),
+        PickupSpec::position("d.1").weight(0.5),
+    ];
+    let run = |config: EngineConfig, path: PathKind| {
+        let mut engine = Engine::new(&model, &pickups, config.rate(RATE)).unwrap();
+        assert_eq!(engine.path(), path);
+        let mut output = vec![Vec::new(); 2];
+        engine.advance(20_000, &mut output).unwrap();
+        (output, engine.state())
+    };
+    let (bank, bank_state) = run(EngineConfig::default(), PathKind::Strings);
+    let (general, general_state) = run(EngineConfig::default().general_only(), PathKind::General);
+    let peak = general.iter().flatten().fold(0.0f64, |p, x| p.max(x.abs()));
+    let largest =
+        bank.iter().flatten().zip(general.iter().flatten()).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+    assert!(peak > 0.0 && largest <= 1e-12 * peak, "the bank differs by {:e} of the peak", largest / peak);
+    let moved = bank_state.x.iter().zip(&general_state.x).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+    assert!(moved <= 1e-12 * 1e-3, "final positions differ by {moved:e} m");
+    // A bending element the bank cannot take (weights of its own) keeps the system on the general path.
+    model
+        .add_bending(Bending::weighted(
+            vec!["a.1".into(), "a.2".into(), "a.3".into()],
+            vec![1.0, -3.0, 2.0],
+            1.0,
+        ))
+        .unwrap();
+    assert_eq!(
+        Engine::new(&model, &pickups, EngineConfig::default().rate(RATE)).unwrap().path(),
+        PathKind::General
+    );
 }
 
 /// The frequencies (Hz) of the vibrating modes of `model`, lowest first.
@@ -94,7 +143,8 @@ fn mode_frequencies(model: &Model) -> Vec<f64> {
 fn a_free_bar_has_the_modes_of_euler_bernoulli() {
     // 100 equal masses with a (1, -2, 1) element centred at each inner mass: free ends.
     let mut model = Model::new(1).unwrap();
-    let masses: Vec<Node> = (0..100).map(|i| model.add_mass(Mass::new(format!("m{i}"), 1e-3)).unwrap()).collect();
+    let masses: Vec<Node> =
+        (0..100).map(|i| model.add_mass(Mass::new(format!("m{i}"), 1e-3)).unwrap()).collect();
     for triple in masses.windows(3) {
         model.add_bending(Bending::new(triple[0], triple[1], triple[2], 5e3)).unwrap();
     }
@@ -105,7 +155,11 @@ fn a_free_bar_has_the_modes_of_euler_bernoulli() {
         let expected = (beta[n] / beta[0]).powi(2);
         let ratio = frequencies[n] / frequencies[0];
         eprintln!("free bar mode {}: {ratio:.5}, Euler-Bernoulli {expected:.5}", n + 1);
-        assert!((ratio / expected - 1.0).abs() < 5e-3, "mode {}: ratio {ratio:.4}, Euler-Bernoulli {expected:.4}", n + 1);
+        assert!(
+            (ratio / expected - 1.0).abs() < 5e-3,
+            "mode {}: ratio {ratio:.4}, Euler-Bernoulli {expected:.4}",
+            n + 1
+        );
     }
 }
 
@@ -132,21 +186,27 @@ fn a_simply_supported_plate_has_the_modes_of_kirchhoff() {
     for i in 1..=columns {
         for j in 1..=rows {
             let nodes = [at(i, j), at(i - 1, j), at(i + 1, j), at(i, j - 1), at(i, j + 1)];
-            let element =
-                Bending::weighted(nodes.iter().map(|&n| n.into()).collect(), vec![-4.0, 1.0, 1.0, 1.0, 1.0], 1e3);
+            let element = Bending::weighted(
+                nodes.iter().map(|&n| n.into()).collect(),
+                vec![-4.0, 1.0, 1.0, 1.0, 1.0],
+                1e3,
+            );
             model.add_bending(element).unwrap();
         }
     }
     // f_mn proportional to (m/a)^2 + (n/b)^2; the six lowest of a 36 x 24 plate.
-    let mut kirchhoff: Vec<f64> = (1..6)
-        .flat_map(|m| (1..6).map(move |n| (m as f64 / a).powi(2) + (n as f64 / b).powi(2)))
-        .collect();
+    let mut kirchhoff: Vec<f64> =
+        (1..6).flat_map(|m| (1..6).map(move |n| (m as f64 / a).powi(2) + (n as f64 / b).powi(2))).collect();
     kirchhoff.sort_by(f64::total_cmp);
     let frequencies = mode_frequencies(&model);
     for k in 1..6 {
         let (ratio, expected) = (frequencies[k] / frequencies[0], kirchhoff[k] / kirchhoff[0]);
         eprintln!("plate mode {}: {ratio:.5}, Kirchhoff {expected:.5}", k + 1);
-        assert!((ratio / expected - 1.0).abs() < 1e-2, "mode {}: ratio {ratio:.4}, Kirchhoff {expected:.4}", k + 1);
+        assert!(
+            (ratio / expected - 1.0).abs() < 1e-2,
+            "mode {}: ratio {ratio:.4}, Kirchhoff {expected:.4}",
+            k + 1
+        );
     }
 }
 

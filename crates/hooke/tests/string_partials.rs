@@ -82,7 +82,8 @@ fn every_partial_below_5_khz_decays_by_the_two_point_law() {
     let sigma_1 = (1.0 / TAU_HIGH - 1.0 / TAU_LOW) / (HIGH * HIGH - FUNDAMENTAL * FUNDAMENTAL);
     let expected = |f: f64| 1.0 / TAU_LOW + sigma_1 * (f * f - FUNDAMENTAL * FUNDAMENTAL);
     for scheme in [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::CaldirolaKanai] {
-        let target = PartialsTarget { fundamental_hz: FUNDAMENTAL, inharmonicity: 0.0, loss: Some((law, HIGH)) };
+        let target =
+            PartialsTarget { fundamental_hz: FUNDAMENTAL, inharmonicity: 0.0, loss: Some((law, HIGH)) };
         let design = design_string_partials(MASSES, 1e-4, &target, scheme, 1.0 / RATE).unwrap();
         assert!(design.drag > 0.0 && design.damping > 0.0, "{scheme}: both losses are used");
         let partials = measured_partials(&design, scheme, SECONDS);

@@ -21,7 +21,7 @@ use super::error::AnalysisError;
 use super::modes::Damping;
 use super::poles::{dominant, DiscretePole, OSCILLATOR_TOLERANCE};
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
-use crate::model::{Bending, BarrierSpec, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
+use crate::model::{BarrierSpec, Bending, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use faer::c64;

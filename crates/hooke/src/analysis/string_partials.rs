@@ -189,7 +189,16 @@ pub fn design_string_partials(
     }
     let mut model = Model::new(1)?;
     model.add_string(string)?;
-    Ok(StringDesign { omega0: spring.sqrt(), gamma: damping_rate, mass, stiffness, damping, drag, bending, model })
+    Ok(StringDesign {
+        omega0: spring.sqrt(),
+        gamma: damping_rate,
+        mass,
+        stiffness,
+        damping,
+        drag,
+        bending,
+        model,
+    })
 }
 
 /// The least-squares `(a, b)` of `w^2 = a lambda + b lambda^2` through `(lambda, w^2)` pairs,

@@ -19,7 +19,13 @@ pub(super) fn add_forces(bendings: &BendingArrays, dim: usize, x: &[f64], f: &mu
 
 /// The discrete-gradient force over a step from `x0` to `x1`: the force at `(x0 + x1) / 2`,
 /// whose work is `V(x0) - V(x1)` exactly because `V` is quadratic.
-pub(super) fn add_discrete_forces(bendings: &BendingArrays, dim: usize, x0: &[f64], x1: &[f64], f: &mut [f64]) {
+pub(super) fn add_discrete_forces(
+    bendings: &BendingArrays,
+    dim: usize,
+    x0: &[f64],
+    x1: &[f64],
+    f: &mut [f64],
+) {
     add_forces_of(bendings, dim, f, |e, axis| {
         0.5 * (curvature(bendings, dim, x0, e, axis) + curvature(bendings, dim, x1, e, axis))
     });
@@ -27,7 +33,12 @@ pub(super) fn add_discrete_forces(bendings: &BendingArrays, dim: usize, x0: &[f6
 
 /// Adds `-kappa w_i s` to each node `i` of each element, `s` given by `curvature_of(e, axis)`.
 #[inline(always)]
-fn add_forces_of(bendings: &BendingArrays, dim: usize, f: &mut [f64], curvature_of: impl Fn(usize, usize) -> f64) {
+fn add_forces_of(
+    bendings: &BendingArrays,
+    dim: usize,
+    f: &mut [f64],
+    curvature_of: impl Fn(usize, usize) -> f64,
+) {
     for e in 0..bendings.len() {
         for axis in 0..dim {
             let push = -bendings.stiffness[e] * curvature_of(e, axis);

@@ -14,7 +14,16 @@
 //! x_i' = x_i + h v_i'
 //! ```
 //!
-//! the general path's step ([`crate::scheme::SymplecticEuler`]) written as a stencil. Strings of
+//! the general path's step ([`crate::scheme::SymplecticEuler`]) written as a stencil. A stiff
+//! string adds the forces of its bending elements `kappa_q / 2 s_q^2`, `s_q = x_{q-1} - 2 x_q +
+//! x_{q+1}`, one centred at each mass `q` (see [`crate::model::Bending`]; `kappa` is 0 beyond the
+//! masses):
+//!
+//! ```text
+//! F_i += -(kappa_{i-1} s_{i-1} - 2 kappa_i s_i + kappa_{i+1} s_{i+1})
+//! ```
+//!
+//! a five-point stencil, which only stiff groups run. Strings of
 //! the same length are grouped `L` at a time with the strings in the vector lanes (`x[i L +
 //! lane]`, as [`super::voices`] does with copies of one string), so every operation is a full,
 //! aligned vector operation whatever the string's length, and a group's neighbours are whole
@@ -42,7 +51,7 @@ pub struct StringTap {
 }
 
 /// One string's values, to put in a lane: masses (kg), links (N/m, N s/m, one more than the
-/// masses) and the fixed ends' positions (m).
+/// masses), bending (N/m, one per mass) and the fixed ends' positions (m).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StringValues {
     /// Each mass, kg.
@@ -51,6 +60,8 @@ pub struct StringValues {
     pub stiffness: Vec<f64>,
     /// Each link's damping, N s/m.
     pub damping: Vec<f64>,
+    /// kappa of the bending element centred at each mass, N/m (0: none; empty: no bending).
+    pub bending: Vec<f64>,
     /// Positions of the first and last ends, m.
     pub ends: [f64; 2],
 }
@@ -75,7 +86,7 @@ impl<const L: usize> std::ops::IndexMut<usize> for Lanes<L> {
 }
 
 /// Up to `L` strings of `n` masses each, one per vector lane, with padded state (positions 0
-/// and `n + 1` are the fixed ends).
+/// and `n + 1` are the fixed ends, `n + 2` a ghost that bending reads with a weight of 0).
 #[derive(Debug, Clone)]
 pub struct StringGroup<const L: usize> {
     dt: f64,
@@ -86,6 +97,10 @@ pub struct StringGroup<const L: usize> {
     stiffness: Vec<Lanes<L>>,
     /// `Z_j`, N s/m, links `0..=n`.
     damping: Vec<Lanes<L>>,
+    /// `kappa_q`, N/m, padded like `x` (0 at the ends and the ghost).
+    bending: Vec<Lanes<L>>,
+    /// Whether any lane has bending: the group runs the five-point stencil.
+    stiff: bool,
     /// `h / m_i` (0 for a stopped mass or an unused lane), s/kg, padded like `x`.
     step_over_mass: Vec<Lanes<L>>,
     /// `c_i`, N s/m, padded.
@@ -120,10 +135,12 @@ impl<const L: usize> StringGroup<L> {
         let mut group = Self {
             dt,
             masses,
-            x: zeros(masses + 2),
+            x: zeros(masses + 3),
             v: zeros(masses + 2),
             stiffness: zeros(masses + 1),
             damping: zeros(masses + 1),
+            bending: zeros(masses + 3),
+            stiff: false,
             step_over_mass: zeros(masses + 2),
             drag: zeros(masses + 2),
             force: zeros(masses + 2),
@@ -135,6 +152,7 @@ impl<const L: usize> StringGroup<L> {
                 string.mass.len() == masses
                     && string.stiffness.len() == masses + 1
                     && string.damping.len() == masses + 1
+                    && (string.bending.is_empty() || string.bending.len() == masses)
             );
             group.x[0][lane] = string.ends[0];
             group.x[masses + 1][lane] = string.ends[1];
@@ -144,6 +162,10 @@ impl<const L: usize> StringGroup<L> {
             for (i, &m) in string.mass.iter().enumerate() {
                 group.mass[i + 1][lane] = m;
                 group.step_over_mass[i + 1][lane] = dt / m;
+            }
+            for (i, &kappa) in string.bending.iter().enumerate() {
+                group.bending[i + 1][lane] = kappa;
+                group.stiff |= kappa != 0.0;
             }
         }
         group
@@ -189,7 +211,16 @@ impl<const L: usize> StringGroup<L> {
         let p = i + 1;
         let (x, v) = (|q: usize| self.x[q][lane], |q: usize| self.v[q][lane]);
         let (k, z) = (|j: usize| self.stiffness[j][lane], |j: usize| self.damping[j][lane]);
-        k(p - 1) * (x(p - 1) - x(p))
+        let bent = |q: usize| {
+            let kappa = self.bending[q][lane];
+            if kappa == 0.0 {
+                0.0
+            } else {
+                kappa * (x(q - 1) - 2.0 * x(q) + x(q + 1))
+            }
+        };
+        -(bent(p - 1) - 2.0 * bent(p) + bent(p + 1))
+            + k(p - 1) * (x(p - 1) - x(p))
             + k(p) * (x(p + 1) - x(p))
             + z(p - 1) * (v(p - 1) - v(p))
             + z(p) * (v(p + 1) - v(p))
@@ -217,11 +248,17 @@ impl<const L: usize> StringGroup<L> {
             let coefficients = Coefficients {
                 stiffness: &self.stiffness,
                 damping: &self.damping,
+                bending: &self.bending,
                 step_over_mass: &self.step_over_mass,
                 drag: &self.drag,
                 force: &self.force,
             };
-            if !step_group(self.dt, &coefficients, &mut self.x, &mut self.v) {
+            let finite = if self.stiff {
+                step_group::<L, true>(self.dt, &coefficients, &mut self.x, &mut self.v)
+            } else {
+                step_group::<L, false>(self.dt, &coefficients, &mut self.x, &mut self.v)
+            };
+            if !finite {
                 return Err(self.locate_non_finite(step));
             }
             for tap in &self.taps {
@@ -252,24 +289,31 @@ impl<const L: usize> StringGroup<L> {
 struct Coefficients<'a, const L: usize> {
     stiffness: &'a [Lanes<L>],
     damping: &'a [Lanes<L>],
+    bending: &'a [Lanes<L>],
     step_over_mass: &'a [Lanes<L>],
     drag: &'a [Lanes<L>],
     force: &'a [Lanes<L>],
 }
 
-/// One symplectic Euler step of a group, in place (the module's equations); returns whether
-/// every new value is finite. Going up the string, the old position and velocity of the mass
-/// below are carried in registers, so each mass is read and written once per step; the arrays
-/// are separate arguments so the compiler knows they do not overlap.
+/// One symplectic Euler step of a group, in place (the module's equations, with bending when
+/// `STIFF`); returns whether every new value is finite. Going up the string, the old position
+/// and velocity of the mass below (and the bending terms `kappa_q s_q` below and here) are
+/// carried in registers, so each mass is read and written once per step; the arrays are
+/// separate arguments so the compiler knows they do not overlap.
 #[inline(always)]
-fn step_group<const L: usize>(
+fn step_group<const L: usize, const STIFF: bool>(
     h: f64,
     coefficients: &Coefficients<'_, L>,
     x: &mut [Lanes<L>],
     v: &mut [Lanes<L>],
 ) -> bool {
-    let n = x.len() - 2;
-    let Coefficients { stiffness, damping, step_over_mass, drag, force } = *coefficients;
+    let n = x.len() - 3;
+    let Coefficients { stiffness, damping, bending, step_over_mass, drag, force } = *coefficients;
+    let bending = &bending[..n + 3];
+    // kappa_q s_q of the element centred at q, from the old positions.
+    let bent = |q: usize, left: &[f64; L], mid: &[f64; L], right: &[f64; L]| -> [f64; L] {
+        std::array::from_fn(|lane| bending[q].0[lane] * (left[lane] - 2.0 * mid[lane] + right[lane]))
+    };
     let (stiffness, damping) = (&stiffness[..n + 1], &damping[..n + 1]);
     let (w, c, f, v) = (&step_over_mass[..n + 2], &drag[..n + 2], &force[..n + 2], &mut v[..n + 2]);
     // Stays 0 while every new value is finite: `inf * 0` and `NaN * 0` are NaN. Plain
@@ -278,18 +322,26 @@ fn step_group<const L: usize>(
     let (mut x_left, mut v_left) = (x[0].0, v[0].0);
     let (mut x_mid, mut v_mid) = (x[1].0, v[1].0);
     let (mut k_left, mut z_left) = (stiffness[0].0, damping[0].0);
+    let (mut bent_left, mut bent_mid) = ([0.0; L], [0.0; L]);
+    if STIFF {
+        bent_mid = bent(1, &x_left, &x_mid, &x[2].0);
+    }
     for i in 1..=n {
         let (x_right, v_right) = (x[i + 1].0, v[i + 1].0);
         let (k_right, z_right) = (stiffness[i].0, damping[i].0);
         let (w, c, f) = (w[i].0, c[i].0, f[i].0);
+        let bent_right = if STIFF { bent(i + 1, &x_mid, &x_right, &x[i + 2].0) } else { [0.0; L] };
         let (mut x_new, mut v_new) = ([0.0; L], [0.0; L]);
         for lane in 0..L {
-            let force = k_left[lane] * (x_left[lane] - x_mid[lane])
+            let mut force = k_left[lane] * (x_left[lane] - x_mid[lane])
                 + k_right[lane] * (x_right[lane] - x_mid[lane])
                 + z_left[lane] * (v_left[lane] - v_mid[lane])
                 + z_right[lane] * (v_right[lane] - v_mid[lane])
                 - c[lane] * v_mid[lane]
                 + f[lane];
+            if STIFF {
+                force += 2.0 * bent_mid[lane] - bent_left[lane] - bent_right[lane];
+            }
             v_new[lane] = v_mid[lane] + w[lane] * force;
             x_new[lane] = x_mid[lane] + h * v_new[lane];
             poison[lane] += x_new[lane] * 0.0 + v_new[lane] * 0.0;
@@ -298,6 +350,7 @@ fn step_group<const L: usize>(
         v[i] = Lanes(v_new);
         (x_left, v_left, x_mid, v_mid) = (x_mid, v_mid, x_right, v_right);
         (k_left, z_left) = (k_right, z_right);
+        (bent_left, bent_mid) = (bent_mid, bent_right);
     }
     !poison.iter().any(|p| p.is_nan())
 }

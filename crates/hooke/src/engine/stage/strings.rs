@@ -25,8 +25,8 @@ impl<const L: usize> StringStage<L> {
     /// The strings `strings` of `system` (each the node path from its first anchor through its
     /// masses to its last anchor) from `state`, with step `dt` (s) and `pickups`, if the system
     /// is exactly those strings: 1D, every mass on one of them, every spring (rest length 0) and
-    /// damper one of their links, no bending, contact, driving force or gravity. Held forces are
-    /// taken from the system. `pool` runs the groups on its threads.
+    /// damper one of their links, every bending element a `(1, -2, 1)` centred at a mass along its
+    /// string, no contact, driving force or gravity. Held forces are taken from the system. `pool` runs the groups on its threads.
     pub(crate) fn new(
         system: &System,
         strings: &[Vec<usize>],
@@ -37,7 +37,6 @@ impl<const L: usize> StringStage<L> {
     ) -> Option<Self> {
         let plain = system.dimension() == 1
             && !system.has_contacts()
-            && system.bendings().is_empty()
             && !system.external_forces().drives()
             && system.gravity_force().is_empty()
             && system.springs().rest_length.iter().all(|&l| l == 0.0);
@@ -45,6 +44,7 @@ impl<const L: usize> StringStage<L> {
         if !plain || covered != system.mass_count() || system.springs().len() != covered + strings.len() {
             return None;
         }
+        let bending = centred_bending(system, strings)?;
         let mut place = vec![(usize::MAX, 0, 0); system.mass_count()];
         let mut dampers = 0;
         let mut groups = Vec::new();
@@ -77,7 +77,8 @@ impl<const L: usize> StringStage<L> {
                     }
                     let mass = string[1..=length].iter().map(|&m| system.masses()[m]).collect();
                     let ends = [state.x[path[0]], state.x[path[length + 1]]];
-                    values.push(StringValues { mass, stiffness, damping, ends });
+                    let bending = string[1..=length].iter().map(|&m| bending[m]).collect();
+                    values.push(StringValues { mass, stiffness, damping, bending, ends });
                     paths.push(path);
                 }
                 let mut group = StringGroup::<L>::new(dt, length, &values);
@@ -219,6 +220,33 @@ impl<const L: usize> Stage for StringStage<L> {
         state.t = self.step as f64 * self.dt;
         state
     }
+}
+
+/// The kappa (N/m) of the bending centred at each mass of `strings` (0 where none; several
+/// elements on one mass add up), if every bending element of `system` is a `(1, -2, 1)` on a
+/// mass and its two neighbours along its string; `None` otherwise.
+fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option<Vec<f64>> {
+    let masses = system.mass_count();
+    let bendings = system.bendings();
+    let mut kappa = vec![0.0; masses];
+    let mut neighbours = vec![(usize::MAX, usize::MAX); masses];
+    for path in strings {
+        for triple in path.windows(3) {
+            neighbours[triple[1]] = (triple[0], triple[2]);
+        }
+    }
+    for e in 0..bendings.len() {
+        let entries = bendings.entries(e);
+        if bendings.weight[entries.clone()] != [1.0, -2.0, 1.0] {
+            return None;
+        }
+        let [a, b, c] = [0, 1, 2].map(|i| bendings.node[entries.start + i] as usize);
+        if b >= masses || (neighbours[b] != (a, c) && neighbours[b] != (c, a)) {
+            return None;
+        }
+        kappa[b] += bendings.stiffness[e];
+    }
+    Some(kappa)
 }
 
 /// The strings of a 1D system whose every mass lies on exactly one path of springs from an

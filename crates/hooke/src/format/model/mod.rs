@@ -18,8 +18,8 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
-    de, Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MembraneSpec, Model,
-    ModelError, Sinusoid, Spring, StringSpec,
+    de, Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass,
+    MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
 use settings::{OutputFields, RunFields};

@@ -4,8 +4,8 @@
 use super::{elements, lumped_values, Elements};
 use crate::model::validate::{check_count, check_finite, check_non_negative, check_positive};
 use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, Spring};
-use std::f64::consts::PI;
 use serde::Deserialize;
+use std::f64::consts::PI;
 
 /// Initial triangular displacement of a string (1D), as left by a finger pluck.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
@@ -182,7 +182,8 @@ fn bending_stiffness(
     stiffness: f64,
 ) -> Result<Option<f64>, ModelError> {
     let modulus = spec.young_modulus.or(spec.diameter);
-    let given = [("bending", spec.bending), ("inharmonicity", spec.inharmonicity), ("young_modulus", modulus)];
+    let given =
+        [("bending", spec.bending), ("inharmonicity", spec.inharmonicity), ("young_modulus", modulus)];
     let mut present = given.iter().filter(|(_, value)| value.is_some());
     let (Some(&(field, _)), extra) = (present.next(), present.next()) else {
         return Ok(None);
