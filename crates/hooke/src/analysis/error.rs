@@ -67,6 +67,10 @@ pub enum AnalysisError {
     /// reach.
     #[error("{}", tidy(.0))]
     Target(String),
+    /// A design the scheme reaches only at a shorter step (its warping outweighs what the design
+    /// can correct at this one).
+    #[error("{}", tidy(.0))]
+    StepTooLong(String),
     /// An iterative design or tuning did not converge.
     #[error("{what} did not converge in {iterations} iterations (residual {residual:e})")]
     NoConvergence {

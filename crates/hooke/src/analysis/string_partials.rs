@@ -211,10 +211,15 @@ fn fit_stiffness(partials: &[(f64, f64)]) -> Result<(f64, f64), AnalysisError> {
     }
     let determinant = uu * vv - uv * uv;
     let (a, b) = ((u1 * vv - v1 * uv) / determinant, (uu * v1 - uv * u1) / determinant);
-    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()) {
+    if !(a > 0.0 && a.is_finite() && b.is_finite()) {
         return Err(AnalysisError::Target(format!(
-            "a string whose springs and bending are both > 0; the fit gives {a:.6e} and {b:.6e} (per unit mass): \
-             use more masses or a smaller step"
+            "partials a string's springs and bending can place; the fit gives {a:.6e} and {b:.6e} (per unit mass)"
+        )));
+    }
+    if b <= 0.0 {
+        return Err(AnalysisError::StepTooLong(format!(
+            "a string whose bending is > 0; the scheme's warping of the upper partials at this step needs \
+             {b:.6e} (per unit mass): use a smaller step (or more masses)"
         )));
     }
     Ok((a, b))

@@ -273,6 +273,7 @@ struct GuitarFields {
     decay: Option<PerString>,
     high_decay: Option<PerString>,
     high_frequency: Option<f64>,
+    inharmonicity: Option<PerString>,
     scale_length: Option<f64>,
     frets: Option<usize>,
     fret_method: Option<String>,
@@ -338,6 +339,7 @@ impl GuitarFields {
         }
         spec.high_decay = self.high_decay.map(|v| v.values(count));
         spec.high_frequency = self.high_frequency.unwrap_or(spec.high_frequency);
+        spec.inharmonicity = self.inharmonicity.map(|v| v.values(count));
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
         spec.pickups = self.pickups.unwrap_or(spec.pickups);

@@ -16,7 +16,7 @@
 use super::{check_stable, InstrumentError, StringPart};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
-use crate::model::{Anchor, Mass, Model, ModelError, Spring};
+use crate::model::{Anchor, Bending, Mass, Model, ModelError, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
@@ -78,8 +78,13 @@ pub fn fret_stop(
         .into());
     }
     let sounding = n - stopped;
+    // A stiff string's bending does not commute with its dampers once the stop's link differs,
+    // so its damped analysis needs the state matrix's eigenvalues at every iteration: its pitch
+    // is searched on the lossless string, whose frequency the loss moves by (gamma / 2 w)^2 / 2,
+    // below 1e-5 relative for a string that rings a tenth of a second or more.
+    let lossless = string.bending > 0.0;
     let lowest = |stiffness: f64| -> Result<f64, InstrumentError> {
-        let system = System::new(&stopped_string(string, sounding, stiffness)?);
+        let system = System::new(&stopped_string(string, sounding, stiffness, lossless)?);
         let analysis = analyse(&system, scheme, dt, &AnalysisOptions::default())
             .map_err(|source| InstrumentError::Analysis { part: part.clone(), source })?;
         Ok(analysis.modes[0].discrete.frequency_hz())
@@ -122,7 +127,12 @@ pub fn fret_stop(
             stop(log_stiffness.exp(), lowest(log_stiffness.exp())?)
         }
     };
-    check_stable(&System::new(&stopped_string(string, sounding, result.stiffness)?), scheme, dt, &part)?;
+    check_stable(
+        &System::new(&stopped_string(string, sounding, result.stiffness, false)?),
+        scheme,
+        dt,
+        &part,
+    )?;
     Ok(result)
 }
 
@@ -139,20 +149,32 @@ fn max_fret(masses: usize) -> usize {
 
 /// The sounding part of a stopped string: `sounding` masses between the stop and the bridge,
 /// the first link of stiffness `stiffness` (its damper keeping the string's `Z / k`), every
-/// mass with the string's drag.
-fn stopped_string(string: &StringPart, sounding: usize, stiffness: f64) -> Result<Model, ModelError> {
+/// mass with the string's drag and, on a stiff string, its bending centred at each mass (the
+/// stop then pins the sounding part as the bridge does); `lossless`: without dampers or drag.
+fn stopped_string(
+    string: &StringPart,
+    sounding: usize,
+    stiffness: f64,
+    lossless: bool,
+) -> Result<Model, ModelError> {
     let mut model = Model::new(1)?;
     let stop = model.add_anchor(Anchor::new("stop"))?;
     let bridge = model.add_anchor(Anchor::new("bridge"))?;
     let mut nodes = vec![stop];
     for i in 0..sounding {
-        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass).drag(string.drag))?);
+        let drag = if lossless { 0.0 } else { string.drag };
+        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass).drag(drag))?);
     }
     nodes.push(bridge);
-    let ratio = string.damping / string.stiffness;
+    let ratio = if lossless { 0.0 } else { string.damping / string.stiffness };
     for (j, pair) in nodes.windows(2).enumerate() {
         let k = if j == 0 { stiffness } else { string.stiffness };
         model.add_spring(Spring::new(pair[0], pair[1], k).damping(ratio * k))?;
+    }
+    if string.bending > 0.0 {
+        for triple in nodes.windows(3) {
+            model.add_bending(Bending::new(triple[0], triple[1], triple[2], string.bending))?;
+        }
     }
     Ok(model)
 }

@@ -30,6 +30,10 @@ pub struct GuitarSpec {
     pub high_decay: Option<Vec<f64>>,
     /// The frequency of `high_decay`, Hz.
     pub high_frequency: f64,
+    /// Each string's inharmonicity B (one per string, with `high_decay`): stiff strings whose
+    /// first partials, simulated, follow `f_n = n f_0 sqrt(1 + B n^2)`
+    /// ([`crate::analysis::string_partials`]). `None`: strings without stiffness.
+    pub inharmonicity: Option<Vec<f64>>,
     /// Vibrating length from nut to bridge, m (sets the mass of each mass with the density).
     pub scale_length: f64,
     /// Frets on the fingerboard.
@@ -70,6 +74,7 @@ impl Default for GuitarSpec {
             decay: vec![4.0, 3.7, 3.4, 3.1, 2.8, 2.5],
             high_decay: None,
             high_frequency: 2000.0,
+            inharmonicity: None,
             scale_length: 0.648,
             frets: 20,
             fret_method: FretMethod::Between,
@@ -130,7 +135,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 .and_then(|law| {
                     let target = PartialsTarget {
                         fundamental_hz: *frequency_hz,
-                        inharmonicity: 0.0,
+                        inharmonicity: spec.inharmonicity.as_ref().map_or(0.0, |b| b[s]),
                         loss: Some((law, spec.high_frequency)),
                     };
                     design_string_partials(spec.masses, mass, &target, scheme, dt)
@@ -138,13 +143,10 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        model.add_string(
-            StringSpec::new(name, spec.masses)
-                .mass(mass)
-                .stiffness(design.stiffness)
-                .damping(design.damping)
-                .drag(design.drag),
-        )?;
+        let string =
+            StringSpec::new(name, spec.masses).mass(mass).stiffness(design.stiffness).damping(design.damping);
+        let string = if design.bending > 0.0 { string.bending(design.bending) } else { string };
+        model.add_string(string.drag(design.drag))?;
         designs.push(design);
     }
     let n = spec.masses;
@@ -163,6 +165,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 stiffness: design.stiffness,
                 damping: design.damping,
                 drag: design.drag,
+                bending: design.bending,
                 frequency_hz: *frequency_hz,
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
@@ -195,19 +198,27 @@ pub fn string_pickups(parts: &[Part], positions: &[f64], stereo: bool) -> Vec<Pi
     pickups
 }
 
-/// Pickups of the force each string part's last link exerts on the bridge anchor, N, panned as
-/// [`string_pickups`] pans: `k (x_N - x_b) + Z (v_N - v_b)` for a link of stiffness `k` and
-/// damping `Z` from the last mass `N` to the fixed bridge `b` at 0, that is `k x_N + Z v_N`,
-/// two taps (position and velocity) per string and channel. The weights are the links as built:
-/// a `set tension` or `set damping` later scales the force without changing them.
+/// Pickups of the force each string part exerts on the bridge anchor, N, panned as
+/// [`string_pickups`] pans: `k (x_N - x_b) + Z (v_N - v_b)` for a last link of stiffness `k` and
+/// damping `Z` from the last mass `N` to the fixed bridge `b` at 0, that is `k x_N + Z v_N`, and
+/// for a stiff string the reaction of the bending element centred at `N`,
+/// `-kappa (x_{N-1} - 2 x_N + x_b)` (see [`crate::model::Bending`]). The weights are the elements
+/// as built: a `set tension` or `set damping` later scales the force without changing them.
 pub fn bridge_pickups(parts: &[Part], stereo: bool) -> Vec<PickupSpec> {
     let mut pickups = Vec::new();
     for (string, gains) in panned_strings(parts, stereo) {
-        let last = Node::Mass(string.masses[string.masses.len() - 1]);
+        let n = string.masses.len();
+        let last = Node::Mass(string.masses[n - 1]);
         for (channel, gain) in gains.iter().enumerate() {
-            pickups.push(PickupSpec::position(last).channel(channel + 1).weight(gain * string.stiffness));
+            let channel = channel + 1;
+            let stiffness = string.stiffness + 2.0 * string.bending;
+            pickups.push(PickupSpec::position(last).channel(channel).weight(gain * stiffness));
             if string.damping > 0.0 {
-                pickups.push(PickupSpec::velocity(last).channel(channel + 1).weight(gain * string.damping));
+                pickups.push(PickupSpec::velocity(last).channel(channel).weight(gain * string.damping));
+            }
+            if string.bending > 0.0 && n > 1 {
+                let before = Node::Mass(string.masses[n - 2]);
+                pickups.push(PickupSpec::position(before).channel(channel).weight(-gain * string.bending));
             }
         }
     }
@@ -267,6 +278,20 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
                 "a frequency > 0 Hz",
                 spec.high_frequency,
             ));
+        }
+    }
+    if let Some(inharmonicity) = &spec.inharmonicity {
+        check_count("inharmonicity", inharmonicity.len())?;
+        if spec.high_decay.is_none() {
+            return Err(ModelError::new(
+                "guitar",
+                "inharmonicity",
+                "`high_decay` too (a stiff string is designed for two decay times)",
+                "none",
+            ));
+        }
+        if let Some(bad) = inharmonicity.iter().find(|b| !(b.is_finite() && **b >= 0.0)) {
+            return Err(ModelError::new("guitar", "inharmonicity", "values >= 0", bad));
         }
     }
     if spec.masses < 2 {

@@ -93,6 +93,8 @@ pub struct StringPart {
     pub damping: f64,
     /// Each mass's drag rate `c / m` (the frequency-independent loss), 1/s.
     pub drag: f64,
+    /// kappa of the bending element centred at each mass, N/m (0: a string without stiffness).
+    pub bending: f64,
     /// The open string's designed (simulated) fundamental, Hz.
     pub frequency_hz: f64,
     /// The open string's designed time constant, s (`None`: lossless).
@@ -215,7 +217,8 @@ impl InstrumentSpec {
 
     /// Builds the instrument with `scheme` simulating at `oversample` times `rate` (Hz), or,
     /// without an oversampling, at the smallest from 1 to [`MAX_OVERSAMPLE`] at which the
-    /// analysis finds every mode stable. Returns the oversampling used and the instrument. The
+    /// analysis finds every mode stable and every design reachable
+    /// ([`AnalysisError::StepTooLong`]: a stiff string's warping). Returns the oversampling used and the instrument. The
     /// rate is a whole number of Hz from 1 to [`MAX_OUTPUT_RATE`] and the oversampling from 1
     /// to [`MAX_OVERSAMPLE`], whoever gives them (a file, a command line).
     pub fn build_stable(
@@ -239,7 +242,10 @@ impl InstrumentSpec {
         for k in 1..=MAX_OVERSAMPLE {
             match self.build(scheme, 1.0 / (rate * k as f64)) {
                 Ok(instrument) => return Ok((k, instrument)),
-                Err(error @ InstrumentError::Unstable { .. }) => last = Some(error),
+                Err(
+                    error @ (InstrumentError::Unstable { .. }
+                    | InstrumentError::Analysis { source: AnalysisError::StepTooLong(_), .. }),
+                ) => last = Some(error),
                 Err(error) => return Err(error),
             }
         }

@@ -106,6 +106,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     let n = spec.masses;
     let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
     let string = StringPart {
+        bending: 0.0,
         masses: (0..n).collect(),
         ends: [node("sitar.0".to_string()), node(format!("sitar.{}", n + 1))],
         mass: spec.mass,
