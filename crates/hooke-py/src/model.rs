@@ -8,7 +8,7 @@ use crate::{model_rule, step_size};
 use hooke::analysis::report::{analyse, AnalysisOptions};
 use hooke::engine::{EngineConfig, PartialRunSettings, PickupSpec, Pickups, RunLength, StepSize};
 use hooke::model::{
-    Anchor, BarrierSpec, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MassSelection,
+    Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MassSelection,
     MembraneSpec, Model as LibraryModel, Node, NodeRef, Samples, Signal, Sinusoid, Spring, StringSpec,
 };
 use hooke::quantity::Quantity;
@@ -207,12 +207,30 @@ impl Model {
         self.model.add_damper(spec).map_err(|e| model_error(py, &e))
     }
 
+    /// Adds a bending element `stiffness / 2 |sum_i w_i x_i|^2` (N/m) on 3 to 9 nodes, the
+    /// weights summing to 0 (default `[1, -2, 1]` on three nodes).
+    #[pyo3(signature = (nodes, stiffness, weights = None, id = None))]
+    fn add_bending(
+        &mut self,
+        py: Python<'_>,
+        nodes: Vec<String>,
+        stiffness: f64,
+        weights: Option<Vec<f64>>,
+        id: Option<String>,
+    ) -> PyResult<()> {
+        let nodes = nodes.into_iter().map(Into::into).collect();
+        let spec = Bending { id, ..Bending::weighted(nodes, weights.unwrap_or_default(), stiffness) };
+        self.model.add_bending(spec).map_err(|e| model_error(py, &e))
+    }
+
     /// Adds a string (1D) of `masses` masses between anchors `ID.0` and `ID.{N+1}`, given lumped
     /// (`mass` kg, `stiffness` N/m, `damping` N s/m) or physical (`length` m, `tension` N,
     /// `linear_density` kg/m, `decay_time` s of the lowest mode); `drag` 1/s per mass; `pluck`
-    /// = (position as a fraction of the length, amplitude m). Returns the mass ids.
+    /// = (position as a fraction of the length, amplitude m). Stiff: one of `bending` (kappa,
+    /// N/m), `inharmonicity` (B) or `young_modulus` (Pa) with `diameter` (m). Returns the mass ids.
     #[pyo3(signature = (id, masses, *, mass = None, stiffness = None, damping = None, length = None,
-        tension = None, linear_density = None, decay_time = None, drag = 0.0, pluck = None))]
+        tension = None, linear_density = None, decay_time = None, drag = 0.0, pluck = None, bending = None,
+        inharmonicity = None, young_modulus = None, diameter = None))]
     fn add_string(
         &mut self,
         py: Python<'_>,
@@ -227,8 +245,16 @@ impl Model {
         decay_time: Option<f64>,
         drag: f64,
         pluck: Option<(f64, f64)>,
+        bending: Option<f64>,
+        inharmonicity: Option<f64>,
+        young_modulus: Option<f64>,
+        diameter: Option<f64>,
     ) -> PyResult<Vec<String>> {
         let mut spec = StringSpec {
+            bending,
+            inharmonicity,
+            young_modulus,
+            diameter,
             mass,
             stiffness,
             damping,

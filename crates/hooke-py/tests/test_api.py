@@ -173,3 +173,25 @@ def test_without_pickups_one_channel_sums_the_masses():
     run = model.simulate().run(steps=20)
     assert run.pickups.shape == (1, 21)
     assert np.allclose(run.pickups[0], run.positions[:, :, 0].sum(axis=1), rtol=1e-15, atol=0)
+
+
+def test_a_stiff_string_has_the_modes_of_the_stiff_lattice():
+    # The lattice of N masses m, springs k and (1, -2, 1) bending kappa = B k (N + 1)^2 / pi^2
+    # centred at each mass (pinned ends): w_n^2 = (k lambda_n + kappa lambda_n^2) / m with
+    # lambda_n = 4 sin^2(n pi / (2 (N + 1))), the stiff string's dispersion.
+    masses, m, k, b = 40, 1e-4, 500.0, 1e-3
+    stiff = hooke.Model.string(masses, mass=m, stiffness=k, inharmonicity=b)
+    kappa = b * k * (masses + 1) ** 2 / math.pi**2
+    found = stiff.analyze(rate=48000.0).frequency_hz
+    for n in range(1, 6):
+        lam = 4.0 * math.sin(n * math.pi / (2 * (masses + 1))) ** 2
+        expected = math.sqrt((k * lam + kappa * lam**2) / m) / (2 * math.pi)
+        assert math.isclose(found[n - 1], expected, rel_tol=1e-9), (n, found[n - 1], expected)
+    # The same elements added one by one.
+    by_hand = hooke.Model.string(masses, mass=m, stiffness=k)
+    for i in range(1, masses + 1):
+        by_hand.add_bending([f"s.{i - 1}", f"s.{i}", f"s.{i + 1}"], kappa)
+    assert np.allclose(by_hand.analyze(rate=48000.0).frequency_hz[:5], found[:5], rtol=1e-12)
+    assert pickle.loads(pickle.dumps(by_hand)).analyze(rate=48000.0).frequency_hz[0] == found[0]
+    with pytest.raises(hooke.ModelError, match="sum to 0"):
+        by_hand.add_bending(["s.1", "s.2", "s.3"], 1.0, weights=[1.0, -1.0, 1.0])

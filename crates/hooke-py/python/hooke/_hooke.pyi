@@ -82,6 +82,15 @@ class Model:
         """A spring of `stiffness` N/m with `damping` N s/m in parallel, rest length m."""
     def add_damper(self, a: str, b: str, damping: float, id: Optional[str] = None) -> None:
         """A damper alone of `damping` N s/m."""
+    def add_bending(
+        self,
+        nodes: List[str],
+        stiffness: float,
+        weights: Optional[List[float]] = None,
+        id: Optional[str] = None,
+    ) -> None:
+        """A bending element `stiffness / 2 |sum w_i x_i|^2` (N/m), weights summing to 0
+        (default [1, -2, 1] on three nodes)."""
     def add_string(
         self,
         id: str,
@@ -96,8 +105,13 @@ class Model:
         decay_time: Optional[float] = None,
         drag: float = 0.0,
         pluck: Optional[Tuple[float, float]] = None,
+        bending: Optional[float] = None,
+        inharmonicity: Optional[float] = None,
+        young_modulus: Optional[float] = None,
+        diameter: Optional[float] = None,
     ) -> List[str]:
-        """A 1D string: lumped (kg, N/m, N s/m) or physical (m, N, kg/m, s); returns mass ids."""
+        """A 1D string: lumped (kg, N/m, N s/m) or physical (m, N, kg/m, s); stiff with one of
+        bending (N/m), inharmonicity (B) or young_modulus (Pa) and diameter (m); returns mass ids."""
     def add_membrane(
         self,
         id: str,

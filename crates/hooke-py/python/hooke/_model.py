@@ -17,6 +17,7 @@ _CHANGES = (
     "add_anchor",
     "add_spring",
     "add_damper",
+    "add_bending",
     "add_string",
     "add_membrane",
     "add_chain",
