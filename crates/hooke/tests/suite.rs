@@ -8,6 +8,7 @@ mod measure;
 mod analysis;
 mod bad_input;
 mod bending;
+mod bridge;
 mod closed_forms;
 mod conformance;
 mod contact_and_drive;

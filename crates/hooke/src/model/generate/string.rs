@@ -3,7 +3,7 @@
 
 use super::{elements, lumped_values, Elements};
 use crate::model::validate::{check_count, check_finite, check_non_negative, check_positive};
-use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, Spring};
+use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, NodeRef, Spring};
 use serde::Deserialize;
 use std::f64::consts::PI;
 
@@ -62,6 +62,9 @@ pub struct StringSpec {
     pub diameter: Option<f64>,
     /// Optional initial triangular shape.
     pub pluck: Option<Pluck>,
+    /// The node the last link ends at instead of a new anchor `ID.{N+1}`: a mass or an anchor
+    /// defined before the string (a bridge shared by several strings).
+    pub to: Option<NodeRef>,
 }
 
 impl StringSpec {
@@ -97,6 +100,8 @@ impl StringSpec {
         some young_modulus(pascals: f64) => young_modulus;
         /// Physical: sets the diameter of the core, m.
         some diameter(metres: f64) => diameter;
+        /// Ends the string at `node` instead of a new anchor.
+        some to(node: impl Into<NodeRef>) => to;
     }
 
     /// Starts the string in a triangle of height `amplitude` (m) peaking at `position` (a
@@ -109,7 +114,7 @@ impl StringSpec {
 
 impl Model {
     /// Adds a string (see [`StringSpec`]) to a 1D model; returns its masses from `ID.1` to
-    /// `ID.N`.
+    /// `ID.N`. Its last link ends at `to` when given (a bridge), else at a new anchor.
     ///
     /// Physical elements: with `dx = L / (N + 1)`, `m = rho dx`, `k = T / dx`; the decay uses
     /// dampers `Z = c k` on the springs, whose modes decay at `sigma_n = -c omega_n^2 / 2`, with
@@ -152,6 +157,7 @@ impl Model {
             }
             check_finite(&subject, "pluck", p.amplitude)?;
         }
+        let end = spec.to.as_ref().map(|to| self.resolve_node(&subject, "to", to)).transpose()?;
         let id = |i: usize| format!("{}.{i}", spec.id);
         let shape = |i: usize| spec.pluck.map_or(0.0, |p| triangle(i as f64 / (n + 1) as f64, p));
         let mut nodes = Vec::with_capacity(n + 2);
@@ -159,7 +165,10 @@ impl Model {
         for i in 1..=n {
             nodes.push(self.add_mass(Mass::new(id(i), lumped.mass).position([shape(i)]).drag(spec.drag))?);
         }
-        nodes.push(self.add_anchor(Anchor::new(id(n + 1)))?);
+        nodes.push(match end {
+            Some(node) => node,
+            None => self.add_anchor(Anchor::new(id(n + 1)))?,
+        });
         for pair in nodes.windows(2) {
             self.add_spring(Spring::new(pair[0], pair[1], lumped.stiffness_x).damping(lumped.damping_x))?;
         }
