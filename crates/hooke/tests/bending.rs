@@ -13,7 +13,7 @@ use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups};
 use hooke::forces;
 use hooke::format::model::parse;
 use hooke::linalg::dense::DenseMatrix;
-use hooke::model::{Anchor, Bending, Mass, Model, Node, StringSpec};
+use hooke::model::{Anchor, Bending, Mass, Model, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 
@@ -141,16 +141,22 @@ fn mode_frequencies(model: &Model) -> Vec<f64> {
 
 #[test]
 fn a_free_bar_has_the_modes_of_euler_bernoulli() {
-    // 100 equal masses with a (1, -2, 1) element centred at each inner mass: free ends.
-    let mut model = Model::new(1).unwrap();
-    let masses: Vec<Node> =
-        (0..100).map(|i| model.add_mass(Mass::new(format!("m{i}"), 1e-3)).unwrap()).collect();
-    for triple in masses.windows(3) {
-        model.add_bending(Bending::new(triple[0], triple[1], triple[2], 5e3)).unwrap();
-    }
-    // (beta_n L)^2 of the free-free beam, from cos(bL) cosh(bL) = 1: 4.7300, 7.8532, 10.9956, 14.1372.
+    // A marimba-like bar from the model format: 0.4 m of rosewood, 5 cm x 2 cm
+    // (rho A = 850 * 1e-3 kg/m, E I = 1.6e10 * 0.05 * 0.02^3 / 12 N m^2), 100 masses.
+    let (length, density, rigidity) = (0.4, 0.85, 1.6e10 * 0.05 * 0.02f64.powi(3) / 12.0);
+    let text = format!(
+        "[model]\ndimension = 1\n[[bar]]\nid = \"bar\"\nmasses = 100\nlength = {length}\n\
+         linear_density = {density}\nrigidity = {rigidity}\n"
+    );
+    let model = parse(&text, "bar.toml").unwrap().model;
+    assert_eq!((model.masses().len(), model.anchors().len()), (100, 0), "free ends");
+    // (beta_n L) of the free-free beam, the roots of cos(bL) cosh(bL) = 1.
     let beta: [f64; 4] = [4.730_040_7, 7.853_204_6, 10.995_607_8, 14.137_165_5];
     let frequencies = mode_frequencies(&model);
+    let euler_bernoulli =
+        |n: usize| (beta[n] / length).powi(2) * (rigidity / density).sqrt() / (2.0 * std::f64::consts::PI);
+    eprintln!("free bar: {:.3} Hz, Euler-Bernoulli {:.3} Hz", frequencies[0], euler_bernoulli(0));
+    assert!((frequencies[0] / euler_bernoulli(0) - 1.0).abs() < 1e-3, "{} Hz", frequencies[0]);
     for n in 1..4 {
         let expected = (beta[n] / beta[0]).powi(2);
         let ratio = frequencies[n] / frequencies[0];
@@ -161,6 +167,12 @@ fn a_free_bar_has_the_modes_of_euler_bernoulli() {
             n + 1
         );
     }
+    let short = parse(
+        "[model]\ndimension = 1\n[[bar]]\nid = \"b\"\nmasses = 2\nmass = 1.0\nbending = 1.0\n",
+        "short.toml",
+    );
+    let error = short.unwrap_err().to_string();
+    assert!(error.contains("short.toml:5:") && error.contains("at least 3"), "{error}");
 }
 
 #[test]

@@ -141,6 +141,22 @@ impl ModelModes {
         &self.modes
     }
 
+    /// Whether every discrete pole of `system` (the one the modes came from) with `scheme` at
+    /// `dt` lies inside the unit circle, to the tolerance of how it is computed: what
+    /// [`SchemeAnalysis::is_stable`] says of [`ModelModes::discretise`], without the search for
+    /// the largest stable step that a network with non-modal damping needs there (one eigenvalue
+    /// computation of the one-step matrix instead of one per trial step).
+    pub fn is_stable_at(&self, system: &System, scheme: SchemeKind, dt: f64) -> Result<bool, AnalysisError> {
+        let dense_network = self.modes.complete && self.linearisation.coordinates() <= STATE_MATRIX_LIMIT;
+        if !(dense_network && self.modes.damping == Damping::NonModal) {
+            return Ok(self.discretise(system, scheme, dt)?.is_stable());
+        }
+        let matrix = one_step_matrix(system, scheme, dt, &self.linearisation)?;
+        let size = matrix.nrows();
+        let poles = matrix.eigenvalues().map_err(|_| AnalysisError::Eigen { size })?;
+        Ok(poles.iter().all(|z| z.norm() <= 1.0 + MATRIX_TOLERANCE))
+    }
+
     /// Maps every mode through `scheme` at step `dt` (`system` is the one the modes came from;
     /// the non-modal path steps it).
     pub fn discretise(

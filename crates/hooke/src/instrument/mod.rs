@@ -15,7 +15,7 @@ pub mod reed;
 pub mod sitar;
 
 use crate::analysis::error::AnalysisError;
-use crate::analysis::report::{analyse, AnalysisOptions};
+use crate::analysis::report::{AnalysisOptions, ModelModes};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_OUTPUT_RATE;
 use crate::model::{Model, ModelError};
@@ -263,8 +263,12 @@ impl Instrument {
 /// Checks that `system` is stable with `scheme` at step `dt` (the analysis: every discrete
 /// pole inside the unit circle); `part` names it in the error.
 pub fn check_stable(system: &System, scheme: SchemeKind, dt: f64, part: &str) -> Result<(), InstrumentError> {
-    let analysis = analyse(system, scheme, dt, &AnalysisOptions::default())
-        .map_err(|source| InstrumentError::Analysis { part: part.to_string(), source })?;
+    let failed = |source| InstrumentError::Analysis { part: part.to_string(), source };
+    let modes = ModelModes::new(system, &AnalysisOptions::default()).map_err(failed)?;
+    if modes.is_stable_at(system, scheme, dt).map_err(failed)? {
+        return Ok(());
+    }
+    let analysis = modes.discretise(system, scheme, dt).map_err(failed)?;
     let Some(worst) = analysis.worst_mode() else {
         return Ok(());
     };

@@ -18,7 +18,7 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
-    de, Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass,
+    de, Anchor, BarSpec, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass,
     MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
@@ -94,6 +94,8 @@ struct Tables {
     #[serde(default)]
     chain: Vec<ChainSpec>,
     #[serde(default)]
+    bar: Vec<BarSpec>,
+    #[serde(default)]
     barrier: Vec<BarrierSpec>,
     #[serde(default)]
     collision: Vec<CollisionSpec>,
@@ -141,6 +143,7 @@ enum NodeTable {
     String,
     Membrane,
     Chain,
+    Bar,
 }
 
 impl NodeTable {
@@ -151,6 +154,7 @@ impl NodeTable {
             Self::String => "string",
             Self::Membrane => "membrane",
             Self::Chain => "chain",
+            Self::Bar => "bar",
         }
     }
 
@@ -224,6 +228,7 @@ impl Tables {
             (NodeTable::String, self.string.len()),
             (NodeTable::Membrane, self.membrane.len()),
             (NodeTable::Chain, self.chain.len()),
+            (NodeTable::Bar, self.bar.len()),
         ];
         let mut order: Vec<(usize, NodeTable, usize)> = counts
             .into_iter()
@@ -241,6 +246,7 @@ impl Tables {
                 NodeTable::String => model.add_string(take(&mut self.string[i])).map(drop),
                 NodeTable::Membrane => model.add_membrane(take(&mut self.membrane[i])).map(drop),
                 NodeTable::Chain => model.add_chain(take(&mut self.chain[i])).map(drop),
+                NodeTable::Bar => model.add_bar(take(&mut self.bar[i])).map(drop),
             };
             added.map_err(|error| {
                 document.locate_as(&[Key(table.name()), Index(i)], &error, table.aliases())

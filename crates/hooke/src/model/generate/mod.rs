@@ -1,5 +1,5 @@
 //! Generators: a string ([`Model::add_string`]), a membrane or mesh with a fixed rim
-//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]). Each adds ordinary masses, anchors
+//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]). Each adds ordinary masses, anchors
 //! and links with predictable ids, so pickups and initial conditions can name them, and returns
 //! the handles of the masses it made.
 //!
@@ -7,10 +7,12 @@
 //! `damping`) or from the continuous body ("physical": length, tension, density and a decay
 //! time), never both; this module turns either into the values of each element.
 
+mod bar;
 mod chain;
 mod membrane;
 mod string;
 
+pub use bar::BarSpec;
 pub use chain::ChainSpec;
 pub use membrane::MembraneSpec;
 pub use string::{Pluck, StringSpec};

@@ -1,0 +1,135 @@
+//! A free bar: a beam with free ends, as in a xylophone, a marimba or a tuning fork's prong
+//! (displacements in 1D).
+
+use crate::model::validate::{check_count, check_non_negative, check_positive};
+use crate::model::{Bending, Mass, Model, ModelError, Node};
+use serde::Deserialize;
+
+/// A free bar (`[[bar]]`): masses `ID.1` .. `ID.N` (no anchors: both ends free), the centres of
+/// `N` equal cells, with a bending element `(1, -2, 1)` centred at each inner mass (see
+/// [`crate::model::Bending`]). Its elements are given either lumped (`mass`, `bending`) or
+/// physical (`length`, `linear_density`, `rigidity`), not both. Physical: with `h = L / N`,
+/// `m = rho A h` and `kappa = E I / h^3`, so the bar's modes tend to Euler-Bernoulli's,
+/// `w_n = (beta_n L)^2 sqrt(E I / (rho A)) / L^2` with `beta_n L = 4.7300, 7.8532, 10.9956, ...`
+/// (Fletcher & Rossing 1998), the error falling as `h^2`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarSpec {
+    /// Id prefix of the generated masses.
+    pub id: String,
+    /// Number of masses N (>= 3).
+    pub masses: usize,
+    /// Lumped: each mass, kg (> 0).
+    pub mass: Option<f64>,
+    /// Lumped: each bending element's kappa, N/m (>= 0).
+    pub bending: Option<f64>,
+    /// Physical: length, m (> 0).
+    pub length: Option<f64>,
+    /// Physical: mass per unit length rho A, kg/m (> 0).
+    pub linear_density: Option<f64>,
+    /// Physical: bending rigidity E I, N m^2 (> 0).
+    pub rigidity: Option<f64>,
+    /// Drag to ground of each mass, 1/s (>= 0).
+    #[serde(default)]
+    pub drag: f64,
+}
+
+impl BarSpec {
+    /// A bar of `masses` masses; give its elements with [`BarSpec::mass`] and
+    /// [`BarSpec::bending`], or with [`BarSpec::length`], [`BarSpec::linear_density`] and
+    /// [`BarSpec::rigidity`].
+    pub fn new(id: impl Into<String>, masses: usize) -> Self {
+        Self { id: id.into(), masses, ..Self::default() }
+    }
+
+    setters! {
+        /// Lumped: sets each mass, kg.
+        some mass(mass: f64) => mass;
+        /// Lumped: sets each bending element's kappa, N/m.
+        some bending(kappa: f64) => bending;
+        /// Physical: sets the length, m.
+        some length(length: f64) => length;
+        /// Physical: sets the mass per unit length, kg/m.
+        some linear_density(density: f64) => linear_density;
+        /// Physical: sets the bending rigidity E I, N m^2.
+        some rigidity(rigidity: f64) => rigidity;
+        /// Sets each mass's drag to ground, 1/s.
+        set drag(gamma: f64) => drag;
+    }
+}
+
+impl Model {
+    /// Adds a free bar (see [`BarSpec`]) to a 1D model; returns its masses from `ID.1` to `ID.N`.
+    pub fn add_bar(&mut self, spec: BarSpec) -> Result<Vec<Node>, ModelError> {
+        let subject = format!("bar \"{}\"", spec.id);
+        if self.dimension() != 1 {
+            return Err(ModelError::new(
+                subject,
+                "dimension",
+                "a 1D model",
+                format!("a {}D model", self.dimension()),
+            ));
+        }
+        check_count(&subject, "masses", spec.masses)?;
+        if spec.masses < 3 {
+            return Err(ModelError::new(
+                subject,
+                "masses",
+                "at least 3 (a bar bends over three masses)",
+                spec.masses,
+            ));
+        }
+        self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
+        check_non_negative(&subject, "drag", spec.drag)?;
+        let (mass, kappa) = bar_elements(&subject, &spec)?;
+        let mut nodes = Vec::with_capacity(spec.masses);
+        for i in 1..=spec.masses {
+            nodes.push(self.add_mass(Mass::new(format!("{}.{i}", spec.id), mass).drag(spec.drag))?);
+        }
+        for triple in nodes.windows(3) {
+            self.add_bending(Bending::new(triple[0], triple[1], triple[2], kappa))?;
+        }
+        Ok(nodes)
+    }
+}
+
+/// Each mass (kg) and each element's kappa (N/m) of a bar, from its lumped or physical fields.
+fn bar_elements(subject: &str, spec: &BarSpec) -> Result<(f64, f64), ModelError> {
+    let lumped = [("mass", spec.mass), ("bending", spec.bending)];
+    let physical =
+        [("length", spec.length), ("linear_density", spec.linear_density), ("rigidity", spec.rigidity)];
+    let first =
+        |fields: &[(&'static str, Option<f64>)]| fields.iter().find(|(_, v)| v.is_some()).map(|(n, _)| *n);
+    let required = |(name, value): (&'static str, Option<f64>)| {
+        value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
+    };
+    match (first(&lumped), first(&physical)) {
+        (Some(_), Some(extra)) => Err(ModelError::new(
+            subject,
+            extra,
+            "either mass/bending or length/linear_density/rigidity, not both",
+            format!("both, including `{extra}`"),
+        )),
+        (None, None) => Err(ModelError::new(
+            subject,
+            "masses",
+            "element values: mass/bending or length/linear_density/rigidity",
+            "neither",
+        )),
+        (Some(_), None) => {
+            let (mass, kappa) = (required(lumped[0])?, required(lumped[1])?);
+            check_positive(subject, "mass", mass)?;
+            check_non_negative(subject, "bending", kappa)?;
+            Ok((mass, kappa))
+        }
+        (None, Some(_)) => {
+            let (length, density, rigidity) =
+                (required(physical[0])?, required(physical[1])?, required(physical[2])?);
+            check_positive(subject, "length", length)?;
+            check_positive(subject, "linear_density", density)?;
+            check_positive(subject, "rigidity", rigidity)?;
+            let h = length / spec.masses as f64;
+            Ok((density * h, rigidity / h.powi(3)))
+        }
+    }
+}
