@@ -26,7 +26,8 @@ impl<const L: usize> StringStage<L> {
     /// masses to its last anchor) from `state`, with step `dt` (s) and `pickups`, if the system
     /// is exactly those strings: 1D, every mass on one of them, every spring (rest length 0) and
     /// damper one of their links, every bending element a `(1, -2, 1)` centred at a mass along its
-    /// string, no contact, driving force or gravity. Held forces are taken from the system. `pool` runs the groups on its threads.
+    /// string, no contact, driving force or gravity. Held forces are taken from the system.
+    /// `pool` runs the groups on its threads.
     pub(crate) fn new(
         system: &System,
         strings: &[Vec<usize>],
