@@ -120,16 +120,14 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
     if speed < 2.0 {
         eprintln!("warning: this machine renders one note at only {speed:.1}x real time: expect underruns; try a lower --rate or an instrument with fewer strings");
     }
-    let errors = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(StreamErrors::default());
     let stream_errors = Arc::clone(&errors);
     let device_channels = usize::from(channels);
     let stream = device
         .build_output_stream(
             &config,
             move |data: &mut [f32], _: &cpal::OutputCallbackInfo| core.process(data, device_channels),
-            move |_| {
-                stream_errors.fetch_add(1, Relaxed);
-            },
+            move |error: cpal::StreamError| stream_errors.count(&error),
             None,
         )
         .map_err(|e| miette!("audio device {}: {e}", device.name().unwrap_or_default()))?;
@@ -156,7 +154,7 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
     drop(stream);
     stop.store(true, Relaxed);
     let seconds = played.elapsed().as_secs_f64();
-    report(&stats, errors.load(Relaxed), rate, seconds);
+    report(&stats, &errors, rate, seconds);
     if let (Some(path), Some(writer)) = (&args.record, writer) {
         let samples = writer.join().map_err(|_| miette!("the recording thread failed"))?;
         let per_channel: Vec<Vec<f64>> = (0..device_channels)
@@ -257,17 +255,35 @@ fn spawn_writer(
     })
 }
 
+/// The errors the audio device reported: xruns (the server missed a period: a callback of
+/// ours was late, or the server itself was not scheduled in time) and anything else.
+#[derive(Default)]
+struct StreamErrors {
+    xruns: AtomicU64,
+    other: AtomicU64,
+}
+
+impl StreamErrors {
+    /// cpal 0.15 reports a JACK xrun as a backend error whose description starts with "xrun".
+    fn count(&self, error: &cpal::StreamError) {
+        let xrun = matches!(error, cpal::StreamError::BackendSpecific { err } if err.description.starts_with("xrun"));
+        let counter = if xrun { &self.xruns } else { &self.other };
+        counter.fetch_add(1, Relaxed);
+    }
+}
+
 /// What the callbacks did: underruns, late callbacks, the worst callback time.
-fn report(stats: &LiveStats, stream_errors: u64, rate: u32, seconds: f64) {
+fn report(stats: &LiveStats, errors: &StreamErrors, rate: u32, seconds: f64) {
     let callbacks = stats.callbacks.load(Relaxed);
     let frames = stats.frames.load(Relaxed);
     let late = stats.late.load(Relaxed);
+    let (xruns, other) = (errors.xruns.load(Relaxed), errors.other.load(Relaxed));
     let worst = stats.worst_ns.load(Relaxed) as f64 * 1e-6;
     let block = if callbacks > 0 { frames as f64 / callbacks as f64 } else { 0.0 };
     let period = block / f64::from(rate) * 1e3;
     let load = stats.busy_ns.load(Relaxed) as f64 * 1e-9 / (frames as f64 / f64::from(rate)).max(1e-9);
     eprintln!(
-        "played {seconds:.1} s: {callbacks} callbacks of {block:.0} frames; underruns: {late} late callback(s), {stream_errors} stream error(s); worst callback {worst:.3} ms of {period:.3} ms; mean load {:.0}%",
+        "played {seconds:.1} s: {callbacks} callbacks of {block:.0} frames; underruns: {late} late callback(s), {xruns} device xrun(s), {other} other stream error(s); worst callback {worst:.3} ms of {period:.3} ms; mean load {:.0}%",
         load * 100.0
     );
     let dropped = stats.dropped_cues.load(Relaxed) + stats.dropped_samples.load(Relaxed);
@@ -279,9 +295,13 @@ fn report(stats: &LiveStats, stream_errors: u64, rate: u32, seconds: f64) {
             stats.errors.load(Relaxed)
         );
     }
-    if late + stream_errors > 0 {
+    if late > 0 {
         eprintln!(
-            "warning: the machine did not keep up: try a lower --rate, a larger --buffer, or fewer voices"
+            "warning: the synthesis did not keep up: try a lower --rate, a larger --buffer, or fewer voices"
+        );
+    } else if xruns + other > 0 {
+        eprintln!(
+            "warning: the audio device reported errors although every callback finished in time: the machine's scheduling (other load, no real-time priority), or the device"
         );
     }
 }

@@ -1,12 +1,14 @@
 //! `hooke play` in real time on a machine without a sound card: a JACK server with the dummy
 //! backend gives the clock, and a virtual MIDI port (midir's JACK backend) the player. A
 //! scripted performance (six notes, open and fretted) is sent to `hooke play --record`; the
-//! test checks that no underrun is reported, that every note is heard at the pitch the analysis
-//! predicts (within 1 cent, by an FFT of the recording written here, not the library's), and
-//! that each note sounds in the recorded stream within two blocks of its arrival (the wait for
-//! the next callback, at most one block, then the decimator's look-ahead and the pluck's 1 ms
-//! rise; measured about 330 frames at 256 frames and K = 2). The device's own playback buffer
-//! comes on top and is not in the recording.
+//! test checks that no callback was late and that the device reported no error but xruns (a
+//! dummy server on a loaded machine misses periods whatever its clients do: a CI run counted 5
+//! with the worst callback at 0.43 ms of 5.33 ms; they are printed, not asserted), that every
+//! note is heard at the pitch the analysis predicts (within 1 cent, by an FFT of the recording
+//! written here, not the library's), and that each note sounds in the recorded stream within
+//! two blocks of its arrival (the wait for the next callback, at most one block, then the
+//! decimator's look-ahead and the pluck's 1 ms rise; measured about 330 frames at 256 frames
+//! and K = 2). The device's own playback buffer comes on top and is not in the recording.
 //! Skipped, with a message, where `jackd` is not installed (scripts/test-live.sh installs it).
 
 #[path = "../../hooke/tests/measure/mod.rs"]
@@ -131,7 +133,9 @@ fn a_scripted_midi_performance_is_heard_in_tune_without_underruns() {
     messages.extend(ready.try_iter());
     let report = messages.join("\n");
     assert!(status.success(), "{report}");
-    assert!(report.contains("underruns: 0 late callback(s), 0 stream error(s)"), "{report}");
+    assert!(report.contains("underruns: 0 late callback(s), "), "{report}");
+    assert!(report.contains(" device xrun(s), 0 other stream error(s);"), "{report}");
+    eprintln!("{}", messages.iter().find(|l| l.starts_with("played")).unwrap());
 
     // What the analysis predicts for each note: the string's designed pitch, or its fret's stop.
     let file = parse(INSTRUMENT, "guitar.toml").unwrap();

@@ -20,8 +20,8 @@ use hooke::system::System;
 const RATE: f64 = 44_100.0;
 const FUNDAMENTAL: f64 = 110.0;
 
-/// The first `count` spectral peaks of a designed stiff string, plucked by displacing its first
-/// mass and heard at its third, over one second.
+/// The spectral peaks within 2% of each `expected` frequency (Hz) of a string `s`, plucked by
+/// displacing its first mass and heard at its third, over one second.
 fn measured_partials(model: &Model, scheme: SchemeKind, expected: &[f64]) -> Vec<f64> {
     let mut model = model.clone();
     model.set_initial_position(0, &[1e-3]).unwrap();

@@ -147,14 +147,19 @@ impl ModelModes {
     /// the largest stable step that a network with non-modal damping needs there (one eigenvalue
     /// computation of the one-step matrix instead of one per trial step).
     pub fn is_stable_at(&self, system: &System, scheme: SchemeKind, dt: f64) -> Result<bool, AnalysisError> {
-        let dense_network = self.modes.complete && self.linearisation.coordinates() <= STATE_MATRIX_LIMIT;
-        if !(dense_network && self.modes.damping == Damping::NonModal) {
+        if !(self.is_dense_network() && self.modes.damping == Damping::NonModal) {
             return Ok(self.discretise(system, scheme, dt)?.is_stable());
         }
         let matrix = one_step_matrix(system, scheme, dt, &self.linearisation)?;
         let size = matrix.nrows();
         let poles = matrix.eigenvalues().map_err(|_| AnalysisError::Eigen { size })?;
         Ok(poles.iter().all(|z| z.norm() <= 1.0 + MATRIX_TOLERANCE))
+    }
+
+    /// Whether every mode is known and the network small enough for its one-step matrix's
+    /// eigenvalues.
+    fn is_dense_network(&self) -> bool {
+        self.modes.complete && self.linearisation.coordinates() <= STATE_MATRIX_LIMIT
     }
 
     /// Maps every mode through `scheme` at step `dt` (`system` is the one the modes came from;
@@ -168,8 +173,7 @@ impl ModelModes {
         let modes = &self.modes.modes;
         let mut warnings = self.modes.notes.clone();
         let negative_stiffness = modes.iter().any(|m| m.oscillator.omega0_squared < 0.0);
-        let dense_network = self.modes.complete && self.linearisation.coordinates() <= STATE_MATRIX_LIMIT;
-        let use_matrix = dense_network
+        let use_matrix = self.is_dense_network()
             && (self.modes.damping == Damping::NonModal
                 || (negative_stiffness && scheme != SchemeKind::SymplecticEuler));
         let mappable: Vec<Oscillator> =

@@ -33,9 +33,11 @@
 //!    pole's own frequency (bisection: the decay grows with `gamma`);
 //! 4. `Z = m (gamma_j - gamma_1) / (lambda_j - lambda_1)` and `c = m gamma_1 - Z lambda_1`.
 //!
-//! Modes 1 and `j` then decay exactly as the law says once simulated; the others follow it to
-//! the scheme's warping of their frequencies (`crates/hooke/tests/string_partials.rs` measures
-//! them).
+//! Modes 1 and `j` then decay exactly as the law says once simulated; without bending the
+//! others follow it to the scheme's warping of their frequencies
+//! (`crates/hooke/tests/string_partials.rs` measures them). With bending the dampers' loss grows
+//! with `lambda_j` while `f_j^2` grows with `lambda_j + (kappa / k) lambda_j^2`, so the other
+//! partials depart from the law by about `B n^2` of its frequency-dependent part.
 
 use super::design::{digital_target, invert_pole, StringDesign};
 use super::discrete::{oscillator_poles, Oscillator};
@@ -183,10 +185,12 @@ pub fn design_string_partials(
         }
     };
     let (stiffness, damping, bending) = (spring * mass, damping_rate * mass, bend * mass);
-    let mut string = StringSpec::new("s", masses).mass(mass).stiffness(stiffness).damping(damping).drag(drag);
-    if bending > 0.0 {
-        string = string.bending(bending);
-    }
+    let string = StringSpec::new("s", masses)
+        .mass(mass)
+        .stiffness(stiffness)
+        .damping(damping)
+        .drag(drag)
+        .bending(bending);
     let mut model = Model::new(1)?;
     model.add_string(string)?;
     Ok(StringDesign {

@@ -143,10 +143,14 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        let string =
-            StringSpec::new(name, spec.masses).mass(mass).stiffness(design.stiffness).damping(design.damping);
-        let string = if design.bending > 0.0 { string.bending(design.bending) } else { string };
-        model.add_string(string.drag(design.drag))?;
+        model.add_string(
+            StringSpec::new(name, spec.masses)
+                .mass(mass)
+                .stiffness(design.stiffness)
+                .damping(design.damping)
+                .drag(design.drag)
+                .bending(design.bending),
+        )?;
         designs.push(design);
     }
     let n = spec.masses;

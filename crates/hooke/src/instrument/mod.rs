@@ -218,9 +218,9 @@ impl InstrumentSpec {
     /// Builds the instrument with `scheme` simulating at `oversample` times `rate` (Hz), or,
     /// without an oversampling, at the smallest from 1 to [`MAX_OVERSAMPLE`] at which the
     /// analysis finds every mode stable and every design reachable
-    /// ([`AnalysisError::StepTooLong`]: a stiff string's warping). Returns the oversampling used and the instrument. The
-    /// rate is a whole number of Hz from 1 to [`MAX_OUTPUT_RATE`] and the oversampling from 1
-    /// to [`MAX_OVERSAMPLE`], whoever gives them (a file, a command line).
+    /// ([`AnalysisError::StepTooLong`]: a stiff string's warping). Returns the oversampling used
+    /// and the instrument. The rate is a whole number of Hz from 1 to [`MAX_OUTPUT_RATE`] and
+    /// the oversampling from 1 to [`MAX_OVERSAMPLE`], whoever gives them (a file, a command line).
     pub fn build_stable(
         &self,
         scheme: SchemeKind,

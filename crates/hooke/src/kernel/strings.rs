@@ -60,7 +60,7 @@ pub struct StringValues {
     pub stiffness: Vec<f64>,
     /// Each link's damping, N s/m.
     pub damping: Vec<f64>,
-    /// kappa of the bending element centred at each mass, N/m (0: none; empty: no bending).
+    /// kappa of the bending element centred at each mass, N/m (0: none).
     pub bending: Vec<f64>,
     /// Positions of the first and last ends, m.
     pub ends: [f64; 2],
@@ -152,7 +152,7 @@ impl<const L: usize> StringGroup<L> {
                 string.mass.len() == masses
                     && string.stiffness.len() == masses + 1
                     && string.damping.len() == masses + 1
-                    && (string.bending.is_empty() || string.bending.len() == masses)
+                    && string.bending.len() == masses
             );
             group.x[0][lane] = string.ends[0];
             group.x[masses + 1][lane] = string.ends[1];
@@ -211,6 +211,7 @@ impl<const L: usize> StringGroup<L> {
         let p = i + 1;
         let (x, v) = (|q: usize| self.x[q][lane], |q: usize| self.v[q][lane]);
         let (k, z) = (|j: usize| self.stiffness[j][lane], |j: usize| self.damping[j][lane]);
+        // kappa_q s_q; kappa is 0 at the ends (q = 0 and n + 1), whose s would reach past them.
         let bent = |q: usize| {
             let kappa = self.bending[q][lane];
             if kappa == 0.0 {

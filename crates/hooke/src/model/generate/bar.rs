@@ -1,7 +1,7 @@
 //! A free bar: a beam with free ends, as in a xylophone, a marimba or a tuning fork's prong
 //! (displacements in 1D).
 
-use crate::model::validate::{check_count, check_non_negative, check_positive};
+use crate::model::validate::{check_non_negative, check_positive};
 use crate::model::{Bending, Mass, Model, ModelError, Node};
 use serde::Deserialize;
 
@@ -70,7 +70,6 @@ impl Model {
                 format!("a {}D model", self.dimension()),
             ));
         }
-        check_count(&subject, "masses", spec.masses)?;
         if spec.masses < 3 {
             return Err(ModelError::new(
                 subject,

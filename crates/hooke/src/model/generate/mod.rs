@@ -1,7 +1,7 @@
 //! Generators: a string ([`Model::add_string`]), a membrane or mesh with a fixed rim
-//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]). Each adds ordinary masses, anchors
-//! and links with predictable ids, so pickups and initial conditions can name them, and returns
-//! the handles of the masses it made.
+//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]).
+//! Each adds ordinary masses, anchors, links and bending elements with predictable ids, so
+//! pickups and initial conditions can name them, and returns the handles of the masses it made.
 //!
 //! A string's or membrane's elements are given either directly ("lumped": `mass`, `stiffness`,
 //! `damping`) or from the continuous body ("physical": length, tension, density and a decay

@@ -51,7 +51,7 @@ pub struct StringSpec {
     /// Drag to ground of each mass, 1/s (>= 0).
     #[serde(default)]
     pub drag: f64,
-    /// Stiffness, lumped: each bending element's kappa, N/m (>= 0; see below).
+    /// Stiffness, lumped: each bending element's kappa, N/m (>= 0; 0: no bending; see below).
     pub bending: Option<f64>,
     /// Stiffness as the inharmonicity coefficient B of `f_n = n f_0 sqrt(1 + B n^2)`
     /// (dimensionless, >= 0), either form.
@@ -172,7 +172,9 @@ impl Model {
         for pair in nodes.windows(2) {
             self.add_spring(Spring::new(pair[0], pair[1], lumped.stiffness_x).damping(lumped.damping_x))?;
         }
-        if let Some(kappa) = bending_stiffness(&subject, &spec, &elements, lumped.stiffness_x)? {
+        // A stiffness of 0 adds no element: a string without bending.
+        let kappa = bending_stiffness(&subject, &spec, &elements, lumped.stiffness_x)?;
+        if let Some(kappa) = kappa.filter(|&kappa| kappa > 0.0) {
             for triple in nodes.windows(3) {
                 self.add_bending(Bending::new(triple[0], triple[1], triple[2], kappa))?;
             }
@@ -190,14 +192,16 @@ fn bending_stiffness(
     elements: &Elements,
     stiffness: f64,
 ) -> Result<Option<f64>, ModelError> {
-    let modulus = spec.young_modulus.or(spec.diameter);
-    let given =
-        [("bending", spec.bending), ("inharmonicity", spec.inharmonicity), ("young_modulus", modulus)];
-    let mut present = given.iter().filter(|(_, value)| value.is_some());
-    let (Some(&(field, _)), extra) = (present.next(), present.next()) else {
-        return Ok(None);
-    };
-    if let Some(&(extra, _)) = extra {
+    let physical = spec.young_modulus.is_some() || spec.diameter.is_some();
+    let given: Vec<&str> = [
+        ("bending", spec.bending.is_some()),
+        ("inharmonicity", spec.inharmonicity.is_some()),
+        ("young_modulus", physical),
+    ]
+    .into_iter()
+    .filter_map(|(field, present)| present.then_some(field))
+    .collect();
+    if let [field, extra, ..] = given[..] {
         return Err(ModelError::new(
             subject,
             extra,
@@ -206,37 +210,33 @@ fn bending_stiffness(
         ));
     }
     let segments = (spec.masses + 1) as f64;
-    match field {
-        "bending" => {
-            let kappa = spec.bending.unwrap_or_default();
-            check_non_negative(subject, "bending", kappa)?;
-            Ok(Some(kappa))
-        }
-        "inharmonicity" => {
-            let b = spec.inharmonicity.unwrap_or_default();
-            check_non_negative(subject, "inharmonicity", b)?;
-            Ok(Some(b * stiffness * segments * segments / (PI * PI)))
-        }
-        _ => {
-            let &Elements::Physical { length, .. } = elements else {
-                return Err(ModelError::new(
-                    subject,
-                    "young_modulus",
-                    "the physical form (length, tension, linear_density) with young_modulus and diameter",
-                    "the lumped form",
-                ));
-            };
-            let required = |name: &'static str, value: Option<f64>| {
-                value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
-            };
-            let modulus = required("young_modulus", spec.young_modulus)?;
-            let diameter = required("diameter", spec.diameter)?;
-            check_positive(subject, "young_modulus", modulus)?;
-            check_positive(subject, "diameter", diameter)?;
-            let dx = length / segments;
-            Ok(Some(modulus * PI * diameter.powi(4) / 64.0 / dx.powi(3)))
-        }
+    if let Some(kappa) = spec.bending {
+        check_non_negative(subject, "bending", kappa)?;
+        return Ok(Some(kappa));
     }
+    if let Some(b) = spec.inharmonicity {
+        check_non_negative(subject, "inharmonicity", b)?;
+        return Ok(Some(b * stiffness * segments * segments / (PI * PI)));
+    }
+    if !physical {
+        return Ok(None);
+    }
+    let &Elements::Physical { length, .. } = elements else {
+        return Err(ModelError::new(
+            subject,
+            "young_modulus",
+            "the physical form (length, tension, linear_density) with young_modulus and diameter",
+            "the lumped form",
+        ));
+    };
+    let required = |name: &'static str, value: Option<f64>| {
+        value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
+    };
+    let modulus = required("young_modulus", spec.young_modulus)?;
+    let diameter = required("diameter", spec.diameter)?;
+    check_positive(subject, "young_modulus", modulus)?;
+    check_positive(subject, "diameter", diameter)?;
+    Ok(Some(modulus * PI * diameter.powi(4) / 64.0 / (length / segments).powi(3)))
 }
 
 /// Triangle of height `amplitude` peaking at `pluck.position`, zero at 0 and 1.
