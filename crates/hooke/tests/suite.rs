@@ -8,6 +8,7 @@ mod measure;
 mod analysis;
 mod bad_input;
 mod bending;
+mod body;
 mod bridge;
 mod closed_forms;
 mod conformance;

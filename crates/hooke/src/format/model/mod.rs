@@ -18,8 +18,8 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
-    de, Anchor, BarSpec, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass,
-    MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
+    de, Anchor, BarSpec, BarrierSpec, Bending, BodySpec, ChainSpec, CollisionSpec, Damper, ForceSpec,
+    Initial, Mass, MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
 use settings::{OutputFields, RunFields};
@@ -96,6 +96,8 @@ struct Tables {
     #[serde(default)]
     bar: Vec<BarSpec>,
     #[serde(default)]
+    body: Vec<BodySpec>,
+    #[serde(default)]
     barrier: Vec<BarrierSpec>,
     #[serde(default)]
     collision: Vec<CollisionSpec>,
@@ -144,6 +146,7 @@ enum NodeTable {
     Membrane,
     Chain,
     Bar,
+    Body,
 }
 
 impl NodeTable {
@@ -155,6 +158,7 @@ impl NodeTable {
             Self::Membrane => "membrane",
             Self::Chain => "chain",
             Self::Bar => "bar",
+            Self::Body => "body",
         }
     }
 
@@ -229,6 +233,7 @@ impl Tables {
             (NodeTable::Membrane, self.membrane.len()),
             (NodeTable::Chain, self.chain.len()),
             (NodeTable::Bar, self.bar.len()),
+            (NodeTable::Body, self.body.len()),
         ];
         let mut order: Vec<(usize, NodeTable, usize)> = counts
             .into_iter()
@@ -247,6 +252,7 @@ impl Tables {
                 NodeTable::Membrane => model.add_membrane(take(&mut self.membrane[i])).map(drop),
                 NodeTable::Chain => model.add_chain(take(&mut self.chain[i])).map(drop),
                 NodeTable::Bar => model.add_bar(take(&mut self.bar[i])).map(drop),
+                NodeTable::Body => model.add_body(take(&mut self.body[i])).map(drop),
             };
             added.map_err(|error| {
                 document.locate_as(&[Key(table.name()), Index(i)], &error, table.aliases())

@@ -1,5 +1,6 @@
 //! Generators: a string ([`Model::add_string`]), a membrane or mesh with a fixed rim
-//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]).
+//! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]), a
+//! body given by its modes at a bridge ([`Model::add_body`]).
 //! Each adds ordinary masses, anchors, links and bending elements with predictable ids, so
 //! pickups and initial conditions can name them, and returns the handles of the masses it made.
 //!
@@ -8,11 +9,14 @@
 //! time), never both; this module turns either into the values of each element.
 
 mod bar;
+mod body;
+mod body_chain;
 mod chain;
 mod membrane;
 mod string;
 
 pub use bar::BarSpec;
+pub use body::{BodyMode, BodySpec, MAX_BODY_MODES};
 pub use chain::ChainSpec;
 pub use membrane::MembraneSpec;
 pub use string::{Pluck, StringSpec};
