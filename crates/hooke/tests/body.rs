@@ -5,13 +5,16 @@
 //! in the bridge's spectrum; the energy-conserving scheme balances energy with a stiff string on
 //! a body; bad bodies are refused with the place and the rule.
 
+use crate::instruments::{pluck_score, render};
 use crate::measure::spectral_peak;
 use faer::{Mat, Side};
 use hooke::analysis::invariants::BalanceMonitor;
 use hooke::engine::{Engine, EngineConfig, PickupSpec, Pickups};
 use hooke::format::model::parse;
+use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::model::{BodyMode, BodySpec, Model, Node, StringSpec};
 use hooke::scheme::SchemeKind;
+use hooke::score::performance::PerformanceOptions;
 use hooke::system::System;
 use std::f64::consts::PI;
 
@@ -167,5 +170,36 @@ fn a_body_in_a_model_file_is_built_and_bad_bodies_are_refused_with_the_place() {
         eprintln!("{message}");
         assert!(message.contains(needle), "{message}");
         assert!(message.contains(&format!("body.toml:{line}:")), "{message}");
+    }
+}
+
+/// The guitar on a body, heard by its bridge's velocity: one open string plucked.
+fn guitar_on_a_body_plucked(string: &str, seconds: f64) -> Vec<f64> {
+    let spec = GuitarSpec { stereo: false, bridge: true, body: Some(modes()), ..GuitarSpec::default() };
+    let instrument = guitar(&spec, SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap();
+    let options = PerformanceOptions { oversample: 2, ..Default::default() };
+    render(&instrument, &pluck_score(string, None, seconds), options).remove(0)
+}
+
+#[test]
+fn a_guitar_on_a_body_rings_its_lowest_body_mode_and_stays_in_tune() {
+    let rate = 44_100.0;
+    let heard = guitar_on_a_body_plucked("A2", 0.3);
+    // The body's lowest mode (98 Hz, decaying in 0.1 s) below the string's fundamental (110
+    // Hz): a peak of its own in the first 0.3 s.
+    let (_, strongest) = spectral_peak(&heard, rate, 20.0, 5000.0);
+    let (body, level) = spectral_peak(&heard, rate, 94.0, 102.0);
+    let db = 20.0 * (level / strongest).log10();
+    eprintln!("body mode 98 Hz: peak at {body:.2} Hz, {db:.1} dB under the strongest peak");
+    assert!((body / 98.0 - 1.0).abs() < 0.01, "{body} Hz");
+    assert!(db > -40.0, "{db} dB");
+    // Each open string's pitch, tuned on the body (designed for a fixed bridge, the A string
+    // sounded +5.9 cents on this body).
+    for (string, target) in [("E2", 82.407), ("A2", 110.0), ("G3", 195.998), ("E4", 329.628)] {
+        let heard = guitar_on_a_body_plucked(string, 1.5);
+        let (fundamental, _) = spectral_peak(&heard[22_050..], rate, 0.95 * target, 1.05 * target);
+        let cents = 1200.0 * (fundamental / target).log2();
+        eprintln!("{string} on the body: {fundamental:.4} Hz ({cents:+.2} cents)");
+        assert!(cents.abs() < 1.0, "{string}: {cents} cents");
     }
 }

@@ -43,7 +43,7 @@ fn one_string(name: &str, oversample: usize, method: FretMethod) -> Instrument {
 }
 
 /// Renders `score` (TOML text) on `instrument`; returns the channels at the output rate.
-fn render(instrument: &Instrument, score: &str, options: PerformanceOptions) -> Vec<Vec<f64>> {
+pub(crate) fn render(instrument: &Instrument, score: &str, options: PerformanceOptions) -> Vec<Vec<f64>> {
     let score = parse(score, "<test score>", instrument, None).unwrap();
     let mut performance = Performance::new(instrument, score, options).unwrap();
     let mut output = vec![Vec::new(); performance.channels()];
@@ -52,7 +52,7 @@ fn render(instrument: &Instrument, score: &str, options: PerformanceOptions) -> 
     output
 }
 
-fn pluck_score(part: &str, fret: Option<usize>, duration: f64) -> String {
+pub(crate) fn pluck_score(part: &str, fret: Option<usize>, duration: f64) -> String {
     let fret =
         fret.map_or(String::new(), |f| format!("[[fret]]\ntime = 0.0\npart = \"{part}\"\nfret = {f}\n"));
     format!(

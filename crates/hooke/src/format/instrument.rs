@@ -18,6 +18,7 @@ use crate::instrument::reed::ReedSpec;
 use crate::instrument::sitar::SitarSpec;
 use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAMPLE};
 use crate::limits::MAX_OUTPUT_RATE;
+use crate::model::BodyMode;
 use crate::scheme::SchemeKind;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -280,6 +281,7 @@ struct GuitarFields {
     pickups: Option<Vec<f64>>,
     stereo: Option<bool>,
     bridge: Option<bool>,
+    body: Option<Vec<BodyMode>>,
 }
 
 impl GuitarFields {
@@ -345,6 +347,7 @@ impl GuitarFields {
         spec.pickups = self.pickups.unwrap_or(spec.pickups);
         spec.stereo = self.stereo.unwrap_or(spec.stereo);
         spec.bridge = self.bridge.unwrap_or(spec.bridge);
+        spec.body = self.body;
         if let Some(method) = self.fret_method {
             spec.fret_method = match method.as_str() {
                 "between" => FretMethod::Between,

@@ -4,13 +4,16 @@
 
 use super::frets::FretMethod;
 use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
-use crate::analysis::design::{design_string, TuneTarget};
+use crate::analysis::design::{design_string, StringDesign, TuneTarget};
+use crate::analysis::error::AnalysisError;
+use crate::analysis::linearise::{About, Linearisation};
 use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
-use crate::model::{Model, ModelError, Node, StringSpec};
+use crate::model::{BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use faer::Side;
 
 /// A guitar to build. Strings are listed from the lowest to the highest.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +51,14 @@ pub struct GuitarSpec {
     pub stereo: bool,
     /// Listen to the force each string exerts on the bridge (N) instead of the displacement at
     /// `pickups`: what drives a guitar's body, partial `n` weighted about `n` times more than
-    /// by a displacement pickup.
+    /// by a displacement pickup. With a [`GuitarSpec::body`]: the velocity of the body's bridge
+    /// (m/s), what the body radiates from.
     pub bridge: bool,
+    /// The body the strings end on: its modes at the bridge ([`crate::model::BodySpec`], masses
+    /// `body.1` to `body.K`, `body.1` the bridge), so that the strings drive the body and each
+    /// other. `None`: each string ends on a fixed bridge anchor. The strings are designed as if
+    /// their bridge were fixed: the body moves their pitch a little (docs/sounds.md measures it).
+    pub body: Option<Vec<BodyMode>>,
 }
 
 /// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
@@ -81,6 +90,7 @@ impl Default for GuitarSpec {
             pickups: vec![0.9],
             stereo: true,
             bridge: false,
+            body: None,
         }
     }
 }
@@ -123,10 +133,17 @@ pub fn note_frequency(name: &str) -> Option<f64> {
 pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     check_spec(spec)?;
     let mut model = Model::new(1)?;
+    let bridge = match &spec.body {
+        Some(modes) => {
+            let body = model.add_body(BodySpec::new(BODY, modes.clone()));
+            Some(body.map_err(|error| ModelError { field: "body", ..error })?[0])
+        }
+        None => None,
+    };
     let mut designs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
         let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
-        let design = match &spec.high_decay {
+        let mut design = match &spec.high_decay {
             None => {
                 let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
                 design_string(spec.masses, mass, target, scheme, dt)
@@ -143,18 +160,29 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        model.add_string(
-            StringSpec::new(name, spec.masses)
-                .mass(mass)
-                .stiffness(design.stiffness)
-                .damping(design.damping)
-                .drag(design.drag)
-                .bending(design.bending),
-        )?;
+        if let Some(body) = &spec.body {
+            let tension = tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body)?;
+            design.stiffness *= tension;
+            design.bending *= tension;
+        }
+        let string = StringSpec::new(name, spec.masses)
+            .mass(mass)
+            .stiffness(design.stiffness)
+            .damping(design.damping)
+            .drag(design.drag)
+            .bending(design.bending);
+        model.add_string(match bridge {
+            Some(bridge) => string.to(bridge),
+            None => string,
+        })?;
         designs.push(design);
     }
     let n = spec.masses;
     let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
+    let end = |name: &str| match bridge {
+        Some(bridge) => model.node_index(bridge),
+        None => node(format!("{name}.{}", n + 1)),
+    };
     let parts: Vec<Part> = spec
         .strings
         .iter()
@@ -163,8 +191,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         .map(|(s, ((name, frequency_hz), design))| Part {
             name: name.clone(),
             kind: PartKind::String(StringPart {
-                masses: (0..n).map(|i| s * n + i).collect(),
-                ends: [node(format!("{name}.0")), node(format!("{name}.{}", n + 1))],
+                masses: (1..=n).map(|i| node(format!("{name}.{i}"))).collect(),
+                ends: [node(format!("{name}.0")), end(name)],
                 mass: design.mass,
                 stiffness: design.stiffness,
                 damping: design.damping,
@@ -177,10 +205,10 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             }),
         })
         .collect();
-    let pickups = if spec.bridge {
-        bridge_pickups(&parts, spec.stereo)
-    } else {
-        string_pickups(&parts, &spec.pickups, spec.stereo)
+    let pickups = match (spec.bridge, bridge) {
+        (true, Some(bridge)) => body_pickups(bridge, spec.stereo),
+        (true, None) => bridge_pickups(&parts, spec.stereo),
+        (false, _) => string_pickups(&parts, &spec.pickups, spec.stereo),
     };
     Ok(Instrument { kind: "guitar", model, parts, pickups, scheme, dt })
 }
@@ -227,6 +255,73 @@ pub fn bridge_pickups(parts: &[Part], stereo: bool) -> Vec<PickupSpec> {
         }
     }
     pickups
+}
+
+/// The id prefix of a guitar's body.
+const BODY: &str = "body";
+
+/// The factor on a designed string's stiffness and bending (its tension, keeping its
+/// inharmonicity) that gives the string ending on `body` the undamped fundamental it has on a
+/// fixed bridge: the mode nearest it among the eigenvalues `w^2` of the coupled model's `M^-1/2
+/// K M^-1/2`, by a secant search. The scheme's warping maps both alike, so the simulated pitch
+/// stays the designed one; what is left out, the body's damping acting on the string's pitch,
+/// is measured in docs/sounds.md.
+fn tune_on_body(
+    string: &StringSpec,
+    design: &StringDesign,
+    body: &[BodyMode],
+) -> Result<f64, InstrumentError> {
+    let part = format!("string {} on the body", string.id);
+    let failed = |source| InstrumentError::Analysis { part: part.clone(), source };
+    let squared_frequencies = |model: &Model| -> Result<Vec<f64>, InstrumentError> {
+        let linearisation = Linearisation::new(&System::new(model), &About::Initial).map_err(failed)?;
+        let stiffness = linearisation.normalised_stiffness();
+        let size = stiffness.nrows();
+        stiffness.self_adjoint_eigenvalues(Side::Lower).map_err(|_| failed(AnalysisError::Eigen { size }))
+    };
+    let fixed = squared_frequencies(&design.model)?.into_iter().fold(f64::INFINITY, f64::min).sqrt();
+    let log_error = |log_tension: f64| -> Result<f64, InstrumentError> {
+        let tension = log_tension.exp();
+        let mut model = Model::new(1)?;
+        let bridge = model.add_body(BodySpec::new(BODY, body.to_vec()))?[0];
+        let coupled =
+            string.clone().stiffness(design.stiffness * tension).bending(design.bending * tension).to(bridge);
+        model.add_string(coupled)?;
+        let nearest = squared_frequencies(&model)?
+            .into_iter()
+            .map(f64::sqrt)
+            .min_by(|a, b| (a - fixed).abs().total_cmp(&(b - fixed).abs()))
+            .unwrap_or(f64::NAN);
+        Ok(nearest.ln() - fixed.ln())
+    };
+    let mut previous = (0.0, log_error(0.0)?);
+    let mut current = (-2.0 * previous.1, 0.0);
+    current.1 = log_error(current.0)?;
+    for _ in 0..SECANT_ITERATIONS {
+        if current.1.abs() < 1e-11 {
+            return Ok(current.0.exp());
+        }
+        let next = current.0 - current.1 * (current.0 - previous.0) / (current.1 - previous.1);
+        (previous, current) = (current, (next, log_error(next)?));
+    }
+    Err(failed(AnalysisError::Target(format!(
+        "no tension gives the string its fixed-bridge fundamental, {:.3} Hz, on the body",
+        fixed / (2.0 * std::f64::consts::PI)
+    ))))
+}
+
+/// Iterations the secant search of [`tune_on_body`] allows.
+const SECANT_ITERATIONS: usize = 40;
+
+/// The velocity of a body's bridge, m/s, in the middle of the field: one channel, or two at
+/// constant power.
+fn body_pickups(bridge: Node, stereo: bool) -> Vec<PickupSpec> {
+    let gains = if stereo { vec![std::f64::consts::FRAC_1_SQRT_2; 2] } else { vec![1.0] };
+    gains
+        .iter()
+        .enumerate()
+        .map(|(c, &gain)| PickupSpec::velocity(bridge).channel(c + 1).weight(gain))
+        .collect()
 }
 
 /// Every string part with its channel gains: one channel, or two with the strings panned from
