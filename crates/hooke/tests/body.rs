@@ -2,7 +2,8 @@
 //! has each mode's frequency and decay time (the eigenvalues of its state matrix, assembled here
 //! from the model's masses and links) and each mode's effective mass at the bridge (the lossless
 //! chain's driving-point receptance, here); a plucked string on it shows the body's resonances
-//! in the bridge's spectrum; the energy-conserving scheme balances energy with a stiff string on
+//! in the bridge's spectrum; a guitar on it stays in tune and is heard by the net force on its
+//! bridge; the energy-conserving scheme balances energy with a stiff string on
 //! a body; bad bodies are refused with the place and the rule.
 
 use crate::instruments::{pluck_score, render};
@@ -12,6 +13,7 @@ use hooke::analysis::invariants::BalanceMonitor;
 use hooke::engine::{Engine, EngineConfig, PickupSpec, Pickups};
 use hooke::format::model::parse;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
+use hooke::instrument::PartKind;
 use hooke::model::{BodyMode, BodySpec, Model, Node, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::score::performance::PerformanceOptions;
@@ -173,7 +175,7 @@ fn a_body_in_a_model_file_is_built_and_bad_bodies_are_refused_with_the_place() {
     }
 }
 
-/// The guitar on a body, heard by its bridge's velocity: one open string plucked.
+/// The guitar on a body, heard by its bridge's acceleration: one open string plucked.
 fn guitar_on_a_body_plucked(string: &str, seconds: f64) -> Vec<f64> {
     let spec = GuitarSpec { stereo: false, bridge: true, body: Some(modes()), ..GuitarSpec::default() };
     let instrument = guitar(&spec, SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap();
@@ -202,4 +204,42 @@ fn a_guitar_on_a_body_rings_its_lowest_body_mode_and_stays_in_tune() {
         eprintln!("{string} on the body: {fundamental:.4} Hz ({cents:+.2} cents)");
         assert!(cents.abs() < 1.0, "{string}: {cents} cents");
     }
+}
+
+#[test]
+fn the_body_pickup_is_the_net_force_on_the_bridge_over_its_mass() {
+    let dt = 1.0 / 88_200.0;
+    let spec = GuitarSpec {
+        bridge: true,
+        stereo: false,
+        high_decay: Some(vec![0.3; 6]),
+        inharmonicity: Some(vec![1e-4, 6e-5, 4e-5, 8e-5, 3e-5, 1.5e-5]),
+        body: Some(modes()),
+        ..GuitarSpec::default()
+    };
+    let instrument = guitar(&spec, SchemeKind::SymplecticEuler, dt).unwrap();
+    let mut model = instrument.model.clone();
+    for part in &instrument.parts {
+        let PartKind::String(string) = &part.kind else { unreachable!("a guitar has strings") };
+        model.set_initial_velocity(string.masses[30], &[0.5]).unwrap();
+    }
+    let bridge = model.node("body.1").unwrap();
+    let (index, mass) = (model.node_index(bridge), model.masses()[model.node_index(bridge)].mass);
+    let config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt);
+    let mut engine = Engine::new(&model, &instrument.pickups, config).unwrap();
+    let mut output = vec![Vec::new()];
+    let mut force = vec![0.0; engine.state().x.len()];
+    let mut largest = 0.0f64;
+    for _ in 0..2000 {
+        engine.advance(1, &mut output).unwrap();
+        let state = engine.state();
+        // Every element's force on the bridge (strings' springs, dampers and bending, the body's
+        // link and the bridge's drag), as the force module computes it, over the bridge's mass.
+        hooke::forces::total(engine.system(), &state.x, &state.v, state.t, &mut force);
+        let expected = force[index] / mass;
+        let heard = *output[0].last().unwrap();
+        largest = largest.max(expected.abs());
+        assert!((heard - expected).abs() <= 1e-9 * largest.max(1e-12), "heard {heard}, elements {expected}");
+    }
+    assert!(largest > 0.0, "the strings move the bridge");
 }

@@ -130,7 +130,7 @@ fn lossless_chain(squared: &[f64], inverse_mass: &[f64]) -> Result<LosslessChain
         }
     }
     let mut u = solve_jacobi_for_last(&alpha, &beta);
-    if u.iter().any(|&x| !(x > 0.0)) {
+    if !u.iter().all(|&x| x > 0.0) {
         return Err(Unrealisable::new("modes a chain of positive masses can realise", "a mass <= 0"));
     }
     let scale = bridge.sqrt() / u[0];
@@ -176,7 +176,7 @@ fn damping_for(chain: &LosslessChain, rates: &[f64]) -> Result<(Vec<f64>, Vec<f6
             drags.chain(links).collect()
         })
         .collect();
-    if let Some(k) = rates.iter().position(|&r| !(r > 0.0)) {
+    if let Some(k) = rates.iter().position(|&r| r.is_nan() || r <= 0.0) {
         return Err(Unrealisable::new(
             "decay rates a passive chain can realise",
             format!("mode {} would need gain", k + 1),
