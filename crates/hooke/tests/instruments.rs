@@ -521,12 +521,12 @@ fn the_bridge_pickup_is_the_sum_of_the_forces_on_the_bridge_of_plain_and_stiff_s
 
 #[test]
 fn the_demo_guitars_have_partials_above_2_khz_at_their_attack() {
-    // The demo, examples/instruments/guitar.toml, and the guitar on a body, guitar-body.toml,
+    // The demo, examples/instruments/guitar.toml, and the guitar on a body, acoustic-guitar.toml,
     // playing guitar-phrase.toml. Its first 0.1 s (the first note's attack), both channels
     // summed: the strongest spectral peak above 2 kHz is within 40 dB of the strongest of all
     // (Done-when of the instruments issue).
     let folder = std::path::Path::new("../../examples/instruments");
-    for name in ["guitar.toml", "guitar-body.toml"] {
+    for name in ["guitar.toml", "acoustic-guitar.toml"] {
         let text = std::fs::read_to_string(folder.join(name)).unwrap();
         let file = hooke::format::instrument::parse(&text, name).unwrap();
         let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
