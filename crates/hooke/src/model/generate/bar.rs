@@ -1,6 +1,7 @@
 //! A free bar: a beam with free ends, as in a xylophone, a marimba or a tuning fork's prong
 //! (displacements in 1D).
 
+use super::undercut;
 use crate::model::validate::{check_non_negative, check_positive};
 use crate::model::{Bending, Mass, Model, ModelError, Node};
 use serde::Deserialize;
@@ -32,7 +33,16 @@ pub struct BarSpec {
     /// Drag to ground of each mass, 1/s (>= 0).
     #[serde(default)]
     pub drag: f64,
+    /// An undercut that gives the bar this ratio of its second mode's frequency to its first
+    /// (4: a marimba, 3: a xylophone; from 2.7565 for no cut up to what the deepest cut
+    /// reaches), the given elements being those of the uncut bar ([`super::undercut`]); at most
+    /// [`MAX_UNDERCUT_MASSES`] masses.
+    pub undercut_ratio: Option<f64>,
 }
+
+/// The most masses an undercut bar may have (its depth is searched on dense eigenvalue
+/// problems of this size).
+pub const MAX_UNDERCUT_MASSES: usize = 400;
 
 impl BarSpec {
     /// A bar of `masses` masses; give its elements with [`BarSpec::mass`] and
@@ -55,6 +65,8 @@ impl BarSpec {
         some rigidity(rigidity: f64) => rigidity;
         /// Sets each mass's drag to ground, 1/s.
         set drag(gamma: f64) => drag;
+        /// Undercuts the bar for the ratio `f_2 / f_1`.
+        some undercut_ratio(ratio: f64) => undercut_ratio;
     }
 }
 
@@ -81,15 +93,44 @@ impl Model {
         self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
         check_non_negative(&subject, "drag", spec.drag)?;
         let (mass, kappa) = bar_elements(&subject, &spec)?;
+        let thickness = match spec.undercut_ratio {
+            Some(ratio) => undercut_thickness(&subject, spec.masses, ratio)?,
+            None => vec![1.0; spec.masses],
+        };
         let mut nodes = Vec::with_capacity(spec.masses);
-        for i in 1..=spec.masses {
-            nodes.push(self.add_mass(Mass::new(format!("{}.{i}", spec.id), mass).drag(spec.drag))?);
+        for (i, tau) in thickness.iter().enumerate() {
+            let id = format!("{}.{}", spec.id, i + 1);
+            nodes.push(self.add_mass(Mass::new(id, tau * mass).drag(spec.drag))?);
         }
-        for triple in nodes.windows(3) {
-            self.add_bending(Bending::new(triple[0], triple[1], triple[2], kappa))?;
+        for (triple, tau) in nodes.windows(3).zip(&thickness[1..]) {
+            self.add_bending(Bending::new(triple[0], triple[1], triple[2], tau.powi(3) * kappa))?;
         }
         Ok(nodes)
     }
+}
+
+/// Each cell's relative thickness for an undercut giving `f_2 / f_1 = ratio`.
+fn undercut_thickness(subject: &str, masses: usize, ratio: f64) -> Result<Vec<f64>, ModelError> {
+    check_positive(subject, "undercut_ratio", ratio)?;
+    if masses < 6 || masses > MAX_UNDERCUT_MASSES {
+        return Err(ModelError::new(
+            subject,
+            "masses",
+            format!("6 to {MAX_UNDERCUT_MASSES} masses for an undercut bar"),
+            masses,
+        ));
+    }
+    let depth = undercut::depth_for_ratio(masses, ratio).map_err(|(lowest, highest)| {
+        ModelError::new(
+            subject,
+            "undercut_ratio",
+            format!(
+                "a ratio this bar's undercut reaches, {lowest:.4} (no cut) to {highest:.4} (the deepest)"
+            ),
+            ratio,
+        )
+    })?;
+    Ok(undercut::thickness(masses, depth))
 }
 
 /// Each mass (kg) and each element's kappa (N/m) of a bar, from its lumped or physical fields.

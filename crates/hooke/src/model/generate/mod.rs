@@ -14,12 +14,14 @@ mod body_chain;
 mod chain;
 mod membrane;
 mod string;
+mod undercut;
 
-pub use bar::BarSpec;
+pub use bar::{BarSpec, MAX_UNDERCUT_MASSES};
 pub use body::{BodyMode, BodySpec, MAX_BODY_MODES};
 pub use chain::ChainSpec;
 pub use membrane::MembraneSpec;
 pub use string::{Pluck, StringSpec};
+pub use undercut::{MAX_UNDERCUT_DEPTH, UNDERCUT_WIDTH};
 
 use super::validate::{check_non_negative, check_positive};
 use super::ModelError;
