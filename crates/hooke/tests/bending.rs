@@ -232,6 +232,30 @@ fn an_undercut_bar_has_the_ratio_it_was_designed_for() {
 }
 
 #[test]
+fn the_marimba_example_sounds_a3_with_its_second_mode_two_octaves_up() {
+    // examples/marimba-bar.toml as `hooke run` plays it: its pickup over its [run], by FFT.
+    let text = std::fs::read_to_string("../../examples/marimba-bar.toml").unwrap();
+    let file = parse(&text, "marimba-bar.toml").unwrap();
+    let run = file.run.or_defaults();
+    let (dt, rate) = (run.step.seconds(), 1.0 / run.step.seconds());
+    let steps = run.length.steps(dt);
+    let mut engine = Engine::from_system(
+        System::new(&file.model),
+        file.pickups.clone(),
+        EngineConfig::default().scheme(run.scheme).dt(dt),
+    )
+    .unwrap();
+    let mut output = vec![Vec::new()];
+    engine.advance(steps, &mut output).unwrap();
+    for (target, name) in [(220.0, "A3"), (880.0, "A5")] {
+        let (found, _) = spectral_peak(&output[0], rate, 0.9 * target, 1.1 * target);
+        let cents = 1200.0 * (found / target).log2();
+        eprintln!("marimba bar: {name} at {found:.3} Hz ({cents:+.2} cents)");
+        assert!(cents.abs() < 1.0, "{name}: {found} Hz");
+    }
+}
+
+#[test]
 fn a_simply_supported_plate_has_the_modes_of_kirchhoff() {
     // Columns x rows inner masses on a square lattice, the rim anchored, and the five-point
     // Laplacian centred at each mass: w = 0 and Laplacian w = 0 on the rim (simply supported).
