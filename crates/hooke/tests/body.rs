@@ -243,3 +243,26 @@ fn the_body_pickup_is_the_net_force_on_the_bridge_over_its_mass() {
     }
     assert!(largest > 0.0, "the strings move the bridge");
 }
+
+#[test]
+fn extreme_bodies_are_built_or_refused_without_a_panic() {
+    let extremes = [1e-300, 1e-12, 1e12, 1e300, f64::MAX];
+    for &frequency in &extremes {
+        for &decay_time in &extremes {
+            for &mass in &extremes {
+                let modes = vec![
+                    BodyMode::new(frequency, decay_time, mass),
+                    BodyMode::new(2.0 * frequency, decay_time, mass),
+                ];
+                let mut model = Model::new(1).unwrap();
+                if let Ok(nodes) = model.add_body(BodySpec::new("b", modes)) {
+                    let masses = &model.masses()[model.node_index(nodes[0])..];
+                    assert!(
+                        masses.iter().all(|m| m.mass.is_finite() && m.mass > 0.0),
+                        "{frequency} {decay_time} {mass}"
+                    );
+                }
+            }
+        }
+    }
+}
