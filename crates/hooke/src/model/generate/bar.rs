@@ -112,7 +112,7 @@ impl Model {
 /// Each cell's relative thickness for an undercut giving `f_2 / f_1 = ratio`.
 fn undercut_thickness(subject: &str, masses: usize, ratio: f64) -> Result<Vec<f64>, ModelError> {
     check_positive(subject, "undercut_ratio", ratio)?;
-    if masses < 6 || masses > MAX_UNDERCUT_MASSES {
+    if !(6..=MAX_UNDERCUT_MASSES).contains(&masses) {
         return Err(ModelError::new(
             subject,
             "masses",
