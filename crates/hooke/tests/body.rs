@@ -6,18 +6,16 @@
 //! bridge; the energy-conserving scheme balances energy with a stiff string on
 //! a body; bad bodies are refused with the place and the rule.
 
-use crate::instruments::{pluck_score, render};
+use crate::bending::energy_conserving_run;
+use crate::instruments::{assert_output_follows_the_forces, pluck_score, render};
 use crate::measure::spectral_peak;
 use faer::{Mat, Side};
-use hooke::analysis::invariants::BalanceMonitor;
-use hooke::engine::{Engine, EngineConfig, PickupSpec, Pickups};
+use hooke::engine::{Engine, EngineConfig, PickupSpec};
 use hooke::format::model::parse;
 use hooke::instrument::guitar::{guitar, GuitarSpec};
-use hooke::instrument::PartKind;
 use hooke::model::{BodyMode, BodySpec, Model, Node, StringSpec};
 use hooke::scheme::SchemeKind;
 use hooke::score::performance::PerformanceOptions;
-use hooke::system::System;
 use std::f64::consts::PI;
 
 /// A guitar-like body: four modes (Hz, 1/e decay time s, effective mass kg), Q from 31 to 37.
@@ -141,12 +139,8 @@ fn the_energy_conserving_scheme_balances_energy_with_a_body_to_round_off() {
     model.add_body(BodySpec::new("body", modes())).unwrap();
     let string = StringSpec::new("s", 30).mass(1e-3).stiffness(2e3).damping(1e-3).drag(0.5).bending(40.0);
     model.add_string(string.to("body.1").pluck(0.3, 1e-3)).unwrap();
-    let mut balance = BalanceMonitor::new();
-    let config = EngineConfig::default().scheme(SchemeKind::EnergyConserving).rate(44_100.0);
-    let mut engine = Engine::from_system(System::new(&model), Pickups::default(), config).unwrap();
-    engine.run(100_000, &mut [], &mut [&mut balance]).unwrap();
-    let (first, last) = (balance.first().unwrap(), balance.last().unwrap());
-    assert!(((last - first) / first).abs() < 1e-12, "K drifted by {:e}", (last - first) / first);
+    let (drift, _, _) = energy_conserving_run(&model);
+    assert!(drift < 1e-12, "K drifted by {drift:e}");
 }
 
 #[test]
@@ -218,30 +212,11 @@ fn the_body_pickup_is_the_net_force_on_the_bridge_over_its_mass() {
         ..GuitarSpec::default()
     };
     let instrument = guitar(&spec, SchemeKind::SymplecticEuler, dt).unwrap();
-    let mut model = instrument.model.clone();
-    for part in &instrument.parts {
-        let PartKind::String(string) = &part.kind else { unreachable!("a guitar has strings") };
-        model.set_initial_velocity(string.masses[30], &[0.5]).unwrap();
-    }
-    let bridge = model.node("body.1").unwrap();
-    let (index, mass) = (model.node_index(bridge), model.masses()[model.node_index(bridge)].mass);
-    let config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt);
-    let mut engine = Engine::new(&model, &instrument.pickups, config).unwrap();
-    let mut output = vec![Vec::new()];
-    let mut force = vec![0.0; engine.state().x.len()];
-    let mut largest = 0.0f64;
-    for _ in 0..2000 {
-        engine.advance(1, &mut output).unwrap();
-        let state = engine.state();
-        // Every element's force on the bridge (strings' springs, dampers and bending, the body's
-        // link and the bridge's drag), as the force module computes it, over the bridge's mass.
-        hooke::forces::total(engine.system(), &state.x, &state.v, state.t, &mut force);
-        let expected = force[index] / mass;
-        let heard = *output[0].last().unwrap();
-        largest = largest.max(expected.abs());
-        assert!((heard - expected).abs() <= 1e-9 * largest.max(1e-12), "heard {heard}, elements {expected}");
-    }
-    assert!(largest > 0.0, "the strings move the bridge");
+    let index = instrument.model.node_index(instrument.model.node("body.1").unwrap());
+    let mass = instrument.model.masses()[index].mass;
+    // Every element's force on the bridge (strings' springs, dampers and bending, the body's
+    // link and the bridge's drag), as the force module computes it, over the bridge's mass.
+    assert_output_follows_the_forces(&instrument, dt, |force| force[index] / mass);
 }
 
 #[test]

@@ -13,7 +13,7 @@
 //! below `2 k`, so the stopped string's highest mode stays under the open string's: as stable as
 //! the open string, which the analysis checks.
 
-use super::{check_stable, InstrumentError, StringPart};
+use super::{check_stable, secant, InstrumentError, StringPart};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions};
 use crate::model::{Anchor, Bending, Mass, Model, ModelError, Spring};
@@ -105,16 +105,7 @@ pub fn fret_stop(
             let error =
                 |log_stiffness: f64| Ok::<_, InstrumentError>(lowest(log_stiffness.exp())?.ln() - target);
             let first = (k / (1.0 - past)).ln();
-            let (mut previous, mut current) = ((first, error(first)?), (first + 1e-3, error(first + 1e-3)?));
-            let mut converged = None;
-            for _ in 0..SECANT_ITERATIONS {
-                if current.1.abs() < 1e-12 {
-                    converged = Some(current.0);
-                    break;
-                }
-                let next = current.0 - current.1 * (current.0 - previous.0) / (current.1 - previous.1);
-                (previous, current) = (current, (next, error(next)?));
-            }
+            let converged = secant(first, first + 1e-3, 1e-12, error)?;
             let Some(log_stiffness) = converged else {
                 return Err(InstrumentError::Analysis {
                     part,
@@ -135,9 +126,6 @@ pub fn fret_stop(
     )?;
     Ok(result)
 }
-
-/// Iterations the secant search for the stop's link allows.
-const SECANT_ITERATIONS: usize = 40;
 
 /// The highest fret that leaves two masses sounding on a string of `masses` masses.
 fn max_fret(masses: usize) -> usize {

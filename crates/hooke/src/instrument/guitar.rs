@@ -3,7 +3,7 @@
 //! rate it will run at, so that its *simulated* fundamental and decay are the targets.
 
 use super::frets::FretMethod;
-use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
+use super::{check_stable, secant, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, StringDesign, TuneTarget};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::linearise::{About, Linearisation};
@@ -133,13 +133,16 @@ pub fn note_frequency(name: &str) -> Option<f64> {
 pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     check_spec(spec)?;
     let mut model = Model::new(1)?;
-    let bridge = match &spec.body {
+    // The body alone and its bridge, on which each string is tuned before it joins.
+    let body = match &spec.body {
         Some(modes) => {
-            let body = model.add_body(BodySpec::new(BODY, modes.clone()));
-            Some(body.map_err(|error| ModelError { field: "body", ..error })?[0])
+            let added = model.add_body(BodySpec::new(BODY, modes.clone()));
+            let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
+            Some((model.clone(), bridge))
         }
         None => None,
     };
+    let bridge = body.as_ref().map(|&(_, bridge)| bridge);
     let mut designs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
         let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
@@ -160,8 +163,9 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        if let Some(body) = &spec.body {
-            let tension = tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body)?;
+        if let Some((body, bridge)) = &body {
+            let tension =
+                tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body, *bridge)?;
             design.stiffness *= tension;
             design.bending *= tension;
         }
@@ -261,58 +265,49 @@ pub fn bridge_pickups(parts: &[Part], stereo: bool) -> Vec<PickupSpec> {
 const BODY: &str = "body";
 
 /// The factor on a designed string's stiffness and bending (its tension, keeping its
-/// inharmonicity) that gives the string ending on `body` the undamped fundamental it has on a
-/// fixed bridge: the mode nearest it among the eigenvalues `w^2` of the coupled model's `M^-1/2
-/// K M^-1/2`, by a secant search. The scheme's warping maps both alike, so the simulated pitch
-/// stays the designed one; what is left out, the body's damping acting on the string's pitch,
-/// is measured in `crates/hooke/tests/body.rs` (four strings within 0.35 cents by FFT, where
-/// the A string was 5.9 cents sharp untuned).
+/// inharmonicity) that gives the string ending on the bridge of `body` (a model of the body
+/// alone) the undamped fundamental it has on a fixed bridge: the mode nearest it among the
+/// eigenvalues `w^2` of the coupled model's `M^-1/2 K M^-1/2`, by a secant search. The scheme's
+/// warping maps both alike, so the simulated pitch stays the designed one; what is left out, the
+/// body's damping acting on the string's pitch, is measured in `crates/hooke/tests/body.rs`
+/// (four strings within 0.35 cents by FFT, where the A string was 5.9 cents sharp untuned).
 fn tune_on_body(
     string: &StringSpec,
     design: &StringDesign,
-    body: &[BodyMode],
+    body: &Model,
+    bridge: Node,
 ) -> Result<f64, InstrumentError> {
     let part = format!("string {} on the body", string.id);
     let failed = |source| InstrumentError::Analysis { part: part.clone(), source };
-    let squared_frequencies = |model: &Model| -> Result<Vec<f64>, InstrumentError> {
+    let frequencies = |model: &Model| -> Result<Vec<f64>, InstrumentError> {
         let linearisation = Linearisation::new(&System::new(model), &About::Initial).map_err(failed)?;
         let stiffness = linearisation.normalised_stiffness();
         let size = stiffness.nrows();
-        stiffness.self_adjoint_eigenvalues(Side::Lower).map_err(|_| failed(AnalysisError::Eigen { size }))
+        let squared = stiffness
+            .self_adjoint_eigenvalues(Side::Lower)
+            .map_err(|_| failed(AnalysisError::Eigen { size }))?;
+        Ok(squared.into_iter().map(f64::sqrt).collect())
     };
-    let fixed = squared_frequencies(&design.model)?.into_iter().fold(f64::INFINITY, f64::min).sqrt();
+    let fixed = frequencies(&design.model)?.into_iter().fold(f64::INFINITY, f64::min);
     let log_error = |log_tension: f64| -> Result<f64, InstrumentError> {
         let tension = log_tension.exp();
-        let mut model = Model::new(1)?;
-        let bridge = model.add_body(BodySpec::new(BODY, body.to_vec()))?[0];
+        let mut model = body.clone();
         let coupled =
             string.clone().stiffness(design.stiffness * tension).bending(design.bending * tension).to(bridge);
         model.add_string(coupled)?;
-        let nearest = squared_frequencies(&model)?
+        let nearest = frequencies(&model)?
             .into_iter()
-            .map(f64::sqrt)
             .min_by(|a, b| (a - fixed).abs().total_cmp(&(b - fixed).abs()))
             .unwrap_or(f64::NAN);
         Ok(nearest.ln() - fixed.ln())
     };
-    let mut previous = (0.0, log_error(0.0)?);
-    let mut current = (-2.0 * previous.1, 0.0);
-    current.1 = log_error(current.0)?;
-    for _ in 0..SECANT_ITERATIONS {
-        if current.1.abs() < 1e-11 {
-            return Ok(current.0.exp());
-        }
-        let next = current.0 - current.1 * (current.0 - previous.0) / (current.1 - previous.1);
-        (previous, current) = (current, (next, log_error(next)?));
-    }
-    Err(failed(AnalysisError::Target(format!(
-        "no tension gives the string its fixed-bridge fundamental, {:.3} Hz, on the body",
-        fixed / (2.0 * std::f64::consts::PI)
-    ))))
+    secant(0.0, 1e-3, 1e-11, log_error)?.map(f64::exp).ok_or_else(|| {
+        failed(AnalysisError::Target(format!(
+            "no tension gives the string its fixed-bridge fundamental, {:.3} Hz, on the body",
+            fixed / (2.0 * std::f64::consts::PI)
+        )))
+    })
 }
-
-/// Iterations the secant search of [`tune_on_body`] allows.
-const SECANT_ITERATIONS: usize = 40;
 
 /// The acceleration of a body's bridge, m/s^2, in the middle of the field (one channel, or two
 /// at constant power): a small source radiates a pressure proportional to its volume

@@ -260,6 +260,28 @@ impl Instrument {
     }
 }
 
+/// Iterations a secant search allows.
+const SECANT_ITERATIONS: usize = 40;
+
+/// The root of `error` by the secant method started from `first` and `second`, once `|error|
+/// < tolerance`; `None` when [`SECANT_ITERATIONS`] do not reach it.
+fn secant<E>(
+    first: f64,
+    second: f64,
+    tolerance: f64,
+    mut error: impl FnMut(f64) -> Result<f64, E>,
+) -> Result<Option<f64>, E> {
+    let (mut previous, mut current) = ((first, error(first)?), (second, error(second)?));
+    for _ in 0..SECANT_ITERATIONS {
+        if current.1.abs() < tolerance {
+            return Ok(Some(current.0));
+        }
+        let next = current.0 - current.1 * (current.0 - previous.0) / (current.1 - previous.1);
+        (previous, current) = (current, (next, error(next)?));
+    }
+    Ok(None)
+}
+
 /// Checks that `system` is stable with `scheme` at step `dt` (the analysis: every discrete
 /// pole inside the unit circle); `part` names it in the error.
 pub fn check_stable(system: &System, scheme: SchemeKind, dt: f64, part: &str) -> Result<(), InstrumentError> {

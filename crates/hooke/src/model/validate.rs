@@ -91,6 +91,16 @@ impl Model {
         }
     }
 
+    /// Checks that the model is 1D, for a generator whose masses move along one axis; `why`
+    /// says so in the error.
+    pub(crate) fn check_one_dimensional(&self, subject: &str, why: &str) -> Result<(), ModelError> {
+        if self.dimension() == 1 {
+            return Ok(());
+        }
+        let found = format!("a {}D model", self.dimension());
+        Err(ModelError::new(subject, "dimension", format!("a 1D model ({why})"), found))
+    }
+
     /// Checks that `nodes` more nodes (masses and anchors; `None`: more than a `usize` counts)
     /// fit in the model, which holds at most [`MAX_NODES`]; `asked` says what asked for them.
     /// A generator checks before it allocates anything.

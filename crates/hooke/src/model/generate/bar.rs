@@ -1,7 +1,7 @@
 //! A free bar: a beam with free ends, as in a xylophone, a marimba or a tuning fork's prong
 //! (displacements in 1D).
 
-use super::undercut;
+use super::{given, required, undercut, Given};
 use crate::model::validate::{check_non_negative, check_positive};
 use crate::model::{Bending, Mass, Model, ModelError, Node};
 use serde::Deserialize;
@@ -74,14 +74,7 @@ impl Model {
     /// Adds a free bar (see [`BarSpec`]) to a 1D model; returns its masses from `ID.1` to `ID.N`.
     pub fn add_bar(&mut self, spec: BarSpec) -> Result<Vec<Node>, ModelError> {
         let subject = format!("bar \"{}\"", spec.id);
-        if self.dimension() != 1 {
-            return Err(ModelError::new(
-                subject,
-                "dimension",
-                "a 1D model",
-                format!("a {}D model", self.dimension()),
-            ));
-        }
+        self.check_one_dimensional(&subject, "a bar's masses move across it")?;
         if spec.masses < 3 {
             return Err(ModelError::new(
                 subject,
@@ -138,33 +131,17 @@ fn bar_elements(subject: &str, spec: &BarSpec) -> Result<(f64, f64), ModelError>
     let lumped = [("mass", spec.mass), ("bending", spec.bending)];
     let physical =
         [("length", spec.length), ("linear_density", spec.linear_density), ("rigidity", spec.rigidity)];
-    let first =
-        |fields: &[(&'static str, Option<f64>)]| fields.iter().find(|(_, v)| v.is_some()).map(|(n, _)| *n);
-    let required = |(name, value): (&'static str, Option<f64>)| {
-        value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
-    };
-    match (first(&lumped), first(&physical)) {
-        (Some(_), Some(extra)) => Err(ModelError::new(
-            subject,
-            extra,
-            "either mass/bending or length/linear_density/rigidity, not both",
-            format!("both, including `{extra}`"),
-        )),
-        (None, None) => Err(ModelError::new(
-            subject,
-            "masses",
-            "element values: mass/bending or length/linear_density/rigidity",
-            "neither",
-        )),
-        (Some(_), None) => {
-            let (mass, kappa) = (required(lumped[0])?, required(lumped[1])?);
+    match given(subject, &lumped, &physical)? {
+        Given::Lumped => {
+            let (mass, kappa) = (required(subject, lumped[0], "kg")?, required(subject, lumped[1], "N/m")?);
             check_positive(subject, "mass", mass)?;
             check_non_negative(subject, "bending", kappa)?;
             Ok((mass, kappa))
         }
-        (None, Some(_)) => {
-            let (length, density, rigidity) =
-                (required(physical[0])?, required(physical[1])?, required(physical[2])?);
+        Given::Physical => {
+            let length = required(subject, physical[0], "m")?;
+            let density = required(subject, physical[1], "kg/m")?;
+            let rigidity = required(subject, physical[2], "N m^2")?;
             check_positive(subject, "length", length)?;
             check_positive(subject, "linear_density", density)?;
             check_positive(subject, "rigidity", rigidity)?;

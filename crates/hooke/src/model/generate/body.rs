@@ -64,14 +64,7 @@ impl Model {
     /// Adds a body (see [`BodySpec`]) to a 1D model; returns its masses, the bridge first.
     pub fn add_body(&mut self, spec: BodySpec) -> Result<Vec<Node>, ModelError> {
         let subject = format!("body \"{}\"", spec.id);
-        if self.dimension() != 1 {
-            return Err(ModelError::new(
-                subject,
-                "dimension",
-                "a 1D model (a body moves along the strings' one axis)",
-                format!("a {}D model", self.dimension()),
-            ));
-        }
+        self.check_one_dimensional(&subject, "a body moves along the strings' one axis")?;
         check_modes(&subject, &spec.modes)?;
         self.check_room(
             &subject,

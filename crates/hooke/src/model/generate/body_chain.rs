@@ -19,6 +19,7 @@
 
 use super::body::BodyMode;
 use crate::linalg::dense::DenseMatrix;
+use crate::linalg::Assemble;
 use faer::Mat;
 use std::f64::consts::PI;
 
@@ -253,7 +254,6 @@ fn least_squares_on<I: Iterator<Item = f64>>(
     column: &impl Fn(usize) -> I,
     b: &[f64],
 ) -> Option<Vec<f64>> {
-    use crate::linalg::Assemble;
     let size = passive.len();
     let mut normal = DenseMatrix::new(size);
     let mut rhs = vec![0.0; size];

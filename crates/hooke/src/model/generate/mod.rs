@@ -55,15 +55,19 @@ enum Elements {
 /// The element values of a field group, by field name (`("mass", spec.mass)`).
 type Group = [(&'static str, Option<f64>)];
 
-/// Either the lumped fields (mass, stiffness, damping) or the physical fields (length, tension,
-/// density, decay time), never both: errors name the fields as the spec does.
-fn elements(subject: &str, lumped: &Group, physical: &Group) -> Result<Elements, ModelError> {
-    let given = |fields: &Group| fields.iter().find(|(_, f)| f.is_some()).map(|(n, _)| *n);
+/// Which of a spec's two ways of giving its elements a file or program used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Given {
+    Lumped,
+    Physical,
+}
+
+/// Which group of fields is given, the lumped or the physical one, never both and not neither:
+/// errors name the fields as the spec does.
+fn given(subject: &str, lumped: &Group, physical: &Group) -> Result<Given, ModelError> {
+    let first = |fields: &Group| fields.iter().find(|(_, f)| f.is_some()).map(|(n, _)| *n);
     let names = |fields: &Group| fields.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("/");
-    let required = |(name, value): (&'static str, Option<f64>), what: &str| {
-        value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` ({what})"), "nothing"))
-    };
-    match (given(lumped), given(physical)) {
+    match (first(lumped), first(physical)) {
         (Some(_), Some(extra)) => Err(ModelError::new(
             subject,
             extra,
@@ -76,18 +80,36 @@ fn elements(subject: &str, lumped: &Group, physical: &Group) -> Result<Elements,
             format!("element values: {} or {}", names(lumped), names(physical)),
             "neither",
         )),
-        (Some(_), None) => Ok(Elements::Lumped {
-            mass: required(lumped[0], "kg")?,
-            stiffness: required(lumped[1], "N/m")?,
-            damping: lumped[2].1.unwrap_or(0.0),
-        }),
-        (None, Some(_)) => Ok(Elements::Physical {
-            length: required(physical[0], "m")?,
-            tension: required(physical[1], "N or N/m")?,
-            density: required(physical[2], "kg/m or kg/m^2")?,
-            decay_time: physical[3].1,
-        }),
+        (Some(_), None) => Ok(Given::Lumped),
+        (None, Some(_)) => Ok(Given::Physical),
     }
+}
+
+/// The value of a field the given group needs, or an error naming it with its `unit`.
+fn required(
+    subject: &str,
+    (name, value): (&'static str, Option<f64>),
+    unit: &str,
+) -> Result<f64, ModelError> {
+    value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` ({unit})"), "nothing"))
+}
+
+/// Either the lumped fields (mass, stiffness, damping) or the physical fields (length, tension,
+/// density, decay time), never both: errors name the fields as the spec does.
+fn elements(subject: &str, lumped: &Group, physical: &Group) -> Result<Elements, ModelError> {
+    Ok(match given(subject, lumped, physical)? {
+        Given::Lumped => Elements::Lumped {
+            mass: required(subject, lumped[0], "kg")?,
+            stiffness: required(subject, lumped[1], "N/m")?,
+            damping: lumped[2].1.unwrap_or(0.0),
+        },
+        Given::Physical => Elements::Physical {
+            length: required(subject, physical[0], "m")?,
+            tension: required(subject, physical[1], "N or N/m")?,
+            density: required(subject, physical[2], "kg/m or kg/m^2")?,
+            decay_time: physical[3].1,
+        },
+    })
 }
 
 /// Lumped values of one element of a uniform string or membrane: mass (kg), stiffness (N/m) and

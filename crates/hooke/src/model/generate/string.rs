@@ -1,7 +1,7 @@
 //! A string of N masses between two anchors, displacements in 1D (Morgan & Qiao 2009,
 //! section 4.3).
 
-use super::{elements, lumped_values, Elements};
+use super::{elements, lumped_values, required, Elements};
 use crate::model::validate::{check_count, check_finite, check_non_negative, check_positive};
 use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, NodeRef, Spring};
 use serde::Deserialize;
@@ -122,14 +122,7 @@ impl Model {
     /// `omega_1^2 = (k/m) 4 sin^2(pi / (2 (N + 1)))`.
     pub fn add_string(&mut self, spec: StringSpec) -> Result<Vec<Node>, ModelError> {
         let subject = format!("string \"{}\"", spec.id);
-        if self.dimension() != 1 {
-            return Err(ModelError::new(
-                subject,
-                "dimension",
-                "a 1D model (a string moves transversally; use a chain in 2D/3D)",
-                format!("a {}D model", self.dimension()),
-            ));
-        }
+        self.check_one_dimensional(&subject, "a string moves transversally; use a chain in 2D/3D")?;
         check_count(&subject, "masses", spec.masses)?;
         let asked = format!("{} masses and 2 anchors", spec.masses);
         self.check_room(&subject, "masses", spec.masses.checked_add(2), asked)?;
@@ -229,11 +222,8 @@ fn bending_stiffness(
             "the lumped form",
         ));
     };
-    let required = |name: &'static str, value: Option<f64>| {
-        value.ok_or_else(|| ModelError::new(subject, name, format!("`{name}` too"), "nothing"))
-    };
-    let modulus = required("young_modulus", spec.young_modulus)?;
-    let diameter = required("diameter", spec.diameter)?;
+    let modulus = required(subject, ("young_modulus", spec.young_modulus), "Pa")?;
+    let diameter = required(subject, ("diameter", spec.diameter), "m")?;
     check_positive(subject, "young_modulus", modulus)?;
     check_positive(subject, "diameter", diameter)?;
     Ok(Some(modulus * PI * diameter.powi(4) / 64.0 / (length / segments).powi(3)))
