@@ -29,6 +29,7 @@ mod layers;
 mod library_examples;
 mod model_api;
 mod multistage;
+mod piano;
 mod properties;
 mod reductions;
 mod score_errors;

@@ -1,10 +1,10 @@
 //! The TOML instrument format (docs/score-format.md): one table naming the instrument
-//! (`[guitar]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
+//! (`[guitar]`, `[piano]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
 //! optional `[render]` table (scheme, output rate, oversampling). An instrument is built for a
 //! scheme and a simulation rate, so reading the file and building it are two steps; errors of
 //! either name the file, line and column.
 //!
-//! `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
+//! `[piano]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
 //! field optional, defaulting to the spec's `Default`); `[guitar]` names its strings by pitch
 //! (`tuning`, `names`) and may give one density or decay for all strings, so it has a reader
 //! of its own that makes a [`GuitarSpec`].
@@ -14,6 +14,7 @@ use crate::instrument::drum::DrumSpec;
 use crate::instrument::frets::FretMethod;
 use crate::instrument::guitar::{note_frequency, GuitarSpec, OCTAVES};
 use crate::instrument::pendulum::PendulumSpec;
+use crate::instrument::piano::PianoSpec;
 use crate::instrument::reed::ReedSpec;
 use crate::instrument::sitar::SitarSpec;
 use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAMPLE};
@@ -96,6 +97,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         ("reed", tables.reed.is_some()),
         ("sitar", tables.sitar.is_some()),
         ("pendulum", tables.pendulum.is_some()),
+        ("piano", tables.piano.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))
@@ -105,7 +107,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
             [table] => table,
             [] => return Err(document.error_at(
                 0..0,
-                "expected one instrument table: [guitar], [drum], [reed], [sitar] or [pendulum]; found none",
+                "expected one instrument table: [guitar], [piano], [drum], [reed], [sitar] or [pendulum]; found none",
             )),
             [_, second, ..] => {
                 return Err(document.error_at(
@@ -114,12 +116,13 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
                 ))
             }
         };
-    let Tables { guitar, drum, reed, sitar, pendulum, render } = tables;
-    let spec = match (guitar, drum, reed, sitar, pendulum) {
+    let Tables { guitar, drum, reed, sitar, pendulum, piano, render } = tables;
+    let spec = match (guitar, drum, reed, sitar, piano, pendulum) {
         (Some(guitar), ..) => InstrumentSpec::Guitar(guitar.spec(&document)?),
         (_, Some(drum), ..) => InstrumentSpec::Drum(drum),
         (_, _, Some(reed), ..) => InstrumentSpec::Reed(reed),
-        (_, _, _, Some(sitar), _) => InstrumentSpec::Sitar(sitar),
+        (_, _, _, Some(sitar), ..) => InstrumentSpec::Sitar(sitar),
+        (_, _, _, _, Some(piano), _) => InstrumentSpec::Piano(piano),
         (.., pendulum) => InstrumentSpec::Pendulum(pendulum.expect("one table")),
     };
     let render = render.unwrap_or_default();
@@ -172,6 +175,7 @@ struct Tables {
     reed: Option<ReedSpec>,
     sitar: Option<SitarSpec>,
     pendulum: Option<PendulumSpec>,
+    piano: Option<PianoSpec>,
     render: Option<RenderFields>,
 }
 

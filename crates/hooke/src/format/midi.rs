@@ -6,7 +6,7 @@
 
 use crate::format::score::{apply_rank, parse as parse_score};
 use crate::format::SourceError;
-use crate::instrument::Instrument;
+use crate::instrument::{Instrument, PartKind};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
 use crate::model::tidy;
 use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
@@ -245,9 +245,10 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
                 }
                 writeln!(text, "shape = \"pulse\"\namplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}")
             }
-            Stroke::Strike { position: [x, y], velocity } => {
-                writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}")
-            }
+            Stroke::Strike { position: [x, y], velocity } => match instrument.parts[gesture.part].kind {
+                PartKind::String(_) => writeln!(text, "position = {x:?}\nvelocity = {velocity:?}"),
+                _ => writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}"),
+            },
             Stroke::Damp(decay) => writeln!(text, "decay = {decay:?}"),
             Stroke::Tension(value) => writeln!(text, "parameter = \"tension\"\nvalue = {value:?}"),
             Stroke::Damping(value) => writeln!(text, "parameter = \"damping\"\nvalue = {value:?}"),

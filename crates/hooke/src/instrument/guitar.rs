@@ -206,6 +206,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
                 fret_method: spec.fret_method,
+                unisons: Vec::new(),
+                hammer: None,
             }),
         })
         .collect();

@@ -4,13 +4,14 @@
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
 //! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
-//! Builders: [`guitar`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or [`InstrumentSpec`] for
+//! Builders: [`guitar`], [`piano`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or [`InstrumentSpec`] for
 //! any of them; the instrument file format (docs/score-format.md) reads their specs.
 
 pub mod drum;
 pub mod frets;
 pub mod guitar;
 pub mod pendulum;
+pub mod piano;
 pub mod reed;
 pub mod sitar;
 
@@ -103,6 +104,28 @@ pub struct StringPart {
     pub frets: usize,
     /// How a fret stops the string.
     pub fret_method: frets::FretMethod,
+    /// The other strings of its course (a piano's two or three strings to a key, each ending on
+    /// the same bridge), struck, plucked, damped and set with it: an excitation is shared by the
+    /// course's strings at the same place along each, a hammer's mass or a pulse's peak divided
+    /// equally. Empty for a single string. A course has no frets.
+    pub unisons: Vec<StringPart>,
+    /// The hammer that plays it (a piano's key), if it is struck rather than plucked: what a note
+    /// and a score's `strike` use unless the score says otherwise.
+    pub hammer: Option<KeyHammer>,
+}
+
+/// The hammer of a struck string: Hertz's felt law `F = stiffness delta^exponent`
+/// ([`crate::score::Hammer`]) and where it strikes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeyHammer {
+    /// Hammer mass, kg.
+    pub mass: f64,
+    /// Felt stiffness, N/m^exponent.
+    pub stiffness: f64,
+    /// Hertz exponent (>= 1).
+    pub exponent: f64,
+    /// Where it strikes, as a fraction of the length from the first anchor.
+    pub position: f64,
 }
 
 impl StringPart {
@@ -120,6 +143,11 @@ impl StringPart {
     /// along the string).
     pub fn mass_at(&self, position: f64) -> usize {
         nearest_inner_node(0, self.masses.len() + 1, position) - 1
+    }
+
+    /// The string and the other strings of its course.
+    pub fn course(&self) -> impl Iterator<Item = &StringPart> {
+        std::iter::once(self).chain(&self.unisons)
     }
 }
 
@@ -189,6 +217,8 @@ pub enum InstrumentSpec {
     Sitar(sitar::SitarSpec),
     /// An elastic pendulum (`[pendulum]`).
     Pendulum(pendulum::PendulumSpec),
+    /// A piano-like instrument (`[piano]`).
+    Piano(piano::PianoSpec),
 }
 
 /// The largest oversampling [`InstrumentSpec::build_stable`] tries.
@@ -212,6 +242,7 @@ impl InstrumentSpec {
             InstrumentSpec::Reed(spec) => reed::reed(spec, scheme, dt),
             InstrumentSpec::Sitar(spec) => sitar::sitar(spec, scheme, dt),
             InstrumentSpec::Pendulum(spec) => pendulum::pendulum(spec, scheme, dt),
+            InstrumentSpec::Piano(spec) => piano::piano(spec, scheme, dt),
         }
     }
 

@@ -117,6 +117,8 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         time_constant: Some(spec.decay),
         frets: spec.frets,
         fret_method: FretMethod::Between,
+        unisons: Vec::new(),
+        hammer: None,
     };
     let parts = vec![Part { name: "sitar".to_string(), kind: PartKind::String(string) }];
     let pickups = string_pickups(&parts, &spec.pickups, false);

@@ -38,8 +38,8 @@ fn clock() -> Option<Instant> {
     }
 }
 
-/// The hammer of a live strike: mass (kg), felt stiffness (N/m^exponent) and exponent, the score
-/// format's defaults.
+/// The hammer of a live strike on a part without its own ([`crate::instrument::KeyHammer`]):
+/// mass (kg), felt stiffness (N/m^exponent) and exponent, the score format's defaults.
 const HAMMER: (f64, f64, f64) = (5e-3, 1e9, 2.5);
 /// Excitations that may play at once without the engine allocating.
 pub const MAX_EXCITATIONS: usize = 64;
@@ -95,17 +95,18 @@ impl Resolver {
                     }
                     (PartKind::Membrane(membrane), _) => membrane.mass_at(0.5, 0.5) * dim,
                     (PartKind::Body(body), _) => body.mass * dim,
-                    (PartKind::String(string), None) => string.mass_at(0.5) * dim,
+                    (PartKind::String(string), None) => string.masses[string.mass_at(0.5)] * dim,
                 };
                 Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
             }
             (Stroke::Strike { position: [x, y], velocity }, kind) => {
-                let mass = match kind {
-                    PartKind::Membrane(membrane) => membrane.mass_at(x, y),
-                    PartKind::String(string) => string.mass_at(x),
-                    PartKind::Body(body) => body.mass,
+                let (mass, key) = match kind {
+                    PartKind::Membrane(membrane) => (membrane.mass_at(x, y), None),
+                    PartKind::String(string) => (string.masses[string.mass_at(x)], string.hammer),
+                    PartKind::Body(body) => (body.mass, None),
                 };
-                let (hammer_mass, stiffness, exponent) = HAMMER;
+                let (hammer_mass, stiffness, exponent) =
+                    key.map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
                 Action::Strike(Hammer {
                     coordinate: mass * dim,
                     velocity,

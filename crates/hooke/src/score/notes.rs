@@ -24,6 +24,10 @@
 //!   A controller mapped to a `set` parameter ([`ControlMapping`]) sets it on the strings the
 //!   channel sounds (times the bend's factor for tension); a string takes its channel's factors
 //!   when its next note begins.
+//! - **Struck strings (piano)**: as strings, but a note strikes the string's course with its
+//!   key's hammer ([`crate::instrument::KeyHammer`]) at speed `STRIKE_SPEED v / 127`, where the
+//!   hammer strikes, instead of plucking it. A piano's keys have no frets: a note goes to the
+//!   key of its pitch.
 //! - **Membrane (drum)**: every note strikes it with a hammer at speed `STRIKE_SPEED v / 127`;
 //!   the note picks the point, the centre for C (pitch class 0) out towards the rim for B (11):
 //!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings. Mapped
@@ -40,7 +44,7 @@ pub const PLUCK_POSITION: f64 = 0.8;
 pub const PLUCK_WIDTH: f64 = 1e-3;
 /// A pluck's peak force at velocity 127, N.
 pub const PLUCK_PEAK: f64 = 0.5;
-/// A hammer's speed at velocity 127 (drum), m/s.
+/// A hammer's speed at velocity 127 (drum, piano), m/s.
 pub const STRIKE_SPEED: f64 = 4.0;
 /// Time constant of the damp a note off puts on a string or a body, s.
 pub const RELEASE_DECAY: f64 = 0.05;
@@ -182,6 +186,8 @@ struct Strand {
     factors: Factors,
     /// When its note began (an input count).
     began: u64,
+    /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
+    struck_at: Option<f64>,
 }
 
 /// A part's `set` factors (tension, damping), relative to the instrument as built.
@@ -264,6 +270,7 @@ impl NoteMap {
                     damped: false,
                     factors: Factors::AS_BUILT,
                     began: 0,
+                    struck_at: s.hammer.map(|h| h.position),
                 }),
                 _ => None,
             })
@@ -346,8 +353,17 @@ impl NoteMap {
                     string.fret = fret;
                 }
                 string.factors.change_to(factors, time, part, out);
-                let peak = PLUCK_PEAK * strength(velocity);
-                push(out, part, Stroke::Pluck { position: Some(PLUCK_POSITION), peak });
+                push(
+                    out,
+                    part,
+                    match string.struck_at {
+                        Some(x) => Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) },
+                        None => Stroke::Pluck {
+                            position: Some(PLUCK_POSITION),
+                            peak: PLUCK_PEAK * strength(velocity),
+                        },
+                    },
+                );
                 (string.note, string.pedal, string.began) = (Some((note, input.channel)), false, self.count);
             }
             (Target::Strings(strings), NoteKind::Off { note }) => {
@@ -388,8 +404,7 @@ impl NoteMap {
             }
             (Target::Membrane { part, .. }, NoteKind::On { note, velocity }) => {
                 let x = 0.5 + 0.4 * f64::from(note % 12) / 11.0;
-                let velocity = STRIKE_SPEED * f64::from(velocity.min(127)) / 127.0;
-                push(out, *part, Stroke::Strike { position: [x, 0.5], velocity });
+                push(out, *part, Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) });
             }
             (Target::Body { part, damped }, NoteKind::On { velocity, .. }) => {
                 if *damped {
@@ -421,6 +436,11 @@ impl NoteMap {
             Target::Body { .. } => {}
         }
     }
+}
+
+/// The hammer speed of a note of MIDI velocity `velocity`, m/s.
+fn strike_speed(velocity: u8) -> f64 {
+    STRIKE_SPEED * f64::from(velocity.min(127)) / 127.0
 }
 
 /// The tension factor for a bend of `semitones`.

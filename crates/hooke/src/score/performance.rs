@@ -12,7 +12,7 @@ use crate::engine::{
 use crate::instrument::frets::FretStop;
 use crate::instrument::{Instrument, Part, PartKind};
 use crate::model::ModelError;
-use crate::score::{Action, Score};
+use crate::score::{Action, Hammer, Pulse, Score};
 use crate::system::System;
 use std::sync::Arc;
 
@@ -126,8 +126,17 @@ impl Performance {
     }
 
     /// Does `action` to part `part` now, before the next step. Allocates nothing but for a
-    /// [`Action::Shape`] (its values are copied to the engine) and a [`Action::Drive`].
+    /// [`Action::Shape`] (its values are copied to the engine) and a [`Action::Drive`]. On a
+    /// course of strings ([`crate::instrument::StringPart::unisons`]) a hammer, a pulse or a
+    /// shape given on its first string acts on each string at the same mass along it, the
+    /// hammer's mass and the pulse's peak shared equally; a bow or a drive acts on the first
+    /// string only.
     pub fn play(&mut self, part: usize, action: &Action) -> Result<(), ModelError> {
+        if let PartKind::String(string) = &self.parts[part].kind {
+            if !string.unisons.is_empty() && self.play_course(part, action)? {
+                return Ok(());
+            }
+        }
         let setting = &mut self.settings[part];
         let excitation = |excitation| Some(Event::Excite(excitation));
         let event = match action {
@@ -231,6 +240,39 @@ impl Performance {
         result
     }
 
+    /// Plays an excitation or a shape on every string of the course of part `part` (see
+    /// [`Performance::play`]); `false` for any other action, which the course takes as one part.
+    fn play_course(&mut self, part: usize, action: &Action) -> Result<bool, ModelError> {
+        let PartKind::String(first) = &self.parts[part].kind else { return Ok(false) };
+        let dim = self.dimension;
+        let share = (1 + first.unisons.len()) as f64;
+        // The same mass along each string of the course as `coordinate` on the first.
+        let along = |coordinate: usize| first.masses.iter().position(|&m| m * dim == coordinate);
+        let on = |string: &crate::instrument::StringPart, coordinate: usize| {
+            along(coordinate).map_or(coordinate, |i| string.masses[i] * dim + coordinate % dim)
+        };
+        for string in first.course() {
+            let event = match action {
+                Action::Strike(hammer) => Event::Excite(Excitation::Strike(Hammer {
+                    coordinate: on(string, hammer.coordinate),
+                    mass: hammer.mass / share,
+                    ..hammer.clone()
+                })),
+                Action::Pulse(pulse) => Event::Excite(Excitation::Pulse(Pulse {
+                    coordinate: on(string, pulse.coordinate),
+                    peak: pulse.peak / share,
+                    ..pulse.clone()
+                })),
+                Action::Shape(values) => {
+                    Event::Shape(values.iter().map(|&(c, x)| (on(string, c), x)).collect())
+                }
+                _ => return Ok(false),
+            };
+            self.engine.apply(event)?;
+        }
+        Ok(true)
+    }
+
     /// Sets every link, stop and drag of part `part` from its setting.
     fn configure(&mut self, part: usize) -> Result<(), ModelError> {
         let setting = self.settings[part];
@@ -239,32 +281,34 @@ impl Performance {
         let drag =
             |mass: usize, extra: f64| Event::Drag { mass, drag: self.drag[mass] + extra * self.mass[mass] };
         match &self.parts[part].kind {
-            PartKind::String(string) => {
-                let stop = setting.fret;
-                for j in 0..=string.masses.len() {
-                    let (k, z) = match stop {
-                        Some(stop) if j == stop.mass + 1 => (stop.stiffness, stop.damping),
-                        _ => (string.stiffness, string.damping),
-                    };
-                    engine.apply(Event::Link {
-                        a: string.node(j),
-                        b: string.node(j + 1),
-                        stiffness: k * setting.tension,
-                        damping: z * setting.damping,
-                    })?;
-                }
-                for (i, &mass) in string.masses.iter().enumerate() {
-                    let stopped = stop.is_some_and(|s| s.mass == i);
-                    if stopped {
-                        engine.apply(Event::Motion {
-                            coordinate: mass * dim,
-                            position: 0.0,
-                            velocity: 0.0,
+            PartKind::String(course) => {
+                for (s, string) in course.course().enumerate() {
+                    let stop = setting.fret.filter(|_| s == 0);
+                    for j in 0..=string.masses.len() {
+                        let (k, z) = match stop {
+                            Some(stop) if j == stop.mass + 1 => (stop.stiffness, stop.damping),
+                            _ => (string.stiffness, string.damping),
+                        };
+                        engine.apply(Event::Link {
+                            a: string.node(j),
+                            b: string.node(j + 1),
+                            stiffness: k * setting.tension,
+                            damping: z * setting.damping,
                         })?;
                     }
-                    engine.apply(Event::Stop { mass, stopped })?;
-                    let muted = stop.is_some_and(|s| i < s.mass);
-                    engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
+                    for (i, &mass) in string.masses.iter().enumerate() {
+                        let stopped = stop.is_some_and(|s| s.mass == i);
+                        if stopped {
+                            engine.apply(Event::Motion {
+                                coordinate: mass * dim,
+                                position: 0.0,
+                                velocity: 0.0,
+                            })?;
+                        }
+                        engine.apply(Event::Stop { mass, stopped })?;
+                        let muted = stop.is_some_and(|s| i < s.mass);
+                        engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
+                    }
                 }
             }
             PartKind::Membrane(membrane) => {

@@ -95,6 +95,38 @@ pub fn envelope_decay_rate(signal: &[f64], rate: f64) -> f64 {
         })
         .collect();
     assert!(points.len() >= 3, "no envelope");
+    slope(&points)
+}
+
+/// The decay rate (1/s; negative when decaying) of the component of `signal` at `frequency` Hz
+/// from `from` to `to` s: the signal shifted down by `frequency` (complex demodulation),
+/// averaged over a window of 0.1 s (which keeps one component within a few tenths of a hertz
+/// and rejects those a partial apart), and a least-squares line through the logarithm of its
+/// magnitude.
+pub fn fundamental_decay_rate(signal: &[f64], rate: f64, frequency: f64, from: f64, to: f64) -> f64 {
+    let window = (0.1 * rate) as usize;
+    let shifted: Vec<(f64, f64)> = signal
+        .iter()
+        .enumerate()
+        .map(|(n, x)| {
+            let phase = 2.0 * PI * frequency * n as f64 / rate;
+            (x * phase.cos(), -x * phase.sin())
+        })
+        .collect();
+    let (first, last) = ((from * rate) as usize, ((to * rate) as usize).min(signal.len() - window));
+    let points: Vec<(f64, f64)> = (first..last)
+        .step_by(window / 10)
+        .map(|n| {
+            let (re, im) = shifted[n..n + window].iter().fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+            ((n + window / 2) as f64 / rate, re.hypot(im).ln())
+        })
+        .collect();
+    assert!(points.len() >= 3, "too short a signal");
+    slope(&points)
+}
+
+/// The least-squares slope of `points` `(t, y)`.
+fn slope(points: &[(f64, f64)]) -> f64 {
     let count = points.len() as f64;
     let (mean_t, mean_y) =
         (points.iter().map(|p| p.0).sum::<f64>() / count, points.iter().map(|p| p.1).sum::<f64>() / count);

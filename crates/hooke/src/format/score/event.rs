@@ -65,6 +65,24 @@ impl Context<'_, '_> {
         number(field, name, &self.subject(), default, expected, valid, &self.whole())
     }
 
+    /// Fails on a course of strings, which a bow or a drive cannot share out.
+    fn single(&self) -> Result<(), Located> {
+        match &self.instrument.parts[self.part].kind {
+            PartKind::String(string) if !string.unisons.is_empty() => Err(error(
+                self.raw().part.span(),
+                &self.subject(),
+                "part",
+                format!("a single string (a {} acts on one string)", self.occurrence.kind.name()),
+                format!(
+                    "\"{}\", a course of {} strings",
+                    self.raw().part.get_ref(),
+                    1 + string.unisons.len()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn string(&self) -> Result<&StringPart, Located> {
         match &self.instrument.parts[self.part].kind {
             PartKind::String(string) => Ok(string),
@@ -168,6 +186,9 @@ impl Context<'_, '_> {
             (PartKind::Body(_), Some(position)) => {
                 Err(bad(position, "no position on a single mass (use `axis`)"))
             }
+            (PartKind::String(string @ StringPart { hammer: Some(hammer), .. }), None) => {
+                Ok(string.masses[string.mass_at(hammer.position)] * dim)
+            }
             (_, None) => Err(error(self.whole(), &subject, "position", "`position` on the part", "nothing")),
         }
     }
@@ -181,6 +202,10 @@ impl Context<'_, '_> {
             Kind::Pluck => self.pluck(state)?,
             Kind::Strike => {
                 let raw = self.raw();
+                let key = match &self.instrument.parts[self.part].kind {
+                    PartKind::String(string) => string.hammer,
+                    _ => None,
+                };
                 Action::Strike(Hammer {
                     coordinate: self.coordinate(state)?,
                     velocity: self.number(
@@ -190,18 +215,24 @@ impl Context<'_, '_> {
                         "a speed > 0 m/s",
                         positive,
                     )?,
-                    mass: self.number(&raw.mass, "mass", Some(5e-3), "a mass > 0 kg", positive)?,
+                    mass: self.number(
+                        &raw.mass,
+                        "mass",
+                        Some(key.map_or(5e-3, |h| h.mass)),
+                        "a mass > 0 kg",
+                        positive,
+                    )?,
                     stiffness: self.number(
                         &raw.stiffness,
                         "stiffness",
-                        Some(1e9),
+                        Some(key.map_or(1e9, |h| h.stiffness)),
                         "a felt stiffness > 0 N/m^exponent",
                         positive,
                     )?,
                     exponent: self.number(
                         &raw.exponent,
                         "exponent",
-                        Some(2.5),
+                        Some(key.map_or(2.5, |h| h.exponent)),
                         "a Hertz exponent >= 1",
                         |e| e.is_finite() && e >= 1.0,
                     )?,
@@ -210,6 +241,7 @@ impl Context<'_, '_> {
             Kind::Bow => {
                 let raw = self.raw();
                 self.string()?;
+                self.single()?;
                 let length = self.number(&raw.duration, "duration", None, "a length > 0 s", positive)?;
                 state.bowed_until = Some(self.end(length, &raw.duration)?);
                 Action::Bow(Bow {
@@ -316,6 +348,7 @@ impl Context<'_, '_> {
                 Action::Undamp
             }
             Kind::Drive => {
+                self.single()?;
                 self.not_during(state.driven_until, "drive")?;
                 let raw = self.raw();
                 let length = self.number(&raw.duration, "duration", None, "a length > 0 s", positive)?;
