@@ -95,7 +95,7 @@ impl Default for PianoSpec {
 /// effective masses falling as `1/f` so that the bridge's mean conductance, `1 / (4 m df)` for
 /// modes of mass `m` spaced `df` (the area under one mode's conductance is `1 / (4 m)` in Hz),
 /// is 1e-3 s/kg, the order of a piano soundboard's (Fletcher & Rossing 1998, ch. 12); decay
-/// rates `20 + 1e-4 f^2` 1/s (Q from 11 to 26), a law the body's drags and dampers can give.
+/// rates `20 + 1e-4 f^2` 1/s (Q = pi f / rate from 11 to 35), a law the body's drags and dampers can give.
 /// Illustrative, not measured.
 pub fn soundboard() -> Vec<BodyMode> {
     const LOWEST_HZ: f64 = 90.0;
@@ -125,25 +125,22 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     if spec.keys.is_empty() {
         return Err(bad("keys", "at least one key", "none".to_string()));
     }
-    for (field, value, expected) in [
-        ("detune", spec.detune, "a spread >= 0 cents"),
-        ("length", spec.length, "a length > 0 m"),
-        ("linear_density", spec.linear_density, "a density > 0 kg/m"),
-        ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0"),
-        ("hammer_mass", spec.hammer_mass, "a mass > 0 kg"),
-        ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent"),
-    ] {
-        let zero_allowed = matches!(field, "detune" | "inharmonicity");
-        if !(value.is_finite() && (value > 0.0 || zero_allowed && value == 0.0)) {
-            return Err(bad(field, expected, value.to_string()));
-        }
-    }
-    if !(spec.felt_exponent.is_finite() && spec.felt_exponent >= 1.0) {
-        return Err(bad("felt_exponent", "a Hertz exponent >= 1", spec.felt_exponent.to_string()));
-    }
-    if !(spec.strike_position > 0.0 && spec.strike_position < 1.0) {
-        let expected = "a fraction strictly between 0 and 1";
-        return Err(bad("strike_position", expected, spec.strike_position.to_string()));
+    let positive = |v: f64| v.is_finite() && v > 0.0;
+    let non_negative = |v: f64| v.is_finite() && v >= 0.0;
+    let checks: [(&'static str, f64, &str, &dyn Fn(f64) -> bool); 8] = [
+        ("detune", spec.detune, "a spread >= 0 cents", &non_negative),
+        ("length", spec.length, "a length > 0 m", &positive),
+        ("linear_density", spec.linear_density, "a density > 0 kg/m", &positive),
+        ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", &non_negative),
+        ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", &positive),
+        ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", &positive),
+        ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", &|e| e.is_finite() && e >= 1.0),
+        ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", &|p| {
+            p > 0.0 && p < 1.0
+        }),
+    ];
+    if let Some((field, value, expected, _)) = checks.iter().find(|(_, value, _, valid)| !valid(*value)) {
+        return Err(bad(field, expected, value.to_string()));
     }
     let mut strings = Vec::with_capacity(spec.keys.len() * course);
     let (mut density, mut inharmonicity) = (Vec::new(), Vec::new());
@@ -177,7 +174,7 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         scale_length: 1.0,
         frets: 0,
         fret_method: FretMethod::Between,
-        pickups: vec![0.5],
+        pickups: vec![0.5], // not heard: with a body, `bridge` hears the bridge's acceleration
         stereo: false,
         bridge: true,
         body: Some(spec.soundboard.clone()),
