@@ -113,6 +113,9 @@ pub fn soundboard() -> Vec<BodyMode> {
         .collect()
 }
 
+/// A rule a parameter's value must follow.
+type Valid = fn(f64) -> bool;
+
 /// Builds the piano for `scheme` at step `dt` (s).
 pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     let course = spec.strings_per_key;
@@ -125,17 +128,17 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     if spec.keys.is_empty() {
         return Err(bad("keys", "at least one key", "none".to_string()));
     }
-    let positive = |v: f64| v.is_finite() && v > 0.0;
-    let non_negative = |v: f64| v.is_finite() && v >= 0.0;
-    let checks: [(&'static str, f64, &str, &dyn Fn(f64) -> bool); 8] = [
-        ("detune", spec.detune, "a spread >= 0 cents", &non_negative),
-        ("length", spec.length, "a length > 0 m", &positive),
-        ("linear_density", spec.linear_density, "a density > 0 kg/m", &positive),
-        ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", &non_negative),
-        ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", &positive),
-        ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", &positive),
-        ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", &|e| e.is_finite() && e >= 1.0),
-        ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", &|p| {
+    let positive: Valid = |v| v.is_finite() && v > 0.0;
+    let non_negative: Valid = |v| v.is_finite() && v >= 0.0;
+    let checks: [(&'static str, f64, &str, Valid); 8] = [
+        ("detune", spec.detune, "a spread >= 0 cents", non_negative),
+        ("length", spec.length, "a length > 0 m", positive),
+        ("linear_density", spec.linear_density, "a density > 0 kg/m", positive),
+        ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", non_negative),
+        ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", positive),
+        ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", positive),
+        ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
+        ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", |p| {
             p > 0.0 && p < 1.0
         }),
     ];
