@@ -2,11 +2,13 @@
 """Renders the example sounds of docs/sounds.md, draws their spectrograms into docs/sounds/ and
 prints the figures the page quotes (what each spectrogram shows, measured).
 
-Run from the repository root after `cargo build --release -p hooke-cli`; it needs numpy and
+Run from the repository root after `cargo build --release -p hooke-cli` (or name another build of
+`hooke` in the environment variable HOOKE); it needs numpy and
 matplotlib (`pip install numpy matplotlib`). The WAVs go to target/sounds/ (not committed: they
 are rebuilt by this script), the pictures to docs/sounds/.
 """
 
+import os
 import struct
 import subprocess
 import sys
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-HOOKE = Path("target/release/hooke")
+HOOKE = Path(os.environ.get("HOOKE", "target/release/hooke"))
 WAVS = Path("target/sounds")
 PICTURES = Path("docs/sounds")
 
@@ -27,6 +29,8 @@ SOUNDS = [
      "acoustic-guitar.toml: the same strings on a body"),
     ("piano", ["render", "examples/instruments/piano.toml", "examples/instruments/piano-phrase.toml", "-o"],
      "piano.toml, piano-phrase.toml"),
+    ("marimba", ["render", "examples/instruments/marimba.toml", "examples/instruments/marimba-run.toml", "-o"],
+     "marimba.toml, marimba-run.toml"),
     ("marimba-bar", ["run", "examples/marimba-bar.toml", "--wav"], "marimba-bar.toml: an undercut bar struck"),
     ("sitar", ["render", "examples/instruments/sitar.toml", "examples/instruments/sitar-score.toml", "-o"],
      "sitar.toml, sitar-score.toml"),

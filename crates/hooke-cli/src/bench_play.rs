@@ -14,7 +14,7 @@
 use crate::load::read_model;
 use crate::render::build;
 use hooke::format::instrument::parse as parse_instrument;
-use hooke::instrument::{Instrument, PartKind};
+use hooke::instrument::Instrument;
 use hooke::scheme::SchemeKind;
 use hooke::score::live::{live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::notes::{midi_note, NoteInput, NoteKind, StringRule};
@@ -165,16 +165,13 @@ fn search(mut fits: impl FnMut(usize) -> miette::Result<bool>) -> miette::Result
     Ok((good, bad))
 }
 
-/// The MIDI note of each string open (the notes that ring every string), or middle C for an
-/// instrument without strings.
+/// The MIDI note of each string open and of each bar (the notes that ring every part), or middle C for an
+/// instrument without strings or bars.
 fn open_notes(instrument: &Instrument) -> Vec<u8> {
     let notes: Vec<u8> = instrument
         .parts
         .iter()
-        .filter_map(|part| match &part.kind {
-            PartKind::String(s) => Some(midi_note(s.frequency_hz).clamp(0, 127) as u8),
-            _ => None,
-        })
+        .filter_map(|part| part.kind.pitch_hz().map(|pitch| midi_note(pitch).clamp(0, 127) as u8))
         .collect();
     if notes.is_empty() {
         vec![60]

@@ -1,6 +1,7 @@
 //! `hooke render INSTRUMENT.toml SCORE.toml -o out.wav`: an instrument played from a score (or
 //! a Standard MIDI File, mapped by the library's note map), simulated at K times the output rate
-//! and decimated, with a progress bar on a terminal; and `hooke demo`, the guitar phrase.
+//! and decimated, with a progress bar on a terminal; and `hooke demo`: the guitar on its body,
+//! a piano phrase and a marimba run.
 
 use crate::device::DeviceChoice;
 use crate::diagnostics::FileDiagnostic;
@@ -22,7 +23,8 @@ use std::time::Instant;
 /// Arguments of `hooke render`.
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
-    /// The instrument file (`[guitar]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`).
+    /// The instrument file (`[guitar]`, `[piano]`, `[marimba]`, `[drum]`, `[reed]`, `[sitar]` or
+    /// `[pendulum]`).
     pub instrument: PathBuf,
     /// The score file (timed plucks, strikes, bows, frets, damps, drives, sets), or a Standard
     /// MIDI File (`.mid`, `.midi`, or any file starting `MThd`).
@@ -71,9 +73,6 @@ pub struct RenderArgs {
     pub device: DeviceChoice,
 }
 
-const DEMO_INSTRUMENT: &str = include_str!("../../../examples/instruments/guitar.toml");
-const DEMO_SCORE: &str = include_str!("../../../examples/instruments/guitar-phrase.toml");
-
 /// `hooke render ...`.
 pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     check_outputs([
@@ -104,12 +103,16 @@ pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     perform(sources, args, interrupt)
 }
 
-/// `hooke demo`: the guitar phrase of examples/instruments/guitar-phrase.toml to `hooke-demo.wav`.
+/// `hooke demo`: the pieces of [`DEMO`] one after another, each brought to the same peak and
+/// followed by [`DEMO_GAP`] s of silence, to `hooke-demo.wav` (stereo; a mono piece on both
+/// channels).
 pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
+    let output = out_dir.join("hooke-demo.wav");
+    check_outputs([("--out-dir", Some(output.as_path()))])?;
     let args = RenderArgs {
-        instrument: PathBuf::from("examples/instruments/guitar.toml"),
-        score: PathBuf::from("examples/instruments/guitar-phrase.toml"),
-        output: out_dir.join("hooke-demo.wav"),
+        instrument: PathBuf::new(),
+        score: PathBuf::new(),
+        output,
         rate: None,
         oversample: None,
         scheme: None,
@@ -123,14 +126,71 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         tail: 2.0,
         write_score: None,
     };
-    let sources = Sources {
-        instrument: (DEMO_INSTRUMENT, "<demo: examples/instruments/guitar.toml>"),
-        score: (ScoreText::Toml(DEMO_SCORE), "<demo: examples/instruments/guitar-phrase.toml>"),
-        score_folder: None,
-    };
-    check_outputs([("--out-dir", Some(args.output.as_path()))])?;
-    perform(sources, &args, interrupt)
+    let mut sound = Rendered { rate: DEMO_RATE, channels: vec![Vec::new(); 2], stopped: None };
+    for piece in DEMO {
+        let sources = Sources {
+            instrument: (piece.instrument, piece.instrument_name),
+            score: (ScoreText::Toml(piece.score), piece.score_name),
+            score_folder: None,
+        };
+        let rendered = render_sources(sources, &args, interrupt)?;
+        if rendered.rate != DEMO_RATE {
+            return Err(miette!(
+                "{}: the demo's pieces are at {DEMO_RATE} Hz, found {} Hz",
+                piece.instrument_name,
+                rendered.rate
+            ));
+        }
+        let peak = rendered.channels.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+        let gain = if peak > 0.0 { 1.0 / peak } else { 1.0 };
+        for (c, channel) in sound.channels.iter_mut().enumerate() {
+            let piece_channel = &rendered.channels[c.min(rendered.channels.len() - 1)];
+            channel.extend(piece_channel.iter().map(|x| x * gain));
+            channel.resize(channel.len() + (DEMO_GAP * DEMO_RATE) as usize, 0.0);
+        }
+        if rendered.stopped.is_some() {
+            sound.stopped = rendered.stopped;
+            break;
+        }
+    }
+    write_rendered(&args, &sound)
 }
+
+/// One piece of the demo: an instrument file and a score, with the names they are shown by.
+struct DemoPiece {
+    instrument: &'static str,
+    instrument_name: &'static str,
+    score: &'static str,
+    score_name: &'static str,
+}
+
+/// The demo: the guitar on its body, a piano phrase and a marimba run.
+const DEMO: [DemoPiece; 3] = [
+    DemoPiece {
+        instrument: include_str!("../../../examples/instruments/acoustic-guitar.toml"),
+        instrument_name: "<demo: examples/instruments/acoustic-guitar.toml>",
+        score: include_str!("../../../examples/instruments/guitar-phrase.toml"),
+        score_name: "<demo: examples/instruments/guitar-phrase.toml>",
+    },
+    DemoPiece {
+        instrument: include_str!("../../../examples/instruments/piano.toml"),
+        instrument_name: "<demo: examples/instruments/piano.toml>",
+        score: include_str!("../../../examples/instruments/piano-phrase.toml"),
+        score_name: "<demo: examples/instruments/piano-phrase.toml>",
+    },
+    DemoPiece {
+        instrument: include_str!("../../../examples/instruments/marimba.toml"),
+        instrument_name: "<demo: examples/instruments/marimba.toml>",
+        score: include_str!("../../../examples/instruments/marimba-run.toml"),
+        score_name: "<demo: examples/instruments/marimba-run.toml>",
+    },
+];
+
+/// The demo's output rate, Hz (every piece's `[render] rate`).
+const DEMO_RATE: f64 = 44_100.0;
+
+/// The silence after each piece of the demo, s.
+const DEMO_GAP: f64 = 0.5;
 
 /// A score's content: a TOML score or a MIDI file's bytes.
 enum ScoreText<'a> {
@@ -152,6 +212,47 @@ struct Sources<'a> {
 }
 
 fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
+    let rendered = render_sources(sources, args, interrupt)?;
+    write_rendered(args, &rendered)
+}
+
+/// A rendered score: the output rate (Hz), one vector of samples per channel, and why it stopped
+/// before the score's end, if it did (the samples are those computed until then).
+struct Rendered {
+    rate: f64,
+    channels: Vec<Vec<f64>>,
+    stopped: Option<miette::Report>,
+}
+
+/// Writes `rendered` to `args.output` as `args` say, then reports why it stopped early, if it
+/// did: what was computed is kept as a valid file either way.
+fn write_rendered(args: &RenderArgs, rendered: &Rendered) -> miette::Result<()> {
+    let (output, rate) = (&rendered.channels, rendered.rate);
+    let wav = WavOptions { format: args.format, normalize: !args.no_normalize };
+    let report = write_wav_file(&args.output, output, rate as u32, wav)?;
+    eprintln!(
+        "wrote {} ({} channel(s), {:.3} s at {rate} Hz, peak {:.4e} of full scale after gain {:.4e})",
+        args.output.display(),
+        output.len(),
+        output.first().map_or(0, Vec::len) as f64 / rate,
+        report.peak,
+        report.gain
+    );
+    if report.over_full_scale > 0 {
+        eprintln!("warning: {} samples clipped to full scale", report.over_full_scale);
+    }
+    match &rendered.stopped {
+        Some(stopped) => Err(miette!("{stopped}")),
+        None => Ok(()),
+    }
+}
+
+/// Builds the instrument of `sources`, reads its score and renders it.
+fn render_sources(
+    sources: Sources<'_>,
+    args: &RenderArgs,
+    interrupt: &Interrupt,
+) -> miette::Result<Rendered> {
     let (instrument_text, instrument_name) = sources.instrument;
     let file = parse_instrument(instrument_text, instrument_name)
         .map_err(|e| FileDiagnostic::new(e, instrument_text))?;
@@ -214,19 +315,6 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
     // The output has one vector per channel, so the flush cannot be refused.
     let _ = performance.finish(&mut output);
     let seconds = started.elapsed().as_secs_f64();
-    let wav = WavOptions { format: args.format, normalize: !args.no_normalize };
-    let report = write_wav_file(&args.output, &output, rate as u32, wav)?;
-    eprintln!(
-        "wrote {} ({} channel(s), {:.3} s at {rate} Hz, peak {:.4e} of full scale after gain {:.4e})",
-        args.output.display(),
-        output.len(),
-        output.first().map_or(0, Vec::len) as f64 / rate,
-        report.peak,
-        report.gain
-    );
-    if report.over_full_scale > 0 {
-        eprintln!("warning: {} samples clipped to full scale", report.over_full_scale);
-    }
     if oversample > 1 {
         eprintln!(
             "decimation: windowed-sinc low-pass (Kaiser window), stop band from {} Hz down {:.1} dB",
@@ -236,11 +324,14 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
     }
     let rendered = performance.step() as f64 / (rate * oversample as f64);
     eprintln!("rendered {rendered:.3} s of sound in {seconds:.3} s: {:.1}x real time", rendered / seconds);
-    result.into_diagnostic()?;
-    if interrupt.requested() {
-        return Err(miette!("{}; score length {duration} s", stopped_message(performance.step(), total)));
-    }
-    Ok(())
+    let stopped = match result {
+        Err(error) => Some(miette!("{error}")),
+        Ok(_) if interrupt.requested() => {
+            Some(miette!("{}; score length {duration} s", stopped_message(performance.step(), total)))
+        }
+        Ok(_) => None,
+    };
+    Ok(Rendered { rate, channels: output, stopped })
 }
 
 /// Writes `text` to `path` atomically.

@@ -192,17 +192,20 @@ fn wav_formats_and_normalisation() {
 }
 
 #[test]
-fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
+fn the_demo_plays_a_guitar_a_piano_and_a_marimba_to_a_stereo_wav_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let out = hooke(&["demo"], dir.path());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stderr(&out);
-    assert!(
-        text.contains("guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz), string kernel path"),
-        "{text}"
-    );
+    for built in [
+        "guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz)",
+        "piano: symplectic-euler at 88200 Hz (2 x 44100 Hz)",
+        "marimba: symplectic-euler at 176400 Hz (4 x 44100 Hz)",
+    ] {
+        assert!(text.contains(built), "{built}: {text}");
+    }
     assert!(text.contains("wrote ./hooke-demo.wav"), "{text}");
-    assert!(text.contains("x real time"), "{text}");
+    assert_eq!(text.matches("x real time").count(), 3, "{text}");
     let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
     assert_eq!(
         (reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample),
@@ -210,11 +213,24 @@ fn the_demo_plays_the_guitar_phrase_to_a_stereo_wav_and_says_so() {
     );
     // The default format of every command: 32-bit float.
     assert_eq!(reader.spec().sample_format, hound::SampleFormat::Float);
-    // 5 s at 44.1 kHz: ceil(441000 simulation steps / 2).
-    assert_eq!(reader.duration(), 5 * 44_100);
-    let peak = reader.samples::<f32>().map(|s| s.unwrap().abs()).fold(0.0f32, f32::max);
-    // Normalised to -1 dBFS: 0.8913.
-    assert!((f64::from(peak) - 0.891_25).abs() < 1e-3, "{peak}");
+    // The scores' 5 s, 6 s and 6 s at 44.1 kHz, each followed by 0.5 s of silence.
+    assert_eq!(reader.duration(), (5 + 6 + 6) * 44_100 + 3 * 22_050);
+    let samples: Vec<f32> = reader.samples::<f32>().map(|s| s.unwrap()).collect();
+    let peak_of = |from: f64, to: f64| {
+        let frames = (from * 44_100.0) as usize * 2..(to * 44_100.0) as usize * 2;
+        samples[frames].iter().fold(0.0f32, |m, s| m.max(s.abs()))
+    };
+    // Normalised to -1 dBFS (0.8913), each piece brought to the same peak, silence between.
+    for (from, to) in [(0.0, 5.0), (5.5, 11.5), (12.0, 18.0)] {
+        assert!(
+            (f64::from(peak_of(from, to)) - 0.891_25).abs() < 1e-3,
+            "{from} s to {to} s: {}",
+            peak_of(from, to)
+        );
+    }
+    for (from, to) in [(5.0, 5.5), (11.5, 12.0), (18.0, 18.5)] {
+        assert_eq!(peak_of(from, to), 0.0, "{from} s to {to} s");
+    }
 }
 
 const GUITAR: &str = "[guitar]\nmasses = 80\n";

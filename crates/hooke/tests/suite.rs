@@ -27,6 +27,7 @@ mod instruments;
 mod kernel;
 mod layers;
 mod library_examples;
+mod marimba;
 mod model_api;
 mod multistage;
 mod piano;

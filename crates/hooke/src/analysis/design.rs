@@ -18,7 +18,7 @@
 
 use super::discrete::{oscillator_poles, Oscillator};
 use super::error::AnalysisError;
-use super::modes::Damping;
+use super::modes::{Damping, Mode};
 use super::poles::{dominant, DiscretePole, OSCILLATOR_TOLERANCE};
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
 use crate::model::{BarrierSpec, Bending, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
@@ -323,11 +323,22 @@ fn lowest_mode(
     if modal.modes().damping == Damping::NonModal {
         return Ok(modal.discretise(&system, scheme, h)?.modes.swap_remove(position));
     }
-    let mode = modal.modes().modes[position].clone();
+    oscillator_report(position, &modal.modes().modes[position], scheme, h)
+}
+
+/// Mode `position` (0-based) with the dominant pole that `scheme` at step `h` gives its damped
+/// oscillator: the mode's own discrete pole when the damping is modal, and to first order in the
+/// coupling of the modes by the damping otherwise.
+pub(super) fn oscillator_report(
+    position: usize,
+    mode: &Mode,
+    scheme: SchemeKind,
+    h: f64,
+) -> Result<ModeReport, AnalysisError> {
     let z = dominant(oscillator_poles(scheme, &[mode.oscillator], h)?[0]);
     Ok(ModeReport {
         index: position + 1,
-        mode,
+        mode: mode.clone(),
         discrete: DiscretePole { z, dt: h, tolerance: OSCILLATOR_TOLERANCE },
     })
 }

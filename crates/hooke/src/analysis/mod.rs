@@ -6,6 +6,7 @@
 //! and tuning ([`design`]), the data of the figures of Morgan & Qiao 2009 ([`regions`]), and the
 //! energy and discrete invariants of a run ([`energy`], [`invariants`]).
 
+pub mod bar_design;
 pub mod design;
 pub mod discrete;
 pub mod energy;

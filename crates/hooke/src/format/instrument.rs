@@ -1,10 +1,10 @@
 //! The TOML instrument format (docs/score-format.md): one table naming the instrument
-//! (`[guitar]`, `[piano]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
+//! (`[guitar]`, `[piano]`, `[marimba]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
 //! optional `[render]` table (scheme, output rate, oversampling). An instrument is built for a
 //! scheme and a simulation rate, so reading the file and building it are two steps; errors of
 //! either name the file, line and column.
 //!
-//! `[piano]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
+//! `[piano]`, `[marimba]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
 //! field optional, defaulting to the spec's `Default`); `[guitar]` names its strings by pitch
 //! (`tuning`, `names`) and may give one density or decay for all strings, so it has a reader
 //! of its own that makes a [`GuitarSpec`].
@@ -13,6 +13,7 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::instrument::drum::DrumSpec;
 use crate::instrument::frets::FretMethod;
 use crate::instrument::guitar::{note_frequency, GuitarSpec, OCTAVES};
+use crate::instrument::marimba::MarimbaSpec;
 use crate::instrument::pendulum::PendulumSpec;
 use crate::instrument::piano::PianoSpec;
 use crate::instrument::reed::ReedSpec;
@@ -98,6 +99,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         ("sitar", tables.sitar.is_some()),
         ("pendulum", tables.pendulum.is_some()),
         ("piano", tables.piano.is_some()),
+        ("marimba", tables.marimba.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))
@@ -107,7 +109,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
             [table] => table,
             [] => return Err(document.error_at(
                 0..0,
-                "expected one instrument table: [guitar], [piano], [drum], [reed], [sitar] or [pendulum]; found none",
+                "expected one instrument table: [guitar], [piano], [marimba], [drum], [reed], [sitar] or [pendulum]; found none",
             )),
             [_, second, ..] => {
                 return Err(document.error_at(
@@ -116,13 +118,14 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
                 ))
             }
         };
-    let Tables { guitar, drum, reed, sitar, pendulum, piano, render } = tables;
-    let spec = match (guitar, drum, reed, sitar, piano, pendulum) {
+    let Tables { guitar, drum, reed, sitar, pendulum, piano, marimba, render } = tables;
+    let spec = match (guitar, drum, reed, sitar, piano, marimba, pendulum) {
         (Some(guitar), ..) => InstrumentSpec::Guitar(guitar.spec(&document)?),
         (_, Some(drum), ..) => InstrumentSpec::Drum(drum),
         (_, _, Some(reed), ..) => InstrumentSpec::Reed(reed),
         (_, _, _, Some(sitar), ..) => InstrumentSpec::Sitar(sitar),
-        (_, _, _, _, Some(piano), _) => InstrumentSpec::Piano(piano),
+        (_, _, _, _, Some(piano), ..) => InstrumentSpec::Piano(piano),
+        (_, _, _, _, _, Some(marimba), _) => InstrumentSpec::Marimba(marimba),
         (.., pendulum) => InstrumentSpec::Pendulum(pendulum.expect("one table")),
     };
     let render = render.unwrap_or_default();
@@ -176,6 +179,7 @@ struct Tables {
     sitar: Option<SitarSpec>,
     pendulum: Option<PendulumSpec>,
     piano: Option<PianoSpec>,
+    marimba: Option<MarimbaSpec>,
     render: Option<RenderFields>,
 }
 

@@ -246,7 +246,9 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
                 writeln!(text, "shape = \"pulse\"\namplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}")
             }
             Stroke::Strike { position: [x, y], velocity } => match instrument.parts[gesture.part].kind {
-                PartKind::String(_) => writeln!(text, "position = {x:?}\nvelocity = {velocity:?}"),
+                PartKind::String(_) | PartKind::Bar(_) => {
+                    writeln!(text, "position = {x:?}\nvelocity = {velocity:?}")
+                }
                 _ => writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}"),
             },
             Stroke::Damp(decay) => writeln!(text, "decay = {decay:?}"),

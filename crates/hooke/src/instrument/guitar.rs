@@ -3,7 +3,7 @@
 //! rate it will run at, so that its *simulated* fundamental and decay are the targets.
 
 use super::frets::FretMethod;
-use super::{check_stable, secant, Instrument, InstrumentError, Part, PartKind, StringPart};
+use super::{check_stable, pan_gains, secant, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, StringDesign, TuneTarget};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::linearise::{About, Linearisation};
@@ -348,8 +348,7 @@ fn body_pickups(model: &Model, bridge: Node, stereo: bool) -> Vec<PickupSpec> {
     pickups
 }
 
-/// Every string part with its channel gains: one channel, or two with the strings panned from
-/// left (first) to right (last) at constant power over the middle half of the field.
+/// Every string part with its channel gains ([`pan_gains`]).
 fn panned_strings(parts: &[Part], stereo: bool) -> Vec<(&StringPart, Vec<f64>)> {
     let strings: Vec<&StringPart> = parts
         .iter()
@@ -359,15 +358,7 @@ fn panned_strings(parts: &[Part], stereo: bool) -> Vec<(&StringPart, Vec<f64>)> 
         })
         .collect();
     let count = strings.len();
-    strings
-        .into_iter()
-        .enumerate()
-        .map(|(s, string)| {
-            let pan = if count > 1 { s as f64 / (count - 1) as f64 } else { 0.5 };
-            let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
-            (string, if stereo { vec![angle.cos(), angle.sin()] } else { vec![1.0] })
-        })
-        .collect()
+    strings.into_iter().enumerate().map(|(s, string)| (string, pan_gains(s, count, stereo))).collect()
 }
 
 fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {

@@ -4,12 +4,13 @@
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
 //! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
-//! Builders: [`guitar`], [`piano`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or [`InstrumentSpec`] for
-//! any of them; the instrument file format (docs/score-format.md) reads their specs.
+//! Builders: [`guitar`], [`piano`], [`marimba`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
+//! [`InstrumentSpec`] for any of them; the instrument file format (docs/score-format.md) reads their specs.
 
 pub mod drum;
 pub mod frets;
 pub mod guitar;
+pub mod marimba;
 pub mod pendulum;
 pub mod piano;
 pub mod reed;
@@ -76,6 +77,29 @@ pub enum PartKind {
     Membrane(MembranePart),
     /// One mass (a reed, a pendulum's bob).
     Body(BodyPart),
+    /// A free bar (a marimba's key).
+    Bar(BarPart),
+}
+
+impl PartKind {
+    /// The pitch the part was built to sound, Hz: a string's open fundamental or a bar's first
+    /// mode; `None` for a membrane or a body.
+    pub fn pitch_hz(&self) -> Option<f64> {
+        match self {
+            PartKind::String(string) => Some(string.frequency_hz),
+            PartKind::Bar(bar) => Some(bar.frequency_hz),
+            PartKind::Membrane(_) | PartKind::Body(_) => None,
+        }
+    }
+
+    /// The hammer or mallet that plays the part, if it has one: a piano key's or a bar's.
+    pub fn hammer(&self) -> Option<KeyHammer> {
+        match self {
+            PartKind::String(string) => string.hammer,
+            PartKind::Bar(bar) => Some(bar.mallet),
+            PartKind::Membrane(_) | PartKind::Body(_) => None,
+        }
+    }
 }
 
 /// A string: its masses in order from the nut (or first anchor) to the bridge, and what it
@@ -114,8 +138,8 @@ pub struct StringPart {
     pub hammer: Option<KeyHammer>,
 }
 
-/// The hammer of a struck string: Hertz's felt law `F = stiffness delta^exponent`
-/// ([`crate::score::Hammer`]) and where it strikes.
+/// The hammer of a struck string or the mallet of a bar: Hertz's law `F = stiffness
+/// delta^exponent` ([`crate::score::Hammer`]) and where it strikes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyHammer {
     /// Hammer mass, kg.
@@ -180,6 +204,26 @@ impl MembranePart {
     }
 }
 
+/// A free bar: masses from one end to the other, no anchors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarPart {
+    /// Model indices of the masses, the centres of equal cells from the first end.
+    pub masses: Vec<usize>,
+    /// The designed (simulated) first mode, Hz.
+    pub frequency_hz: f64,
+    /// The mallet that plays it.
+    pub mallet: KeyHammer,
+}
+
+impl BarPart {
+    /// The mass whose cell holds the fraction `position` of the bar's length from its first
+    /// end (0-based along the bar).
+    pub fn mass_at(&self, position: f64) -> usize {
+        let cells = self.masses.len();
+        ((position * cells as f64).floor().max(0.0) as usize).min(cells - 1)
+    }
+}
+
 /// One mass.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyPart {
@@ -219,6 +263,8 @@ pub enum InstrumentSpec {
     Pendulum(pendulum::PendulumSpec),
     /// A piano-like instrument (`[piano]`).
     Piano(piano::PianoSpec),
+    /// A marimba-like instrument (`[marimba]`).
+    Marimba(marimba::MarimbaSpec),
 }
 
 /// The largest oversampling [`InstrumentSpec::build_stable`] tries.
@@ -243,6 +289,7 @@ impl InstrumentSpec {
             InstrumentSpec::Sitar(spec) => sitar::sitar(spec, scheme, dt),
             InstrumentSpec::Pendulum(spec) => pendulum::pendulum(spec, scheme, dt),
             InstrumentSpec::Piano(spec) => piano::piano(spec, scheme, dt),
+            InstrumentSpec::Marimba(spec) => marimba::marimba(spec, scheme, dt),
         }
     }
 
@@ -289,6 +336,60 @@ impl Instrument {
     pub fn node_index(model: &Model, id: &str) -> Option<usize> {
         model.node(id).map(|node| model.node_index(node))
     }
+}
+
+/// The gains of part `index` of `count` on the output's channels: one channel, or two with the
+/// parts panned from left (the first) to right (the last) at constant power over the middle
+/// half of the field.
+pub fn pan_gains(index: usize, count: usize, stereo: bool) -> Vec<f64> {
+    if !stereo {
+        return vec![1.0];
+    }
+    let pan = if count > 1 { index as f64 / (count - 1) as f64 } else { 0.5 };
+    let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
+    vec![angle.cos(), angle.sin()]
+}
+
+/// Middle C (C4) in equal temperament with A4 = 440 Hz, Hz: the pitch an instrument's scaled
+/// parameters are given at.
+pub const MIDDLE_C_HZ: f64 = 261.625_565_300_598_6;
+
+/// A rule a parameter's value must follow.
+pub(crate) type Valid = fn(f64) -> bool;
+
+/// A finite value > 0.
+pub(crate) const POSITIVE: Valid = |v| v.is_finite() && v > 0.0;
+
+/// Checks each `(field, value, what is expected, rule)` of `instrument`'s parameters; the first
+/// broken rule is the error.
+pub(crate) fn check_fields(
+    instrument: &str,
+    checks: &[(&'static str, f64, &str, Valid)],
+) -> Result<(), ModelError> {
+    match checks.iter().find(|(_, value, _, valid)| !valid(*value)) {
+        Some((field, value, expected, _)) => Err(ModelError::new(instrument, field, *expected, value)),
+        None => Ok(()),
+    }
+}
+
+/// The pitch of each of `instrument`'s `keys`, note names (`"C4"`) each given once, Hz.
+pub(crate) fn key_pitches(instrument: &str, keys: &[String]) -> Result<Vec<f64>, ModelError> {
+    if keys.is_empty() {
+        return Err(ModelError::new(instrument, "keys", "at least one key", "none"));
+    }
+    keys.iter()
+        .enumerate()
+        .map(|(k, key)| {
+            let Some(pitch) = guitar::note_frequency(key) else {
+                let expected = "note names such as \"C4\", \"F#3\" or \"Bb5\"";
+                return Err(ModelError::new(instrument, "keys", expected, format!("\"{key}\"")));
+            };
+            if keys[..k].contains(key) {
+                return Err(ModelError::new(instrument, "keys", "each key once", format!("\"{key}\" twice")));
+            }
+            Ok(pitch)
+        })
+        .collect()
 }
 
 /// Iterations a secant search allows.

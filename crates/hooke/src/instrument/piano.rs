@@ -12,17 +12,17 @@
 //! the acceleration of the bridge, which the soundboard radiates.
 
 use super::frets::FretMethod;
-use super::guitar::{guitar, note_frequency, GuitarSpec};
-use super::{Instrument, InstrumentError, KeyHammer, Part, PartKind};
+use super::guitar::{guitar, GuitarSpec};
+use super::{
+    check_fields, key_pitches, Instrument, InstrumentError, KeyHammer, Part, PartKind, Valid, MIDDLE_C_HZ,
+    POSITIVE,
+};
 use crate::model::{BodyMode, ModelError};
 use crate::scheme::SchemeKind;
 use serde::Deserialize;
 
 /// The most strings a course may have.
 pub const MAX_COURSE: usize = 3;
-
-/// The pitch the scaled parameters are given at: middle C (C4), Hz.
-pub const REFERENCE_HZ: f64 = 261.625_565_300_598_6;
 
 /// A piano to build. The strings' speaking length goes as `1/f` from `length` at C4, at one
 /// linear density and tension for every key; their inharmonicity then goes as `f^2`
@@ -113,9 +113,6 @@ pub fn soundboard() -> Vec<BodyMode> {
         .collect()
 }
 
-/// A rule a parameter's value must follow.
-type Valid = fn(f64) -> bool;
-
 /// Builds the piano for `scheme` at step `dt` (s).
 pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     let course = spec.strings_per_key;
@@ -125,37 +122,27 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     if !(1..=MAX_COURSE).contains(&course) {
         return Err(bad("strings_per_key", "1 to 3 strings a key", course.to_string()));
     }
-    if spec.keys.is_empty() {
-        return Err(bad("keys", "at least one key", "none".to_string()));
-    }
-    let positive: Valid = |v| v.is_finite() && v > 0.0;
     let non_negative: Valid = |v| v.is_finite() && v >= 0.0;
-    let checks: [(&'static str, f64, &str, Valid); 8] = [
-        ("detune", spec.detune, "a spread >= 0 cents", non_negative),
-        ("length", spec.length, "a length > 0 m", positive),
-        ("linear_density", spec.linear_density, "a density > 0 kg/m", positive),
-        ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", non_negative),
-        ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", positive),
-        ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", positive),
-        ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
-        ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", |p| {
-            p > 0.0 && p < 1.0
-        }),
-    ];
-    if let Some((field, value, expected, _)) = checks.iter().find(|(_, value, _, valid)| !valid(*value)) {
-        return Err(bad(field, expected, value.to_string()));
-    }
+    check_fields(
+        "piano",
+        &[
+            ("detune", spec.detune, "a spread >= 0 cents", non_negative),
+            ("length", spec.length, "a length > 0 m", POSITIVE),
+            ("linear_density", spec.linear_density, "a density > 0 kg/m", POSITIVE),
+            ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", non_negative),
+            ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", POSITIVE),
+            ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", POSITIVE),
+            ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
+            ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", |p| {
+                p > 0.0 && p < 1.0
+            }),
+        ],
+    )?;
+    let pitches = key_pitches("piano", &spec.keys)?;
     let mut strings = Vec::with_capacity(spec.keys.len() * course);
     let (mut density, mut inharmonicity) = (Vec::new(), Vec::new());
-    for (k, key) in spec.keys.iter().enumerate() {
-        let Some(pitch) = note_frequency(key) else {
-            let expected = "note names such as \"C4\", \"F#3\" or \"Bb5\"";
-            return Err(bad("keys", expected, format!("\"{key}\"")));
-        };
-        if spec.keys[..k].contains(key) {
-            return Err(bad("keys", "each key once", format!("\"{key}\" twice")));
-        }
-        let scale = pitch / REFERENCE_HZ;
+    for (key, &pitch) in spec.keys.iter().zip(&pitches) {
+        let scale = pitch / MIDDLE_C_HZ;
         for j in 0..course {
             let cents = if course > 1 { spec.detune * (j as f64 / (course - 1) as f64 - 0.5) } else { 0.0 };
             let name = if j == 0 { key.clone() } else { format!("{key}_{}", j + 1) };

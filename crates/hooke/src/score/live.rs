@@ -96,6 +96,7 @@ impl Resolver {
                     (PartKind::Membrane(membrane), _) => membrane.mass_at(0.5, 0.5) * dim,
                     (PartKind::Body(body), _) => body.mass * dim,
                     (PartKind::String(string), None) => string.masses[string.mass_at(0.5)] * dim,
+                    (PartKind::Bar(bar), position) => bar.masses[bar.mass_at(position.unwrap_or(0.5))] * dim,
                 };
                 Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
             }
@@ -104,6 +105,7 @@ impl Resolver {
                     PartKind::Membrane(membrane) => (membrane.mass_at(x, y), None),
                     PartKind::String(string) => (string.masses[string.mass_at(x)], string.hammer),
                     PartKind::Body(body) => (body.mass, None),
+                    PartKind::Bar(bar) => (bar.masses[bar.mass_at(x)], Some(bar.mallet)),
                 };
                 let (hammer_mass, stiffness, exponent) =
                     key.map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
@@ -321,8 +323,8 @@ impl LiveCore {
     }
 }
 
-/// The gain that puts a fortissimo note (velocity 127 on the lowest string's open note, or
-/// middle C) at `level` of full scale, and how many times faster than real time it renders:
+/// The gain that puts a fortissimo note (velocity 127 on the first string's open note or the
+/// first bar's, or middle C) at `level` of full scale, and how many times faster than real time it renders:
 /// measured by rendering 2^14 frames of it offline (NaN on `wasm32-unknown-unknown`, which
 /// has no clock).
 pub fn calibrate(
@@ -335,9 +337,8 @@ pub fn calibrate(
     let note = instrument
         .parts
         .iter()
-        .find_map(|p| match &p.kind {
-            PartKind::String(s) => Some(crate::score::notes::midi_note(s.frequency_hz).clamp(0, 127) as u8),
-            _ => None,
+        .find_map(|p| {
+            p.kind.pitch_hz().map(|pitch| crate::score::notes::midi_note(pitch).clamp(0, 127) as u8)
         })
         .unwrap_or(60);
     let mut gestures = Vec::new();

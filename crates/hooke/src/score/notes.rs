@@ -28,6 +28,9 @@
 //!   key's hammer ([`crate::instrument::KeyHammer`]) at speed `STRIKE_SPEED v / 127`, where the
 //!   hammer strikes, instead of plucking it. A piano's keys have no frets: a note goes to the
 //!   key of its pitch.
+//! - **Bars (marimba)**: a note strikes the bar of its pitch with the bar's mallet at speed
+//!   `STRIKE_SPEED v / 127`, where the mallet strikes; a note no bar sounds is refused. Note
+//!   offs, the pedal and pitch bend do nothing: a bar rings, and has no tension to bend.
 //! - **Membrane (drum)**: every note strikes it with a hammer at speed `STRIKE_SPEED v / 127`;
 //!   the note picks the point, the centre for C (pitch class 0) out towards the rim for B (11):
 //!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings. Mapped
@@ -218,13 +221,23 @@ enum Target {
     Strings(Vec<Strand>),
     Membrane { part: usize, factors: Factors },
     Body { part: usize, damped: bool },
+    Bars(Vec<Key>),
+}
+
+/// A bar and the note it sounds.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    part: usize,
+    note: i32,
+    /// Where its mallet strikes, a fraction of its length.
+    struck_at: f64,
 }
 
 /// A controller mapping that cannot apply to the instrument.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum UnmappableControl {
-    /// The instrument plays a body, which has no links to set.
-    #[error("controller {controller}: the {instrument} plays a body, which has no links whose {parameter} a controller could set")]
+    /// The instrument plays a body or bars, which have no tension or damping to set.
+    #[error("controller {controller}: the {instrument} plays {played}, with no links whose {parameter} a controller could set")]
     NoLinks {
         /// The controller.
         controller: u8,
@@ -232,6 +245,8 @@ pub enum UnmappableControl {
         parameter: &'static str,
         /// The instrument's kind.
         instrument: String,
+        /// What it plays (`a body`, `bars`).
+        played: &'static str,
     },
     /// Two mappings for one controller.
     #[error("controller {0} is mapped twice")]
@@ -252,8 +267,8 @@ pub struct NoteMap {
 }
 
 impl NoteMap {
-    /// The map for `instrument`: its strings if it has any, else its first membrane, else its
-    /// first body.
+    /// The map for `instrument`: its strings if it has any, else its bars, else its first
+    /// membrane, else its first body.
     pub fn new(instrument: &Instrument, rule: StringRule) -> Self {
         let strings: Vec<Strand> = instrument
             .parts
@@ -278,8 +293,21 @@ impl NoteMap {
         let first = |membrane: bool| {
             instrument.parts.iter().position(|p| matches!(p.kind, PartKind::Membrane(_)) == membrane)
         };
+        let bars: Vec<Key> = instrument
+            .parts
+            .iter()
+            .enumerate()
+            .filter_map(|(part, p)| match &p.kind {
+                PartKind::Bar(bar) => {
+                    Some(Key { part, note: midi_note(bar.frequency_hz), struck_at: bar.mallet.position })
+                }
+                _ => None,
+            })
+            .collect();
         let target = if !strings.is_empty() {
             Target::Strings(strings)
+        } else if !bars.is_empty() {
+            Target::Bars(bars)
         } else if let Some(part) = first(true) {
             Target::Membrane { part, factors: Factors::AS_BUILT }
         } else {
@@ -298,7 +326,7 @@ impl NoteMap {
 
     /// The map with `controls`: each moves its parameter on the parts its channel plays (every
     /// string the channel sounds; the drum's membrane from any channel). Refused on an
-    /// instrument that plays a body, and for a controller mapped twice.
+    /// instrument that plays a body or bars, and for a controller mapped twice.
     pub fn with_controls(
         mut self,
         controls: &[ControlMapping],
@@ -308,13 +336,17 @@ impl NoteMap {
             if controls[..i].iter().any(|m| m.controller == mapping.controller) {
                 return Err(UnmappableControl::Twice(mapping.controller));
             }
-            if let Target::Body { .. } = self.target {
-                return Err(UnmappableControl::NoLinks {
-                    controller: mapping.controller,
-                    parameter: mapping.parameter.name(),
-                    instrument: instrument.kind.to_string(),
-                });
-            }
+            let played = match self.target {
+                Target::Body { .. } => "a body",
+                Target::Bars(_) => "bars",
+                Target::Strings(_) | Target::Membrane { .. } => continue,
+            };
+            return Err(UnmappableControl::NoLinks {
+                controller: mapping.controller,
+                parameter: mapping.parameter.name(),
+                instrument: instrument.kind.to_string(),
+                played,
+            });
         }
         self.controls = controls.to_vec();
         Ok(self)
@@ -413,6 +445,17 @@ impl NoteMap {
                 }
                 push(out, *part, Stroke::Pluck { position: None, peak: PLUCK_PEAK * strength(velocity) });
             }
+            (Target::Bars(bars), NoteKind::On { note, velocity }) => {
+                let Some(key) = bars.iter().find(|key| key.note == i32::from(note)) else {
+                    let names: Vec<String> =
+                        bars.iter().map(|key| note_name(key.note.clamp(0, 127) as u8)).collect();
+                    let reason = format!("no bar sounds it (the bars: {})", names.join(", "));
+                    return Err(Unplayable { input: *input, note, reason });
+                };
+                let stroke =
+                    Stroke::Strike { position: [key.struck_at, 0.5], velocity: strike_speed(velocity) };
+                push(out, key.part, stroke);
+            }
             (Target::Body { part, damped }, NoteKind::Off { .. }) if !*damped => {
                 push(out, *part, Stroke::Damp(RELEASE_DECAY));
                 *damped = true;
@@ -433,7 +476,7 @@ impl NoteMap {
                 }
             }
             Target::Membrane { part, factors: now } => now.change_to(factors, input.time, *part, out),
-            Target::Body { .. } => {}
+            Target::Body { .. } | Target::Bars(_) => {}
         }
     }
 }

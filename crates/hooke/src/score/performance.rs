@@ -325,6 +325,11 @@ impl Performance {
                 }
             }
             PartKind::Body(body) => engine.apply(drag(body.mass, setting.damp))?,
+            PartKind::Bar(bar) => {
+                for &mass in &bar.masses {
+                    engine.apply(drag(mass, setting.damp))?;
+                }
+            }
         }
         Ok(())
     }

@@ -164,8 +164,10 @@ impl Context<'_, '_> {
             error(position.span(), &subject, "position", expected, found)
         };
         let part = &self.instrument.parts[self.part].kind;
-        if let (Some(axis), PartKind::String(_) | PartKind::Membrane(_)) = (&raw.axis, part) {
-            let expected = "no axis on a string or a membrane (they move along x)";
+        if let (Some(axis), PartKind::String(_) | PartKind::Membrane(_) | PartKind::Bar(_)) =
+            (&raw.axis, part)
+        {
+            let expected = "no axis on a string, a membrane or a bar (they move along x)";
             return Err(error(axis.span(), &subject, "axis", expected, format!("\"{}\"", axis.get_ref())));
         }
         match (part, &raw.position) {
@@ -186,9 +188,14 @@ impl Context<'_, '_> {
             (PartKind::Body(_), Some(position)) => {
                 Err(bad(position, "no position on a single mass (use `axis`)"))
             }
+            (PartKind::Bar(bar), Some(position)) => match *position.get_ref() {
+                Where::Along(p) if p > 0.0 && p < 1.0 => Ok(bar.masses[bar.mass_at(p)] * dim),
+                _ => Err(bad(position, "a fraction of the bar's length strictly between 0 and 1")),
+            },
             (PartKind::String(string @ StringPart { hammer: Some(hammer), .. }), None) => {
                 Ok(string.masses[string.mass_at(hammer.position)] * dim)
             }
+            (PartKind::Bar(bar), None) => Ok(bar.masses[bar.mass_at(bar.mallet.position)] * dim),
             (_, None) => Err(error(self.whole(), &subject, "position", "`position` on the part", "nothing")),
         }
     }
@@ -202,10 +209,7 @@ impl Context<'_, '_> {
             Kind::Pluck => self.pluck(state)?,
             Kind::Strike => {
                 let raw = self.raw();
-                let key = match &self.instrument.parts[self.part].kind {
-                    PartKind::String(string) => string.hammer,
-                    _ => None,
-                };
+                let key = self.instrument.parts[self.part].kind.hammer();
                 Action::Strike(Hammer {
                     coordinate: self.coordinate(state)?,
                     velocity: self.number(
@@ -367,12 +371,12 @@ impl Context<'_, '_> {
             }
             Kind::Set => {
                 let raw = self.raw();
-                if matches!(self.instrument.parts[self.part].kind, PartKind::Body(_)) {
+                if matches!(self.instrument.parts[self.part].kind, PartKind::Body(_) | PartKind::Bar(_)) {
                     return Err(error(
                         raw.part.span(),
                         &self.subject(),
                         "part",
-                        "a string or a membrane (a part with links)",
+                        "a string or a membrane (a part with tension and damping to set)",
                         format!("\"{}\"", raw.part.get_ref()),
                     ));
                 }
@@ -491,6 +495,15 @@ impl Context<'_, '_> {
                                 (m * dim, amplitude * value)
                             })
                             .collect()
+                    }
+                    PartKind::Bar(_) => {
+                        return Err(error(
+                            raw.shape.as_ref().map_or_else(|| self.whole(), Spanned::span),
+                            &subject,
+                            "shape",
+                            "\"pulse\" on a bar (a held shape needs a string, a membrane or a single mass)",
+                            format!("\"{shape}\""),
+                        ))
                     }
                     PartKind::Body(_) => {
                         if raw.width.is_some() {

@@ -3,7 +3,7 @@
 
 use super::{given, required, undercut, Given};
 use crate::model::validate::{check_non_negative, check_positive};
-use crate::model::{Bending, Mass, Model, ModelError, Node};
+use crate::model::{Bending, Damper, Mass, Model, ModelError, Node};
 use serde::Deserialize;
 
 /// A free bar (`[[bar]]`): masses `ID.1` .. `ID.N` (no anchors: both ends free), the centres of
@@ -12,7 +12,8 @@ use serde::Deserialize;
 /// physical (`length`, `linear_density`, `rigidity`), not both. Physical: with `h = L / N`,
 /// `m = rho A h` and `kappa = E I / h^3`, so the bar's modes tend to Euler-Bernoulli's,
 /// `w_n = (beta_n L)^2 sqrt(E I / (rho A)) / L^2` with `beta_n L = 4.7300, 7.8532, 10.9956, ...`
-/// (Fletcher & Rossing 1998), the error falling as `h^2`.
+/// (Fletcher & Rossing 1998), the error falling as `h^2`. Its losses: a drag on every mass and
+/// dampers between neighbours (`damping`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BarSpec {
@@ -30,9 +31,14 @@ pub struct BarSpec {
     pub linear_density: Option<f64>,
     /// Physical: bending rigidity E I, N m^2 (> 0).
     pub rigidity: Option<f64>,
-    /// Drag to ground of each mass, 1/s (>= 0).
+    /// Drag to ground of each mass, 1/s (>= 0): the same decay rate, `drag / 2`, for every mode.
     #[serde(default)]
     pub drag: f64,
+    /// Damping Z of a damper between each two neighbouring masses, N s/m (>= 0): a decay rate
+    /// that grows in proportion to a mode's frequency, the bar's form of the loss term
+    /// `2 sigma_1 u_txx` of Bilbao 2009 (ch. 7).
+    #[serde(default)]
+    pub damping: f64,
     /// An undercut that gives the bar this ratio of its second mode's frequency to its first
     /// (4: a marimba, 3: a xylophone; from 2.7565 for no cut up to what the deepest cut
     /// reaches), the given elements being those of the uncut bar ([`super::undercut`]); at most
@@ -65,6 +71,8 @@ impl BarSpec {
         some rigidity(rigidity: f64) => rigidity;
         /// Sets each mass's drag to ground, 1/s.
         set drag(gamma: f64) => drag;
+        /// Sets the damping between neighbouring masses, N s/m.
+        set damping(damping: f64) => damping;
         /// Undercuts the bar for the ratio `f_2 / f_1`.
         some undercut_ratio(ratio: f64) => undercut_ratio;
     }
@@ -85,6 +93,7 @@ impl Model {
         }
         self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
         check_non_negative(&subject, "drag", spec.drag)?;
+        check_non_negative(&subject, "damping", spec.damping)?;
         let (mass, kappa) = bar_elements(&subject, &spec)?;
         let thickness = match spec.undercut_ratio {
             Some(ratio) => undercut_thickness(&subject, spec.masses, ratio)?,
@@ -97,6 +106,11 @@ impl Model {
         }
         for (triple, tau) in nodes.windows(3).zip(&thickness[1..]) {
             self.add_bending(Bending::new(triple[0], triple[1], triple[2], tau.powi(3) * kappa))?;
+        }
+        if spec.damping > 0.0 {
+            for pair in nodes.windows(2) {
+                self.add_damper(Damper::new(pair[0], pair[1], spec.damping))?;
+            }
         }
         Ok(nodes)
     }
