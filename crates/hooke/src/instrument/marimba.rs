@@ -149,7 +149,10 @@ fn key_error(key: &str, error: AnalysisError) -> InstrumentError {
                 "frequency" => "keys",
                 field => field,
             };
-            let subject = format!("marimba, key \"{key}\"");
+            let subject = match field {
+                "decay" | "high_decay" => format!("marimba, key \"{key}\" (its decay times, as 1/f from C4)"),
+                _ => format!("marimba, key \"{key}\""),
+            };
             InstrumentError::Model(ModelError { subject, field, ..error })
         }
         source => InstrumentError::Analysis { part: format!("marimba key \"{key}\""), source },
