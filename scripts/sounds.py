@@ -23,7 +23,7 @@ PICTURES = Path("docs/sounds")
 # name, command arguments after `hooke` (the WAV's path follows them), title
 SOUNDS = [
     ("guitar", ["render", "examples/instruments/guitar.toml", "examples/instruments/guitar-phrase.toml", "-o"],
-     "guitar.toml, guitar-phrase.toml (the demo)"),
+     "guitar.toml, guitar-phrase.toml"),
     ("acoustic-guitar", ["render", "examples/instruments/acoustic-guitar.toml",
                          "examples/instruments/guitar-phrase.toml", "-o"],
      "acoustic-guitar.toml: the same strings on a body"),
