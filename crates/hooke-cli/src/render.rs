@@ -153,7 +153,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
             break;
         }
     }
-    write_rendered(&args, &sound)
+    write_rendered(&args, sound)
 }
 
 /// One piece of the demo: an instrument file and a score, with the names they are shown by.
@@ -213,7 +213,7 @@ struct Sources<'a> {
 
 fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let rendered = render_sources(sources, args, interrupt)?;
-    write_rendered(args, &rendered)
+    write_rendered(args, rendered)
 }
 
 /// A rendered score: the output rate (Hz), one vector of samples per channel, and why it stopped
@@ -226,7 +226,7 @@ struct Rendered {
 
 /// Writes `rendered` to `args.output` as `args` say, then reports why it stopped early, if it
 /// did: what was computed is kept as a valid file either way.
-fn write_rendered(args: &RenderArgs, rendered: &Rendered) -> miette::Result<()> {
+fn write_rendered(args: &RenderArgs, rendered: Rendered) -> miette::Result<()> {
     let (output, rate) = (&rendered.channels, rendered.rate);
     let wav = WavOptions { format: args.format, normalize: !args.no_normalize };
     let report = write_wav_file(&args.output, output, rate as u32, wav)?;
@@ -241,10 +241,7 @@ fn write_rendered(args: &RenderArgs, rendered: &Rendered) -> miette::Result<()> 
     if report.over_full_scale > 0 {
         eprintln!("warning: {} samples clipped to full scale", report.over_full_scale);
     }
-    match &rendered.stopped {
-        Some(stopped) => Err(miette!("{stopped}")),
-        None => Ok(()),
-    }
+    rendered.stopped.map_or(Ok(()), Err)
 }
 
 /// Builds the instrument of `sources`, reads its score and renders it.
@@ -324,8 +321,8 @@ fn render_sources(
     }
     let rendered = performance.step() as f64 / (rate * oversample as f64);
     eprintln!("rendered {rendered:.3} s of sound in {seconds:.3} s: {:.1}x real time", rendered / seconds);
-    let stopped = match result {
-        Err(error) => Some(miette!("{error}")),
+    let stopped = match result.into_diagnostic() {
+        Err(report) => Some(report),
         Ok(_) if interrupt.requested() => {
             Some(miette!("{}; score length {duration} s", stopped_message(performance.step(), total)))
         }

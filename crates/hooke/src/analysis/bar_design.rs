@@ -84,10 +84,16 @@ impl HungBar {
     /// `model`); returns its masses from `ID.1` to `ID.N`.
     pub fn add_to(&self, model: &mut Model, id: &str, frame: Node) -> Result<Vec<Node>, ModelError> {
         let nodes = model.add_bar(BarSpec { id: id.to_string(), ..self.bar.clone() })?;
+        self.add_cords(model, frame, &nodes)?;
+        Ok(nodes)
+    }
+
+    /// Hangs the bar's masses `nodes`, already in `model`, from `frame` by the cords.
+    fn add_cords(&self, model: &mut Model, frame: Node, nodes: &[Node]) -> Result<(), ModelError> {
         for &held in &self.cord_masses {
             model.add_spring(Spring::new(frame, nodes[held], self.cord_stiffness))?;
         }
-        Ok(nodes)
+        Ok(())
     }
 }
 
@@ -211,8 +217,8 @@ fn check_target(target: &BarTarget) -> Result<(), ModelError> {
     Ok(())
 }
 
-/// The hung bar of `knobs`, and its simulated first and second bending modes: the discrete
-/// poles nearest the targets' frequencies.
+/// The hung bar of `knobs`, and its simulated first and second bending modes (the third and
+/// fourth vibrating modes: the bounce and the rocking on the cords come first).
 fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Result<BarDesign, AnalysisError> {
     let n = target.masses as f64;
     let bar = BarSpec::new("bar", target.masses)
@@ -221,10 +227,11 @@ fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Resu
         .undercut_ratio(knobs.ratio)
         .drag(knobs.drag)
         .damping(knobs.damping);
+    let mut model = Model::new(1)?;
+    let frame = model.add_anchor(Anchor::new("frame"))?;
+    let nodes = model.add_bar(bar.clone())?;
     // The cords' stiffness follows the bar's mass.
-    let mut alone = Model::new(1)?;
-    alone.add_bar(bar.clone())?;
-    let total: f64 = alone.masses().iter().map(|m| m.mass).sum();
+    let total: f64 = model.masses().iter().map(|m| m.mass).sum();
     let near_end = (CORD_POSITION * n - 0.5).round().max(0.0) as usize;
     let hung = HungBar {
         length: knobs.length,
@@ -232,12 +239,9 @@ fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Resu
         cord_masses: [near_end, target.masses - 1 - near_end],
         cord_stiffness: (2.0 * PI * CORD_HZ).powi(2) * total / 2.0,
     };
-    let mut model = Model::new(1)?;
-    let frame = model.add_anchor(Anchor::new("frame"))?;
-    hung.add_to(&mut model, "bar", frame)?;
+    hung.add_cords(&mut model, frame, &nodes)?;
     let system = System::new(&model);
     let modal = ModelModes::new(&system, &AnalysisOptions::default())?;
-    // The two lowest vibrating modes are the bounce and the rocking on the cords.
     let mut bending = modal.modes().modes.iter().enumerate().filter(|(_, m)| m.pole.im > 0.0).skip(2);
     let mut next =
         || bending.next().map(|(position, mode)| oscillator_report(position, mode, scheme, h)).transpose();

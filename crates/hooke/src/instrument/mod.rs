@@ -148,7 +148,7 @@ pub struct KeyHammer {
     pub stiffness: f64,
     /// Hertz exponent (>= 1).
     pub exponent: f64,
-    /// Where it strikes, as a fraction of the length from the first anchor.
+    /// Where it strikes, as a fraction of the length from the first anchor (a bar: its first end).
     pub position: f64,
 }
 

@@ -101,14 +101,14 @@ impl Resolver {
                 Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
             }
             (Stroke::Strike { position: [x, y], velocity }, kind) => {
-                let (mass, key) = match kind {
-                    PartKind::Membrane(membrane) => (membrane.mass_at(x, y), None),
-                    PartKind::String(string) => (string.masses[string.mass_at(x)], string.hammer),
-                    PartKind::Body(body) => (body.mass, None),
-                    PartKind::Bar(bar) => (bar.masses[bar.mass_at(x)], Some(bar.mallet)),
+                let mass = match kind {
+                    PartKind::Membrane(membrane) => membrane.mass_at(x, y),
+                    PartKind::String(string) => string.masses[string.mass_at(x)],
+                    PartKind::Body(body) => body.mass,
+                    PartKind::Bar(bar) => bar.masses[bar.mass_at(x)],
                 };
                 let (hammer_mass, stiffness, exponent) =
-                    key.map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
+                    kind.hammer().map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
                 Action::Strike(Hammer {
                     coordinate: mass * dim,
                     velocity,
