@@ -45,7 +45,9 @@ const LONG_NUMBER: usize = 12;
 /// longer than [`MAX_QUOTED_CHARS`] is cut, with an ellipsis, and followed by its length
 /// (`"xxx..." (1000000 characters)`); a number that an `f64` writes out in full (`Display`
 /// gives 1e300 as 301 digits) is written in exponent form, to the same value (`1e300`). Numbers
-/// inside double quotes are user text and stay as they are. Tidying a tidy text changes nothing.
+/// inside double quotes are user text and stay as they are. Double-quoted text is escaped as
+/// Rust's `Debug` writes strings (serde's messages quote values so): `\"` inside it does not close
+/// it. Tidying a tidy text changes nothing.
 pub(crate) fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(4 * MAX_QUOTED_CHARS));
     let mut rest = text;
@@ -53,7 +55,7 @@ pub(crate) fn tidy(text: &str) -> String {
     while let Some(c) = rest.chars().next() {
         if c == '"' || c == '`' {
             let inner = &rest[1..];
-            let (content, closed) = match inner.find(c) {
+            let (content, closed) = match closing_quote(inner, c) {
                 Some(end) => (&inner[..end], true),
                 None => (inner, false),
             };
@@ -102,9 +104,24 @@ pub(crate) fn tidy(text: &str) -> String {
     out
 }
 
-/// `text` in double quotes, [`tidy`]: cut at [`MAX_QUOTED_CHARS`] characters when longer.
+/// The byte offset in `inner` of the quote `mark` that closes a text opened just before it: for
+/// a double quote, one not escaped by a backslash.
+fn closing_quote(inner: &str, mark: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in inner.char_indices() {
+        if c == mark && !escaped {
+            return Some(at);
+        }
+        escaped = mark == '"' && c == '\\' && !escaped;
+    }
+    None
+}
+
+/// `text` in double quotes, with `"` and `\` escaped, [`tidy`]: cut at [`MAX_QUOTED_CHARS`]
+/// characters when longer.
 pub(crate) fn quoted(text: &str) -> String {
-    tidy(&format!("\"{text}\""))
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    tidy(&format!("\"{escaped}\""))
 }
 
 /// `token` in exponent form, if it is an `f64` as `Display` writes it (`serde` adds `.0`),
@@ -124,7 +141,7 @@ fn short_number(token: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::tidy;
+    use super::{quoted, tidy};
 
     #[test]
     fn long_quoted_text_is_cut_and_long_numbers_are_short() {
@@ -140,5 +157,22 @@ mod tests {
         assert_eq!(tidy(kept), kept);
         // An unclosed quote is cut like a closed one.
         assert_eq!(tidy(&format!("id \"{id}")), format!("id \"{}... (100 characters)", "x".repeat(57)));
+    }
+
+    #[test]
+    fn a_quoted_text_with_escaped_quotes_is_cut_as_one_text() {
+        // As serde quotes a string value: `Debug`, with its quotes escaped.
+        let value = format!("a = \"{}\"\n", "y".repeat(200));
+        let message = format!("invalid type: string {value:?}, expected a number");
+        let tidied = tidy(&message);
+        let length = format!("{value:?}").chars().count() - 2;
+        let head: String = format!("{value:?}").chars().skip(1).take(57).collect();
+        assert_eq!(
+            tidied,
+            format!("invalid type: string \"{head}...\" ({length} characters), expected a number")
+        );
+        assert_eq!(tidy(&tidied), tidied);
+        // An id with quotes and backslashes is escaped, so its quotes do not end it.
+        assert_eq!(quoted("a\"b\\"), "\"a\\\"b\\\\\"");
     }
 }
