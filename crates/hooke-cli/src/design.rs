@@ -40,8 +40,8 @@ pub struct StringArgs {
     #[arg(long)]
     pub tau: f64,
     /// A second time constant, at --high-frequency, s: the string then gets drag as well as
-    /// dampers, set so that its partials decay by the two-point law 1/tau = sigma_0 + sigma_1 f^2
-    /// through both.
+    /// dampers, set so that its partials decay by the two-point law 1/tau = sigma_0 + sigma_1 xi(f)
+    /// through both (xi(f) = f^2 without stiffness, (n f0)^2 at a stiff string's partial n).
     #[arg(long, requires = "high_frequency")]
     pub high_tau: Option<f64>,
     /// Where --high-tau applies, Hz (the partial nearest it is matched).
@@ -119,7 +119,7 @@ fn string(args: &StringArgs) -> miette::Result<()> {
                 let target = PartialsTarget {
                     fundamental_hz: args.f0,
                     inharmonicity: args.inharmonicity.unwrap_or(0.0),
-                    loss: Some((law, high_hz)),
+                    loss: Some(law),
                 };
                 design_string_partials(masses, args.mass, &target, args.scheme, h)
             })

@@ -14,16 +14,17 @@
 //!
 //! Its frequency follows a stiff string's `f_n = n f_0 sqrt(1 + B n^2)` (Fletcher & Rossing,
 //! The Physics of Musical Instruments) when `kappa = B k (N + 1)^2 / pi^2`, to the
-//! lattice's dispersion, and its decay rate `gamma_j / 2 = c / 2m + (Z / 2k) w_j^2` (without
-//! bending) is the two-parameter loss law of a string, `sigma(f) = sigma_0 + sigma_1 f^2` (Bilbao
-//! 2009, Numerical Sound Synthesis, section 7.1.3: a constant loss and one growing with the
-//! square of the frequency). Dampers alone (`c = 0`, what [`super::design::design_string`] sets)
-//! make every partial decay at a rate `(f / f_0)^2` times the fundamental's, which leaves a
-//! plucked string dull at once.
+//! lattice's dispersion, and its decay rate `gamma_j / 2 = c / 2m + (Z / 2m) lambda_j` grows
+//! with `lambda_j`, the squared wavenumber of the lattice, as the two-parameter loss law of a
+//! string does, `sigma(f) = sigma_0 + sigma_1 xi(f)` (Bilbao 2009, Numerical Sound Synthesis,
+//! section 7.1.3: a constant loss and one growing with the squared wavenumber, which is `f^2`
+//! without stiffness; [`LossLaw`]). Dampers alone (`c = 0`, what
+//! [`super::design::design_string`] sets) make every partial decay at a rate `(f / f_0)^2` times
+//! the fundamental's, which leaves a plucked string dull at once.
 //!
 //! The design, for `scheme` at step `h` ([`design_string_partials`]):
-//! 1. the law through `(f_0, tau_0)` and `(f_h, tau_h)`: `sigma_1 = (1/tau_h - 1/tau_0) /
-//!    (f_h^2 - f_0^2)`, `sigma_0 = 1/tau_0 - sigma_1 f_0^2`;
+//! 1. the law through `(f_0, tau_0)` and `(f_h, tau_h)` on the string's stiffness: `sigma_1 =
+//!    (1/tau_h - 1/tau_0) / (xi(f_h) - xi(f_0))`, `sigma_0 = 1/tau_0 - sigma_1 xi(f_0)`;
 //! 2. the stiffness: the analog oscillators that the scheme maps to the digital poles of the
 //!    target partials ([`invert_pole`], which corrects the scheme's frequency warping and
 //!    numerical damping), and `k`, `kappa` through their `w_n^2` (the fundamental's alone
@@ -33,11 +34,13 @@
 //!    pole's own frequency (bisection: the decay grows with `gamma`);
 //! 4. `Z = m (gamma_j - gamma_1) / (lambda_j - lambda_1)` and `c = m gamma_1 - Z lambda_1`.
 //!
-//! Modes 1 and `j` then decay exactly as the law says once simulated; without bending the
-//! others follow it to the scheme's warping of their frequencies
-//! (`crates/hooke/tests/string_partials.rs` measures them). With bending the dampers' loss grows
-//! with `lambda_j` while `f_j^2` grows with `lambda_j + (kappa / k) lambda_j^2`, so the other
-//! partials depart from the law by about `B n^2` of its frequency-dependent part.
+//! Modes 1 and `j` then decay exactly as the law says once simulated. Without bending the
+//! others follow it to the scheme's warping of their frequencies, since the lattice's
+//! dispersion lowers `f_j^2` and `lambda_j` alike. With bending, which cancels that dispersion
+//! in the frequencies, `lambda_j = 4 sin^2(theta / 2)` stays below the continuous string's
+//! `theta^2` (`theta = j pi / (N + 1)`) by about `theta^2 / 12` of itself, and so does the
+//! partials' frequency-dependent loss: a stiff string needs enough masses for its partials of
+//! interest to lie at small `theta` (`crates/hooke/tests/string_partials.rs` measures both).
 
 use super::design::{digital_target, invert_pole, StringDesign};
 use super::discrete::{oscillator_poles, Oscillator};
@@ -47,20 +50,34 @@ use crate::model::{Model, StringSpec};
 use crate::scheme::SchemeKind;
 use std::f64::consts::PI;
 
-/// The two-point loss law: decay rate `sigma(f) = sigma_0 + sigma_1 f^2` (1/s) through time
-/// constants (decay to `1/e`) given at two frequencies.
+/// The two-point loss law of a string: decay rate `sigma(f) = sigma_0 + sigma_1 xi(f)` (1/s)
+/// through time constants (decay to `1/e`) given at two frequencies.
+///
+/// `xi(f)` is the square of the frequency that the partial at `f` would have on the same string
+/// without stiffness: on a string with `f_n = n f_0 sqrt(1 + B n^2)`, `xi(f_n) = (n f_0)^2`, so
+/// `xi(f) = 2 f^2 / (1 + sqrt(1 + 4 c f^2))` with the stretch `c = B / f_0^2`, and `xi(f) = f^2`
+/// without stiffness. It is Bilbao 2009's `xi(omega)`, the squared wavenumber at which the stiff
+/// string vibrates at `omega`, in units of frequency: a loss term `2 sigma_1 u_txx` damps each
+/// wave by its wavenumber, whatever stiffness does to its frequency.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossLaw {
-    /// The frequency-independent rate `sigma_0`, 1/s.
-    pub constant: f64,
-    /// `sigma_1`, s (1/s per Hz^2).
-    pub quadratic: f64,
+    /// The lower point: frequency (Hz) and time constant (s).
+    low: (f64, f64),
+    /// The higher point: frequency (Hz) and time constant (s).
+    high: (f64, f64),
+    /// The stretch `c = B / f_0^2` of the string the law is for, 1/Hz^2.
+    stretch: f64,
+    /// `sigma_0`, 1/s.
+    constant: f64,
+    /// `sigma_1`, s (1/s per Hz^2 of `xi`).
+    quadratic: f64,
 }
 
 impl LossLaw {
-    /// The law with time constant `tau_low` (s) at `f_low` (Hz) and `tau_high` at `f_high`:
-    /// `f_high > f_low > 0`, `0 < tau_high <= tau_low`, and a constant part `sigma_0 >= 0` (the
-    /// high partial may not decay so fast that the law would need a negative loss at 0 Hz).
+    /// The law of a string without stiffness with time constant `tau_low` (s) at `f_low` (Hz)
+    /// and `tau_high` at `f_high`: `f_high > f_low > 0`, `0 < tau_high <= tau_low`, and a
+    /// constant part `sigma_0 >= 0` (the high partial may not decay so fast that the law would
+    /// need a negative loss at 0 Hz).
     pub fn through(f_low: f64, tau_low: f64, f_high: f64, tau_high: f64) -> Result<Self, AnalysisError> {
         let positive = |x: f64| x > 0.0 && x.is_finite();
         if !(positive(f_low) && positive(f_high) && f_high > f_low) {
@@ -74,21 +91,49 @@ impl LossLaw {
                  {f_high} Hz and {tau_low} s at {f_low} Hz"
             )));
         }
-        let quadratic = (1.0 / tau_high - 1.0 / tau_low) / (f_high * f_high - f_low * f_low);
-        let constant = 1.0 / tau_low - quadratic * f_low * f_low;
-        if constant < 0.0 {
+        Self::fitted((f_low, tau_low), (f_high, tau_high), 0.0)
+    }
+
+    /// The same two points on a string of fundamental `fundamental_hz` and inharmonicity `B`.
+    pub fn on_stiff_string(&self, fundamental_hz: f64, inharmonicity: f64) -> Result<Self, AnalysisError> {
+        Self::fitted(self.low, self.high, inharmonicity / (fundamental_hz * fundamental_hz))
+    }
+
+    fn fitted(low: (f64, f64), high: (f64, f64), stretch: f64) -> Result<Self, AnalysisError> {
+        if !(stretch >= 0.0 && stretch.is_finite()) {
             return Err(AnalysisError::Target(format!(
-                "a loss law with a frequency-independent part >= 0: {tau_high} s at {f_high} Hz decays so much faster \
-                 than {tau_low} s at {f_low} Hz that sigma(0) = {constant:.6e} 1/s; give the high partial a longer \
-                 time constant or a higher frequency"
+                "a string with a fundamental > 0 Hz and an inharmonicity B >= 0; found B / f_0^2 = {stretch}"
             )));
         }
-        Ok(Self { constant, quadratic })
+        let ((f_low, tau_low), (f_high, tau_high)) = (low, high);
+        let mut law = Self { low, high, stretch, constant: 0.0, quadratic: 0.0 };
+        law.quadratic = (1.0 / tau_high - 1.0 / tau_low) / (law.xi(f_high) - law.xi(f_low));
+        law.constant = 1.0 / tau_low - law.quadratic * law.xi(f_low);
+        if law.constant < 0.0 {
+            return Err(AnalysisError::Target(format!(
+                "a loss law with a frequency-independent part >= 0: {tau_high} s at {f_high} Hz decays so much faster \
+                 than {tau_low} s at {f_low} Hz that sigma(0) = {:.6e} 1/s; give the high partial a longer time \
+                 constant or a higher frequency",
+                law.constant
+            )));
+        }
+        Ok(law)
+    }
+
+    /// `xi(f)`, Hz^2: the squared frequency of the same partial without stiffness.
+    pub fn xi(&self, frequency_hz: f64) -> f64 {
+        let f2 = frequency_hz * frequency_hz;
+        2.0 * f2 / (1.0 + (1.0 + 4.0 * self.stretch * f2).sqrt())
     }
 
     /// The decay rate at `frequency_hz`, 1/s.
     pub fn rate(&self, frequency_hz: f64) -> f64 {
-        self.constant + self.quadratic * frequency_hz * frequency_hz
+        self.constant + self.quadratic * self.xi(frequency_hz)
+    }
+
+    /// The frequency of the higher point, Hz.
+    pub fn high_hz(&self) -> f64 {
+        self.high.0
     }
 }
 
@@ -100,9 +145,9 @@ pub struct PartialsTarget {
     /// The inharmonicity coefficient B of `f_n = n f_0 sqrt(1 + B n^2)` (>= 0; 0: a string with
     /// no bending elements, harmonic but for the scheme's warping of its upper partials).
     pub inharmonicity: f64,
-    /// The loss law, met exactly at the fundamental and at the partial nearest the given
-    /// frequency (Hz); `None`: lossless.
-    pub loss: Option<(LossLaw, f64)>,
+    /// The loss law, met exactly at the fundamental and at the partial nearest its higher
+    /// point, on this string's stiffness ([`LossLaw::on_stiff_string`]); `None`: lossless.
+    pub loss: Option<LossLaw>,
 }
 
 /// Partials the stiffness of a stiff string is fitted to.
@@ -138,7 +183,8 @@ pub fn design_string_partials(
         return Err(AnalysisError::Target(format!("an inharmonicity B >= 0; found {b}")));
     }
     let lambda = |j: usize| (0.5 * j as f64 * PI / (masses + 1) as f64).sin().powi(2) * 4.0;
-    let law_rate = |f: f64| target.loss.map(|(law, _)| law.rate(f));
+    let loss = target.loss.map(|law| law.on_stiff_string(target.fundamental_hz, b)).transpose()?;
+    let law_rate = |f: f64| loss.map(|law| law.rate(f));
     let analog = |n: usize| -> Result<Oscillator, AnalysisError> {
         let f = n as f64 * target.fundamental_hz * (1.0 + b * (n * n) as f64).sqrt();
         invert_pole(scheme, digital_target(f, law_rate(f).map(|rate| 1.0 / rate), h)?, h)
@@ -158,9 +204,10 @@ pub fn design_string_partials(
         let z = dominant(oscillator_poles(scheme, &[oscillator], h)?[0]);
         Ok((z.arg() / (2.0 * PI * h), -z.norm().ln() / h))
     };
-    let (damping_rate, drag) = match target.loss {
+    let (damping_rate, drag) = match loss {
         None => (0.0, 0.0),
-        Some((law, high_hz)) => {
+        Some(law) => {
+            let high_hz = law.high_hz();
             // The partial whose simulated frequency (without loss, near enough) is nearest high_hz.
             let mut nearest = (2, f64::INFINITY);
             for j in 2..=masses {
@@ -284,6 +331,21 @@ mod tests {
         assert!((law.rate(110.0) - 1.0 / 3.0).abs() < 1e-15);
         assert!((law.rate(3000.0) - 1.0 / 0.3).abs() < 1e-14);
         assert!(law.constant > 0.0 && law.quadratic > 0.0);
+    }
+
+    #[test]
+    fn on_a_stiff_string_the_law_grows_with_the_partials_index_squared() {
+        // f_n = n f_0 sqrt(1 + B n^2): xi(f_n) = (n f_0)^2, so sigma(f_n) - sigma_0 grows as n^2.
+        let (f0, b) = (110.0, 1e-3);
+        let partial = |n: f64| n * f0 * (1.0 + b * n * n).sqrt();
+        let law = LossLaw::through(110.0, 3.0, 3000.0, 0.3).unwrap().on_stiff_string(f0, b).unwrap();
+        for n in [1.0, 7.0, 30.0] {
+            assert!((law.xi(partial(n)) / (n * f0).powi(2) - 1.0).abs() < 1e-12, "partial {n}");
+        }
+        assert!((law.rate(110.0) - 1.0 / 3.0).abs() < 1e-15);
+        assert!((law.rate(3000.0) - 1.0 / 0.3).abs() < 1e-14);
+        let growth = (law.rate(partial(20.0)) - law.constant) / (law.rate(partial(10.0)) - law.constant);
+        assert!((growth - 4.0).abs() < 1e-12, "{growth}");
     }
 
     #[test]

@@ -156,7 +156,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                     let target = PartialsTarget {
                         fundamental_hz: *frequency_hz,
                         inharmonicity: spec.inharmonicity.as_ref().map_or(0.0, |b| b[s]),
-                        loss: Some((law, spec.high_frequency)),
+                        loss: Some(law),
                     };
                     design_string_partials(spec.masses, mass, &target, scheme, dt)
                 }),
