@@ -8,7 +8,9 @@
 use hooke::format::SourceError;
 use hooke::instrument::drum::DrumSpec;
 use hooke::instrument::guitar::GuitarSpec;
+use hooke::instrument::marimba::MarimbaSpec;
 use hooke::instrument::pendulum::PendulumSpec;
+use hooke::instrument::plates::PlatesSpec;
 use hooke::instrument::reed::ReedSpec;
 use hooke::instrument::sitar::SitarSpec;
 use hooke::instrument::{Instrument, InstrumentSpec};
@@ -126,6 +128,8 @@ pub fn instruments() -> &'static [(usize, Instrument)] {
             InstrumentSpec::Reed(ReedSpec::default()),
             InstrumentSpec::Sitar(SitarSpec::default()),
             InstrumentSpec::Pendulum(PendulumSpec::default()),
+            InstrumentSpec::Marimba(MarimbaSpec::default()),
+            InstrumentSpec::Plates(PlatesSpec::default()),
         ]
         .iter()
         .map(|spec| spec.build_stable(spec.default_scheme(), 44_100.0, None).expect("a default instrument"))

@@ -31,6 +31,7 @@ mod marimba;
 mod model_api;
 mod multistage;
 mod piano;
+mod plates;
 mod properties;
 mod reductions;
 mod score_errors;

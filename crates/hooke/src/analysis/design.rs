@@ -326,6 +326,52 @@ fn lowest_mode(
     oscillator_report(position, &modal.modes().modes[position], scheme, h)
 }
 
+/// Bisection steps on a mode's damping: the bracket shrinks to 2^-80 of its width.
+const BISECTIONS: usize = 80;
+
+/// The damping rate `gamma` (1/s) with which a mode (`what`, for errors), simulated
+/// (`simulated(gamma)` gives its frequency, Hz, and decay rate, 1/s, as `scheme` at step `h`
+/// runs it), decays at `rate(f)` (1/s) at its own frequency `f` (bisection: the decay grows
+/// with `gamma`).
+pub(super) fn matching_damping(
+    what: &str,
+    rate: impl Fn(f64) -> f64,
+    scheme: SchemeKind,
+    h: f64,
+    simulated: impl Fn(f64) -> Result<(f64, f64), AnalysisError>,
+) -> Result<f64, AnalysisError> {
+    let excess = |gamma: f64| simulated(gamma).map(|(f, decay)| decay - rate(f));
+    if excess(0.0)? > 0.0 {
+        let (f, _) = simulated(0.0)?;
+        return Err(AnalysisError::Target(format!(
+            "{what} ({f:.3} Hz) decaying at {:.6e} 1/s or slower: {scheme} at h = {h} s damps it more than that \
+             with no loss at all",
+            rate(f)
+        )));
+    }
+    let mut high = 2.0 * rate(simulated(0.0)?.0);
+    while excess(high)? <= 0.0 {
+        high *= 2.0;
+        if !high.is_finite() || high > 1e3 / h {
+            return Err(AnalysisError::NoConvergence {
+                what: "bracketing a mode's damping",
+                iterations: 0,
+                residual: excess(high)?,
+            });
+        }
+    }
+    let mut low = 0.0;
+    for _ in 0..BISECTIONS {
+        let middle = 0.5 * (low + high);
+        if excess(middle)? > 0.0 {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Ok(0.5 * (low + high))
+}
+
 /// Mode `position` (0-based) with the dominant pole that `scheme` at step `h` gives its damped
 /// oscillator: the mode's own discrete pole when the damping is modal, and to first order in the
 /// coupling of the modes by the damping otherwise.

@@ -42,7 +42,7 @@
 //! partials' frequency-dependent loss: a stiff string needs enough masses for its partials of
 //! interest to lie at small `theta` (`crates/hooke/tests/string_partials.rs` measures both).
 
-use super::design::{digital_target, invert_pole, StringDesign};
+use super::design::{digital_target, invert_pole, matching_damping, StringDesign};
 use super::discrete::{oscillator_poles, Oscillator};
 use super::error::AnalysisError;
 use super::poles::dominant;
@@ -79,18 +79,6 @@ impl LossLaw {
     /// constant part `sigma_0 >= 0` (the high partial may not decay so fast that the law would
     /// need a negative loss at 0 Hz).
     pub fn through(f_low: f64, tau_low: f64, f_high: f64, tau_high: f64) -> Result<Self, AnalysisError> {
-        let positive = |x: f64| x > 0.0 && x.is_finite();
-        if !(positive(f_low) && positive(f_high) && f_high > f_low) {
-            return Err(AnalysisError::Target(format!(
-                "a high frequency above the fundamental, both > 0 Hz; found {f_high} Hz and {f_low} Hz"
-            )));
-        }
-        if !(positive(tau_low) && positive(tau_high) && tau_high <= tau_low) {
-            return Err(AnalysisError::Target(format!(
-                "time constants > 0 s, the high partial's no longer than the fundamental's; found {tau_high} s at \
-                 {f_high} Hz and {tau_low} s at {f_low} Hz"
-            )));
-        }
         Self::fitted((f_low, tau_low), (f_high, tau_high), 0.0)
     }
 
@@ -105,18 +93,8 @@ impl LossLaw {
                 "a string with a fundamental > 0 Hz and an inharmonicity B >= 0; found B / f_0^2 = {stretch}"
             )));
         }
-        let ((f_low, tau_low), (f_high, tau_high)) = (low, high);
         let mut law = Self { low, high, stretch, constant: 0.0, quadratic: 0.0 };
-        law.quadratic = (1.0 / tau_high - 1.0 / tau_low) / (law.xi(f_high) - law.xi(f_low));
-        law.constant = 1.0 / tau_low - law.quadratic * law.xi(f_low);
-        if law.constant < 0.0 {
-            return Err(AnalysisError::Target(format!(
-                "a loss law with a frequency-independent part >= 0: {tau_high} s at {f_high} Hz decays so much faster \
-                 than {tau_low} s at {f_low} Hz that sigma(0) = {:.6e} 1/s; give the high partial a longer time \
-                 constant or a higher frequency",
-                law.constant
-            )));
-        }
+        (law.constant, law.quadratic) = fit_two_points(low, high, |f| law.xi(f))?;
         Ok(law)
     }
 
@@ -135,6 +113,40 @@ impl LossLaw {
     pub fn high_hz(&self) -> f64 {
         self.high.0
     }
+}
+
+/// `(sigma_0, sigma_1)` of a loss law `sigma(f) = sigma_0 + sigma_1 g(f)` (1/s, `g` growing)
+/// through the time constants (decay to `1/e`) `low = (f_low, tau_low)` and `high = (f_high,
+/// tau_high)` (Hz, s): `f_high > f_low > 0`, `0 < tau_high <= tau_low`, and `sigma_0 >= 0` (the
+/// high point may not decay so fast that the law would need a negative loss at 0 Hz).
+pub(super) fn fit_two_points(
+    low: (f64, f64),
+    high: (f64, f64),
+    g: impl Fn(f64) -> f64,
+) -> Result<(f64, f64), AnalysisError> {
+    let ((f_low, tau_low), (f_high, tau_high)) = (low, high);
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    if !(positive(f_low) && positive(f_high) && f_high > f_low) {
+        return Err(AnalysisError::Target(format!(
+            "a high frequency above the fundamental, both > 0 Hz; found {f_high} Hz and {f_low} Hz"
+        )));
+    }
+    if !(positive(tau_low) && positive(tau_high) && tau_high <= tau_low) {
+        return Err(AnalysisError::Target(format!(
+            "time constants > 0 s, the high partial's no longer than the fundamental's; found {tau_high} s at \
+             {f_high} Hz and {tau_low} s at {f_low} Hz"
+        )));
+    }
+    let slope = (1.0 / tau_high - 1.0 / tau_low) / (g(f_high) - g(f_low));
+    let constant = 1.0 / tau_low - slope * g(f_low);
+    if constant < 0.0 {
+        return Err(AnalysisError::Target(format!(
+            "a loss law with a frequency-independent part >= 0: {tau_high} s at {f_high} Hz decays so much faster \
+             than {tau_low} s at {f_low} Hz that sigma(0) = {constant:.6e} 1/s; give the high partial a longer \
+             time constant or a higher frequency"
+        )));
+    }
+    Ok((constant, slope))
 }
 
 /// What a designed string's simulated partials should be.
@@ -217,8 +229,10 @@ pub fn design_string_partials(
                 }
             }
             let j = nearest.0;
-            let gamma_1 = matching_damping(&law, 1, scheme, h, &simulated)?;
-            let gamma_j = matching_damping(&law, j, scheme, h, &simulated)?;
+            let rate = |f: f64| law.rate(f);
+            let gamma_1 = matching_damping("partial 1", rate, scheme, h, |gamma| simulated(1, gamma))?;
+            let gamma_j =
+                matching_damping(&format!("partial {j}"), rate, scheme, h, |gamma| simulated(j, gamma))?;
             let damping_rate = (gamma_j - gamma_1) / (lambda(j) - lambda(1));
             let drag = gamma_1 - damping_rate * lambda(1);
             if damping_rate < 0.0 || drag < 0.0 {
@@ -274,51 +288,6 @@ fn fit_stiffness(partials: &[(f64, f64)]) -> Result<(f64, f64), AnalysisError> {
         )));
     }
     Ok((a, b))
-}
-
-/// Bisection steps on a partial's damping: the bracket shrinks to 2^-80 of its width.
-const BISECTIONS: usize = 80;
-
-/// The damping rate `gamma_j` (1/s) with which mode `j`, simulated (`simulated(j, gamma)` gives
-/// its frequency, Hz, and decay rate, 1/s), decays at `law`'s rate at its own frequency
-/// (bisection: the decay grows with `gamma_j`).
-fn matching_damping(
-    law: &LossLaw,
-    j: usize,
-    scheme: SchemeKind,
-    h: f64,
-    simulated: &impl Fn(usize, f64) -> Result<(f64, f64), AnalysisError>,
-) -> Result<f64, AnalysisError> {
-    let excess = |gamma: f64| simulated(j, gamma).map(|(f, decay)| decay - law.rate(f));
-    if excess(0.0)? > 0.0 {
-        let (f, _) = simulated(j, 0.0)?;
-        return Err(AnalysisError::Target(format!(
-            "partial {j} ({f:.3} Hz) decaying at {:.6e} 1/s or slower: {scheme} at h = {h} s damps it more than that \
-             with no loss at all",
-            law.rate(f)
-        )));
-    }
-    let mut high = 2.0 * law.rate(simulated(j, 0.0)?.0);
-    while excess(high)? <= 0.0 {
-        high *= 2.0;
-        if !high.is_finite() || high > 1e3 / h {
-            return Err(AnalysisError::NoConvergence {
-                what: "bracketing a partial's damping",
-                iterations: 0,
-                residual: excess(high)?,
-            });
-        }
-    }
-    let mut low = 0.0;
-    for _ in 0..BISECTIONS {
-        let middle = 0.5 * (low + high);
-        if excess(middle)? > 0.0 {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    Ok(0.5 * (low + high))
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The TOML instrument format (docs/score-format.md): one table naming the instrument
-//! (`[guitar]`, `[piano]`, `[marimba]`, `[drum]`, `[reed]`, `[sitar]` or `[pendulum]`) with its parameters, and an
+//! (`[guitar]`, `[piano]`, `[marimba]`, `[plates]`, `[drum]`, `[reed]`, `[sitar]` or
+//! `[pendulum]`) with its parameters, and an
 //! optional `[render]` table (scheme, output rate, oversampling). An instrument is built for a
 //! scheme and a simulation rate, so reading the file and building it are two steps; errors of
 //! either name the file, line and column.
 //!
-//! `[piano]`, `[marimba]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
+//! `[piano]`, `[marimba]`, `[plates]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
 //! field optional, defaulting to the spec's `Default`); `[guitar]` names its strings by pitch
 //! (`tuning`, `names`) and may give one density or decay for all strings, so it has a reader
 //! of its own that makes a [`GuitarSpec`].
@@ -16,6 +17,7 @@ use crate::instrument::guitar::{note_frequency, GuitarSpec, OCTAVES};
 use crate::instrument::marimba::MarimbaSpec;
 use crate::instrument::pendulum::PendulumSpec;
 use crate::instrument::piano::PianoSpec;
+use crate::instrument::plates::PlatesSpec;
 use crate::instrument::reed::ReedSpec;
 use crate::instrument::sitar::SitarSpec;
 use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAMPLE};
@@ -100,6 +102,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         ("pendulum", tables.pendulum.is_some()),
         ("piano", tables.piano.is_some()),
         ("marimba", tables.marimba.is_some()),
+        ("plates", tables.plates.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))
@@ -109,7 +112,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
             [table] => table,
             [] => return Err(document.error_at(
                 0..0,
-                "expected one instrument table: [guitar], [piano], [marimba], [drum], [reed], [sitar] or [pendulum]; found none",
+                "expected one instrument table: [guitar], [piano], [marimba], [plates], [drum], [reed], [sitar] or [pendulum]; found none",
             )),
             [_, second, ..] => {
                 return Err(document.error_at(
@@ -118,14 +121,15 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
                 ))
             }
         };
-    let Tables { guitar, drum, reed, sitar, pendulum, piano, marimba, render } = tables;
-    let spec = match (guitar, drum, reed, sitar, piano, marimba, pendulum) {
+    let Tables { guitar, drum, reed, sitar, pendulum, piano, marimba, plates, render } = tables;
+    let spec = match (guitar, drum, reed, sitar, piano, marimba, plates, pendulum) {
         (Some(guitar), ..) => InstrumentSpec::Guitar(guitar.spec(&document)?),
         (_, Some(drum), ..) => InstrumentSpec::Drum(drum),
         (_, _, Some(reed), ..) => InstrumentSpec::Reed(reed),
         (_, _, _, Some(sitar), ..) => InstrumentSpec::Sitar(sitar),
         (_, _, _, _, Some(piano), ..) => InstrumentSpec::Piano(piano),
-        (_, _, _, _, _, Some(marimba), _) => InstrumentSpec::Marimba(marimba),
+        (_, _, _, _, _, Some(marimba), ..) => InstrumentSpec::Marimba(marimba),
+        (_, _, _, _, _, _, Some(plates), _) => InstrumentSpec::Plates(plates),
         (.., pendulum) => InstrumentSpec::Pendulum(pendulum.expect("one table")),
     };
     let render = render.unwrap_or_default();
@@ -180,6 +184,7 @@ struct Tables {
     pendulum: Option<PendulumSpec>,
     piano: Option<PianoSpec>,
     marimba: Option<MarimbaSpec>,
+    plates: Option<PlatesSpec>,
     render: Option<RenderFields>,
 }
 

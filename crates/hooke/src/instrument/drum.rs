@@ -1,7 +1,7 @@
 //! A drum: a 1D membrane (transverse displacements) with a fixed rim, its lowest simulated
 //! mode tuned to a pitch and decay for the scheme and step it runs at ([`tune`]).
 
-use super::{check_stable, Instrument, InstrumentError, MembranePart, Part, PartKind};
+use super::{check_stable, Grid, Instrument, InstrumentError, MembranePart, Part, PartKind};
 use crate::analysis::design::{tune, TuneTarget};
 use crate::analysis::report::AnalysisOptions;
 use crate::engine::PickupSpec;
@@ -81,18 +81,15 @@ pub fn drum(spec: &DrumSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
             ([node(a), node(b)], l.stiffness, l.damping)
         })
         .collect();
-    let membrane = MembranePart {
-        columns: spec.columns,
-        rows: spec.rows,
-        masses: (0..spec.columns * spec.rows).collect(),
-        links,
-    };
+    let grid =
+        Grid { columns: spec.columns, rows: spec.rows, masses: (0..spec.columns * spec.rows).collect() };
+    let membrane = MembranePart { grid, links };
     let pickups = spec
         .pickups
         .iter()
         .enumerate()
         .map(|(channel, [x, y])| {
-            PickupSpec::position(Node::Mass(membrane.mass_at(*x, *y))).channel(channel + 1)
+            PickupSpec::position(Node::Mass(membrane.grid.mass_at(*x, *y))).channel(channel + 1)
         })
         .collect();
     let parts = vec![Part { name: "drum".to_string(), kind: PartKind::Membrane(membrane) }];

@@ -4,7 +4,7 @@
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
 //! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
-//! Builders: [`guitar`], [`piano`], [`marimba`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
+//! Builders: [`guitar`], [`piano`], [`marimba`], [`plates`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
 //! [`InstrumentSpec`] for any of them; the instrument file format (docs/score-format.md) reads their specs.
 
 pub mod drum;
@@ -13,6 +13,7 @@ pub mod guitar;
 pub mod marimba;
 pub mod pendulum;
 pub mod piano;
+pub mod plates;
 pub mod reed;
 pub mod sitar;
 
@@ -79,24 +80,29 @@ pub enum PartKind {
     Body(BodyPart),
     /// A free bar (a marimba's key).
     Bar(BarPart),
+    /// A plate held on its rim (a bell plate).
+    Plate(PlatePart),
 }
 
 impl PartKind {
-    /// The pitch the part was built to sound, Hz: a string's open fundamental or a bar's first
-    /// mode; `None` for a membrane or a body.
+    /// The pitch the part was built to sound, Hz: a string's open fundamental or a bar's or a
+    /// plate's first mode; `None` for a membrane or a body.
     pub fn pitch_hz(&self) -> Option<f64> {
         match self {
             PartKind::String(string) => Some(string.frequency_hz),
             PartKind::Bar(bar) => Some(bar.frequency_hz),
+            PartKind::Plate(plate) => Some(plate.frequency_hz),
             PartKind::Membrane(_) | PartKind::Body(_) => None,
         }
     }
 
-    /// The hammer or mallet that plays the part, if it has one: a piano key's or a bar's.
+    /// The hammer or mallet that plays the part, if it has one: a piano key's, a bar's or a
+    /// plate's.
     pub fn hammer(&self) -> Option<KeyHammer> {
         match self {
             PartKind::String(string) => string.hammer,
             PartKind::Bar(bar) => Some(bar.mallet),
+            PartKind::Plate(plate) => Some(plate.mallet),
             PartKind::Membrane(_) | PartKind::Body(_) => None,
         }
     }
@@ -148,7 +154,8 @@ pub struct KeyHammer {
     pub stiffness: f64,
     /// Hertz exponent (>= 1).
     pub exponent: f64,
-    /// Where it strikes, as a fraction of the length from the first anchor (a bar: its first end).
+    /// Where it strikes, as a fraction of the length from the first anchor (a bar: its first end;
+    /// a plate: the fraction of its width, [`PlatePart::strike`] giving both coordinates).
     pub position: f64,
 }
 
@@ -182,26 +189,46 @@ pub fn nearest_inner_node(first: usize, last: usize, fraction: f64) -> usize {
     (place.round() as usize).clamp(first + 1, last - 1)
 }
 
-/// A membrane: `columns x rows` masses, row by row.
+/// A grid of `columns x rows` masses inside a fixed rim, row by row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MembranePart {
+pub struct Grid {
     /// Masses along x.
     pub columns: usize,
     /// Masses along y.
     pub rows: usize,
     /// Model indices of the masses, `j * columns + i` for column `i`, row `j`.
     pub masses: Vec<usize>,
-    /// Every link of the membrane as system node pairs, with its stiffness (N/m) and damping
-    /// (N s/m) as built.
-    pub links: Vec<([usize; 2], f64, f64)>,
 }
 
-impl MembranePart {
+impl Grid {
     /// The mass nearest the point at fractions `(x, y)` of the width and height (model index).
     pub fn mass_at(&self, x: f64, y: f64) -> usize {
         let pick = |fraction: f64, count: usize| nearest_inner_node(0, count + 1, fraction) - 1;
         self.masses[pick(y, self.rows) * self.columns + pick(x, self.columns)]
     }
+}
+
+/// A membrane: a grid of masses and the links between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MembranePart {
+    /// Its masses.
+    pub grid: Grid,
+    /// Every link of the membrane as system node pairs, with its stiffness (N/m) and damping
+    /// (N s/m) as built.
+    pub links: Vec<([usize; 2], f64, f64)>,
+}
+
+/// A plate held on its rim, struck by a mallet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlatePart {
+    /// Its masses.
+    pub grid: Grid,
+    /// The designed (simulated) first mode, Hz.
+    pub frequency_hz: f64,
+    /// The mallet that plays it.
+    pub mallet: KeyHammer,
+    /// Where the mallet strikes, fractions `[x, y]` of the width and height.
+    pub strike: [f64; 2],
 }
 
 /// A free bar: masses from one end to the other, no anchors.
@@ -265,6 +292,8 @@ pub enum InstrumentSpec {
     Piano(piano::PianoSpec),
     /// A marimba-like instrument (`[marimba]`).
     Marimba(marimba::MarimbaSpec),
+    /// Bell plates (`[plates]`).
+    Plates(plates::PlatesSpec),
 }
 
 /// The largest oversampling [`InstrumentSpec::build_stable`] tries.
@@ -290,6 +319,7 @@ impl InstrumentSpec {
             InstrumentSpec::Pendulum(spec) => pendulum::pendulum(spec, scheme, dt),
             InstrumentSpec::Piano(spec) => piano::piano(spec, scheme, dt),
             InstrumentSpec::Marimba(spec) => marimba::marimba(spec, scheme, dt),
+            InstrumentSpec::Plates(spec) => plates::plates(spec, scheme, dt),
         }
     }
 

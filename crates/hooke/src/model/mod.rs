@@ -61,7 +61,7 @@ pub(crate) use error::{quoted, tidy};
 pub(crate) use forces::interpolate;
 pub use forces::{ExternalForce, ForceSpec, Samples, Signal, Sinusoid};
 pub use generate::{
-    BarSpec, BodyMode, BodySpec, ChainSpec, MembraneSpec, Pluck, StringSpec, MAX_BODY_MODES,
+    BarSpec, BodyMode, BodySpec, ChainSpec, MembraneSpec, PlateSpec, Pluck, StringSpec, MAX_BODY_MODES,
     MAX_UNDERCUT_DEPTH, MAX_UNDERCUT_MASSES, UNDERCUT_WIDTH,
 };
 pub(crate) use validate::{check_finite, check_positive};

@@ -93,19 +93,21 @@ impl Resolver {
                         let first = if fret == 0 { 0 } else { self.stops[part].0[fret - 1].mass + 1 };
                         string.masses[nearest_inner_node(first, string.masses.len() + 1, p) - 1] * dim
                     }
-                    (PartKind::Membrane(membrane), _) => membrane.mass_at(0.5, 0.5) * dim,
+                    (PartKind::Membrane(membrane), _) => membrane.grid.mass_at(0.5, 0.5) * dim,
                     (PartKind::Body(body), _) => body.mass * dim,
                     (PartKind::String(string), None) => string.masses[string.mass_at(0.5)] * dim,
                     (PartKind::Bar(bar), position) => bar.masses[bar.mass_at(position.unwrap_or(0.5))] * dim,
+                    (PartKind::Plate(plate), _) => plate.grid.mass_at(plate.strike[0], plate.strike[1]) * dim,
                 };
                 Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
             }
             (Stroke::Strike { position: [x, y], velocity }, kind) => {
                 let mass = match kind {
-                    PartKind::Membrane(membrane) => membrane.mass_at(x, y),
+                    PartKind::Membrane(membrane) => membrane.grid.mass_at(x, y),
                     PartKind::String(string) => string.masses[string.mass_at(x)],
                     PartKind::Body(body) => body.mass,
                     PartKind::Bar(bar) => bar.masses[bar.mass_at(x)],
+                    PartKind::Plate(plate) => plate.grid.mass_at(x, y),
                 };
                 let (hammer_mass, stiffness, exponent) =
                     kind.hammer().map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));

@@ -28,9 +28,10 @@
 //!   key's hammer ([`crate::instrument::KeyHammer`]) at speed `STRIKE_SPEED v / 127`, where the
 //!   hammer strikes, instead of plucking it. A piano's keys have no frets: a note goes to the
 //!   key of its pitch.
-//! - **Bars (marimba)**: a note strikes the bar of its pitch with the bar's mallet at speed
-//!   `STRIKE_SPEED v / 127`, where the mallet strikes; a note no bar sounds is refused. Note
-//!   offs, the pedal and pitch bend do nothing: a bar rings, and has no tension to bend.
+//! - **Bars and plates (marimba, bell plates)**: a note strikes the bar or plate of its pitch
+//!   with its mallet at speed `STRIKE_SPEED v / 127`, where the mallet strikes; a note none
+//!   sounds is refused. Note offs, the pedal and pitch bend do nothing: a bar or a plate rings,
+//!   and has no tension to bend.
 //! - **Membrane (drum)**: every note strikes it with a hammer at speed `STRIKE_SPEED v / 127`;
 //!   the note picks the point, the centre for C (pitch class 0) out towards the rim for B (11):
 //!   `x = 0.5 + 0.4 (n mod 12) / 11`, `y = 0.5`. Note offs are ignored: a drum rings. Mapped
@@ -219,24 +220,35 @@ impl Factors {
 #[derive(Debug, Clone)]
 enum Target {
     Strings(Vec<Strand>),
-    Membrane { part: usize, factors: Factors },
-    Body { part: usize, damped: bool },
-    Bars(Vec<Key>),
+    Membrane {
+        part: usize,
+        factors: Factors,
+    },
+    Body {
+        part: usize,
+        damped: bool,
+    },
+    /// Struck bars or plates (`what`: "bar" or "plate").
+    Keys {
+        keys: Vec<Key>,
+        what: &'static str,
+    },
 }
 
-/// A bar and the note it sounds.
+/// A bar or a plate and the note it sounds.
 #[derive(Debug, Clone, Copy)]
 struct Key {
     part: usize,
     note: i32,
-    /// Where its mallet strikes, a fraction of its length.
-    struck_at: f64,
+    /// Where its mallet strikes: fractions of a bar's length (and 0.5) or of a plate's width and
+    /// height.
+    struck_at: [f64; 2],
 }
 
 /// A controller mapping that cannot apply to the instrument.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum UnmappableControl {
-    /// The instrument plays a body or bars, which have no tension or damping to set.
+    /// The instrument plays a body, bars or plates, which have no tension or damping to set.
     #[error("controller {controller}: the {instrument} plays {played}, with no links whose {parameter} a controller could set")]
     NoLinks {
         /// The controller.
@@ -245,7 +257,7 @@ pub enum UnmappableControl {
         parameter: &'static str,
         /// The instrument's kind.
         instrument: String,
-        /// What it plays (`a body`, `bars`).
+        /// What it plays (`a body`, `bars`, `plates`).
         played: &'static str,
     },
     /// Two mappings for one controller.
@@ -293,21 +305,27 @@ impl NoteMap {
         let first = |membrane: bool| {
             instrument.parts.iter().position(|p| matches!(p.kind, PartKind::Membrane(_)) == membrane)
         };
-        let bars: Vec<Key> = instrument
+        let mut what = "bar";
+        let keys: Vec<Key> = instrument
             .parts
             .iter()
             .enumerate()
-            .filter_map(|(part, p)| match &p.kind {
-                PartKind::Bar(bar) => {
-                    Some(Key { part, note: midi_note(bar.frequency_hz), struck_at: bar.mallet.position })
-                }
-                _ => None,
+            .filter_map(|(part, p)| {
+                let (pitch, struck_at) = match &p.kind {
+                    PartKind::Bar(bar) => (bar.frequency_hz, [bar.mallet.position, 0.5]),
+                    PartKind::Plate(plate) => {
+                        what = "plate";
+                        (plate.frequency_hz, plate.strike)
+                    }
+                    _ => return None,
+                };
+                Some(Key { part, note: midi_note(pitch), struck_at })
             })
             .collect();
         let target = if !strings.is_empty() {
             Target::Strings(strings)
-        } else if !bars.is_empty() {
-            Target::Bars(bars)
+        } else if !keys.is_empty() {
+            Target::Keys { keys, what }
         } else if let Some(part) = first(true) {
             Target::Membrane { part, factors: Factors::AS_BUILT }
         } else {
@@ -326,7 +344,7 @@ impl NoteMap {
 
     /// The map with `controls`: each moves its parameter on the parts its channel plays (every
     /// string the channel sounds; the drum's membrane from any channel). Refused on an
-    /// instrument that plays a body or bars, and for a controller mapped twice.
+    /// instrument that plays a body, bars or plates, and for a controller mapped twice.
     pub fn with_controls(
         mut self,
         controls: &[ControlMapping],
@@ -338,7 +356,8 @@ impl NoteMap {
             }
             let played = match self.target {
                 Target::Body { .. } => "a body",
-                Target::Bars(_) => "bars",
+                Target::Keys { what: "plate", .. } => "plates",
+                Target::Keys { .. } => "bars",
                 Target::Strings(_) | Target::Membrane { .. } => continue,
             };
             return Err(UnmappableControl::NoLinks {
@@ -445,15 +464,14 @@ impl NoteMap {
                 }
                 push(out, *part, Stroke::Pluck { position: None, peak: PLUCK_PEAK * strength(velocity) });
             }
-            (Target::Bars(bars), NoteKind::On { note, velocity }) => {
-                let Some(key) = bars.iter().find(|key| key.note == i32::from(note)) else {
+            (Target::Keys { keys, what }, NoteKind::On { note, velocity }) => {
+                let Some(key) = keys.iter().find(|key| key.note == i32::from(note)) else {
                     let names: Vec<String> =
-                        bars.iter().map(|key| note_name(key.note.clamp(0, 127) as u8)).collect();
-                    let reason = format!("no bar sounds it (the bars: {})", names.join(", "));
+                        keys.iter().map(|key| note_name(key.note.clamp(0, 127) as u8)).collect();
+                    let reason = format!("no {what} sounds it (the {what}s: {})", names.join(", "));
                     return Err(Unplayable { input: *input, note, reason });
                 };
-                let stroke =
-                    Stroke::Strike { position: [key.struck_at, 0.5], velocity: strike_speed(velocity) };
+                let stroke = Stroke::Strike { position: key.struck_at, velocity: strike_speed(velocity) };
                 push(out, key.part, stroke);
             }
             (Target::Body { part, damped }, NoteKind::Off { .. }) if !*damped => {
@@ -476,7 +494,7 @@ impl NoteMap {
                 }
             }
             Target::Membrane { part, factors: now } => now.change_to(factors, input.time, *part, out),
-            Target::Body { .. } | Target::Bars(_) => {}
+            Target::Body { .. } | Target::Keys { .. } => {}
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::engine::{
     Device, Engine, EngineConfig, EngineError, Event, PathKind, Pickups, RunError, StepSize,
 };
 use crate::instrument::frets::FretStop;
-use crate::instrument::{Instrument, Part, PartKind};
+use crate::instrument::{BarPart, Grid, Instrument, Part, PartKind, PlatePart};
 use crate::model::ModelError;
 use crate::score::{Action, Hammer, Pulse, Score};
 use crate::system::System;
@@ -320,13 +320,14 @@ impl Performance {
                         damping: z * setting.damping,
                     })?;
                 }
-                for &mass in &membrane.masses {
+                for &mass in &membrane.grid.masses {
                     engine.apply(drag(mass, setting.damp))?;
                 }
             }
             PartKind::Body(body) => engine.apply(drag(body.mass, setting.damp))?,
-            PartKind::Bar(bar) => {
-                for &mass in &bar.masses {
+            PartKind::Bar(BarPart { masses, .. })
+            | PartKind::Plate(PlatePart { grid: Grid { masses, .. }, .. }) => {
+                for &mass in masses {
                     engine.apply(drag(mass, setting.damp))?;
                 }
             }

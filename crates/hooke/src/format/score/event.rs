@@ -5,7 +5,9 @@ use super::{error, number, positive, Kind, Located, Occurrence, PartState, RawEv
 use crate::format::signal::{signal, SignalFields};
 use crate::format::source::{Document, Step};
 use crate::instrument::frets::{fret_stop, FretStop};
-use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, StringPart};
+use crate::instrument::{
+    nearest_inner_node, Instrument, InstrumentError, MembranePart, PartKind, PlatePart, StringPart,
+};
 use crate::model::ModelError;
 use crate::score::{Action, Bow, Drive, Hammer, Pulse};
 use std::collections::HashMap;
@@ -164,10 +166,12 @@ impl Context<'_, '_> {
             error(position.span(), &subject, "position", expected, found)
         };
         let part = &self.instrument.parts[self.part].kind;
-        if let (Some(axis), PartKind::String(_) | PartKind::Membrane(_) | PartKind::Bar(_)) =
-            (&raw.axis, part)
+        if let (
+            Some(axis),
+            PartKind::String(_) | PartKind::Membrane(_) | PartKind::Bar(_) | PartKind::Plate(_),
+        ) = (&raw.axis, part)
         {
-            let expected = "no axis on a string, a membrane or a bar (they move along x)";
+            let expected = "no axis on a string, a membrane, a bar or a plate (they move along x)";
             return Err(error(axis.span(), &subject, "axis", expected, format!("\"{}\"", axis.get_ref())));
         }
         match (part, &raw.position) {
@@ -178,10 +182,11 @@ impl Context<'_, '_> {
                 }
                 _ => Err(bad(position, "a fraction of the sounding length strictly between 0 and 1")),
             },
-            (PartKind::Membrane(membrane), Some(position)) => match *position.get_ref() {
-                Where::At([x, y]) if x > 0.0 && x < 1.0 && y > 0.0 && y < 1.0 => {
-                    Ok(membrane.mass_at(x, y) * dim)
-                }
+            (
+                PartKind::Membrane(MembranePart { grid, .. }) | PartKind::Plate(PlatePart { grid, .. }),
+                Some(position),
+            ) => match *position.get_ref() {
+                Where::At([x, y]) if x > 0.0 && x < 1.0 && y > 0.0 && y < 1.0 => Ok(grid.mass_at(x, y) * dim),
                 _ => Err(bad(position, "a point [x, y] with fractions strictly between 0 and 1")),
             },
             (PartKind::Body(body), None) => Ok(body.mass * dim + self.axis()?),
@@ -196,6 +201,7 @@ impl Context<'_, '_> {
                 Ok(string.masses[string.mass_at(hammer.position)] * dim)
             }
             (PartKind::Bar(bar), None) => Ok(bar.masses[bar.mass_at(bar.mallet.position)] * dim),
+            (PartKind::Plate(plate), None) => Ok(plate.grid.mass_at(plate.strike[0], plate.strike[1]) * dim),
             (_, None) => Err(error(self.whole(), &subject, "position", "`position` on the part", "nothing")),
         }
     }
@@ -371,7 +377,10 @@ impl Context<'_, '_> {
             }
             Kind::Set => {
                 let raw = self.raw();
-                if matches!(self.instrument.parts[self.part].kind, PartKind::Body(_) | PartKind::Bar(_)) {
+                if matches!(
+                    self.instrument.parts[self.part].kind,
+                    PartKind::Body(_) | PartKind::Bar(_) | PartKind::Plate(_)
+                ) {
                     return Err(error(
                         raw.part.span(),
                         &self.subject(),
@@ -476,16 +485,17 @@ impl Context<'_, '_> {
                     }
                     PartKind::Membrane(membrane) => {
                         let centre = self.coordinate(state)? / dim;
-                        let index = membrane.masses.iter().position(|&m| m == centre).unwrap_or(0);
-                        let (ci, cj) = ((index % membrane.columns) as f64, (index / membrane.columns) as f64);
-                        let (w, h) = ((membrane.columns + 1) as f64, (membrane.rows + 1) as f64);
+                        let index = membrane.grid.masses.iter().position(|&m| m == centre).unwrap_or(0);
+                        let (ci, cj) = ((index % membrane.grid.columns) as f64, (index / membrane.grid.columns) as f64);
+                        let (w, h) = ((membrane.grid.columns + 1) as f64, (membrane.grid.rows + 1) as f64);
                         let width = width.unwrap_or(1.0);
                         membrane
+                            .grid
                             .masses
                             .iter()
                             .enumerate()
                             .map(|(k, &m)| {
-                                let (i, j) = ((k % membrane.columns) as f64, (k / membrane.columns) as f64);
+                                let (i, j) = ((k % membrane.grid.columns) as f64, (k / membrane.grid.columns) as f64);
                                 let distance = ((i - ci) / w).hypot((j - cj) / h);
                                 let value = if width >= 1.0 && triangle {
                                     (1.0 - 2.0 * distance).max(0.0)
@@ -496,12 +506,12 @@ impl Context<'_, '_> {
                             })
                             .collect()
                     }
-                    PartKind::Bar(_) => {
+                    PartKind::Bar(_) | PartKind::Plate(_) => {
                         return Err(error(
                             raw.shape.as_ref().map_or_else(|| self.whole(), Spanned::span),
                             &subject,
                             "shape",
-                            "\"pulse\" on a bar (a held shape needs a string, a membrane or a single mass)",
+                            "\"pulse\" on a bar or a plate (a held shape needs a string, a membrane or a single mass)",
                             format!("\"{shape}\""),
                         ))
                     }

@@ -1,6 +1,7 @@
 //! Generators: a string ([`Model::add_string`]), a membrane or mesh with a fixed rim
 //! ([`Model::add_membrane`]), a chain ([`Model::add_chain`]), a free bar ([`Model::add_bar`]), a
-//! body given by its modes at a bridge ([`Model::add_body`]).
+//! body given by its modes at a bridge ([`Model::add_body`]), a simply supported plate
+//! ([`Model::add_plate`]).
 //! Each adds ordinary masses, anchors, links and bending elements with predictable ids, so
 //! pickups and initial conditions can name them, and returns the handles of the masses it made.
 //!
@@ -13,6 +14,7 @@ mod body;
 mod body_chain;
 mod chain;
 mod membrane;
+mod plate;
 mod string;
 mod undercut;
 
@@ -20,6 +22,7 @@ pub use bar::{BarSpec, MAX_UNDERCUT_MASSES};
 pub use body::{BodyMode, BodySpec, MAX_BODY_MODES};
 pub use chain::ChainSpec;
 pub use membrane::MembraneSpec;
+pub use plate::PlateSpec;
 pub use string::{Pluck, StringSpec};
 pub use undercut::{MAX_UNDERCUT_DEPTH, UNDERCUT_WIDTH};
 
