@@ -32,6 +32,8 @@ SOUNDS = [
     ("marimba", ["render", "examples/instruments/marimba.toml", "examples/instruments/marimba-run.toml", "-o"],
      "marimba.toml, marimba-run.toml"),
     ("marimba-bar", ["run", "examples/marimba-bar.toml", "--wav"], "marimba-bar.toml: an undercut bar struck"),
+    ("plates", ["render", "examples/instruments/plates.toml", "examples/instruments/plates-peal.toml", "-o"],
+     "plates.toml, plates-peal.toml"),
     ("sitar", ["render", "examples/instruments/sitar.toml", "examples/instruments/sitar-score.toml", "-o"],
      "sitar.toml, sitar-score.toml"),
 ]
@@ -87,7 +89,10 @@ def main():
         sys.exit(f"{HOOKE} is missing: run `cargo build --release -p hooke-cli` first")
     WAVS.mkdir(parents=True, exist_ok=True)
     PICTURES.mkdir(parents=True, exist_ok=True)
+    chosen = sys.argv[1:]
     for name, arguments, title in SOUNDS:
+        if chosen and name not in chosen:
+            continue
         wav = WAVS / f"{name}.wav"
         subprocess.run([str(HOOKE), *arguments, str(wav)], check=True, capture_output=True)
         signal, rate = read_wav(wav)

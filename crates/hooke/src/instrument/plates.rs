@@ -6,8 +6,8 @@
 //! law `sigma(f) = sigma_0 + sigma_1 f` through `decay` at the first mode and `high_decay` at
 //! `high_frequency` (a loss factor the same at every frequency, as in a metal, and a constant
 //! part). The modes of a simply supported plate lie at `(p / a)^2 + (q / b)^2` times a constant
-//! (Fletcher & Rossing 1998, ch. 3): for the default 15 : 11 plate at 1, 1.96, 2.91, 3.55, ...
-//! times the first, no two in a harmonic series. Every plate has the same thickness, so its
+//! (Fletcher & Rossing 1998, ch. 3): for the default 15 : 11 plate at 1, 2.05, 2.95, 3.80, 4.00,
+//! ... times the first (1, 2.04, 2.90, 3.71, 3.93 on its 14 x 10 lattice), not a harmonic series. Every plate has the same thickness, so its
 //! size goes as `1 / sqrt(f)`. The first mode's decay time is given at C4 and goes as `1 / f`
 //! across the keys (the same loss factor at every pitch); the time at `high_frequency` is the
 //! same for every key. The output is each plate's velocity at a point, panned from the lowest
