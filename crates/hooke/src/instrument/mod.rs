@@ -7,6 +7,7 @@
 //! Builders: [`guitar`], [`piano`], [`marimba`], [`plates`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
 //! [`InstrumentSpec`] for any of them; the instrument file format (docs/score-format.md) reads their specs.
 
+mod body;
 pub mod drum;
 pub mod frets;
 pub mod guitar;

@@ -1,12 +1,19 @@
 //! A sitar-like string: a string designed like a guitar's (pitch and decay simulated exactly)
 //! that beats against a flat barrier under its last few masses near the bridge, the jawari
 //! bridge's buzz (Chatziioannou 2019, section 4: a string against a barrier with Hertz contact).
+//!
+//! With a body, the string ends on the body's bridge, and sympathetic strings (a sitar's taraf,
+//! never plucked in the usual playing) end on it too: the played string drives the bridge, and
+//! the bridge drives those whose partials it meets, which ring on after it. Each string is tuned
+//! on the body; the instrument is then heard by the bridge's acceleration. The barrier stays on
+//! the frame: the bridge moves far less than the string over it.
 
+use super::body::{body_pickups, tune_on_body, BODY};
 use super::frets::FretMethod;
 use super::guitar::string_pickups;
-use super::{check_stable, Instrument, InstrumentError, Part, PartKind, StringPart};
+use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
-use crate::model::{BarrierSpec, Model, ModelError, StringSpec};
+use crate::model::{BarrierSpec, BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use serde::Deserialize;
@@ -33,8 +40,14 @@ pub struct SitarSpec {
     pub barrier_exponent: f64,
     /// Frets (0: none).
     pub frets: usize,
-    /// Pickup positions as fractions of the length from the nut.
+    /// Pickup positions as fractions of the length from the nut (without a body).
     pub pickups: Vec<f64>,
+    /// The body the strings end on: its modes at the bridge ([`crate::model::BodySpec`]); the
+    /// output is then the bridge's acceleration, m/s^2. `None`: a fixed bridge.
+    pub body: Option<Vec<BodyMode>>,
+    /// Sympathetic strings, as note names (`"C#4"`), each a part of that name, unfretted, with
+    /// the played string's masses and decay; only on a body.
+    pub sympathetic: Vec<String>,
 }
 
 impl Default for SitarSpec {
@@ -54,6 +67,8 @@ impl Default for SitarSpec {
             barrier_exponent: 1.0,
             frets: 20,
             pickups: vec![0.85],
+            body: None,
+            sympathetic: Vec::new(),
         }
     }
 }
@@ -71,19 +86,67 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         )
         .into());
     }
-    let target = TuneTarget { frequency_hz: spec.pitch, time_constant: Some(spec.decay) };
-    let design = design_string(spec.masses, spec.mass, target, scheme, dt)
-        .map_err(|source| InstrumentError::Analysis { part: "sitar".to_string(), source })?;
+    if spec.body.is_none() && !spec.sympathetic.is_empty() {
+        let expected = "a body to couple them to (strings on a fixed bridge never reach each other)";
+        return Err(ModelError::new("sitar", "sympathetic", expected, "no body").into());
+    }
+    let sympathetic = key_pitches("sitar", &spec.sympathetic)?;
     let mut model = Model::new(1)?;
-    let masses = model.add_string(
-        StringSpec::new("sitar", spec.masses)
-            .mass(spec.mass)
-            .stiffness(design.stiffness)
-            .damping(design.damping),
-    )?;
+    // The body alone and its bridge, on which each string is tuned before it joins.
+    let body = match &spec.body {
+        Some(modes) => {
+            let added = model.add_body(BodySpec::new(BODY, modes.clone()));
+            let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
+            Some((model.clone(), bridge))
+        }
+        None => None,
+    };
+    let mut parts = Vec::with_capacity(1 + sympathetic.len());
+    let played = std::iter::once(("sitar", spec.pitch, spec.frets));
+    let taraf = spec.sympathetic.iter().zip(&sympathetic).map(|(name, &pitch)| (name.as_str(), pitch, 0));
+    for (name, pitch, frets) in played.chain(taraf) {
+        let target = TuneTarget { frequency_hz: pitch, time_constant: Some(spec.decay) };
+        let design = design_string(spec.masses, spec.mass, target, scheme, dt)
+            .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
+        let string = StringSpec::new(name, spec.masses).mass(spec.mass).damping(design.damping);
+        let (stiffness, string) = match &body {
+            Some((alone, bridge)) => {
+                let tension = tune_on_body(&string, &design, alone, *bridge)?;
+                (design.stiffness * tension, string.to(*bridge))
+            }
+            None => (design.stiffness, string),
+        };
+        let masses = model.add_string(string.stiffness(stiffness))?;
+        let index = |node: Node| model.node_index(node);
+        let nut = Instrument::node_index(&model, &format!("{name}.0")).expect("the string generator's ids");
+        let end = match &body {
+            Some((_, bridge)) => index(*bridge),
+            None => {
+                Instrument::node_index(&model, &format!("{name}.{}", spec.masses + 1)).expect("its bridge")
+            }
+        };
+        let part = StringPart {
+            bending: 0.0,
+            masses: masses.iter().map(|&m| index(m)).collect(),
+            ends: [nut, end],
+            mass: spec.mass,
+            stiffness,
+            damping: design.damping,
+            drag: design.drag,
+            frequency_hz: pitch,
+            time_constant: Some(spec.decay),
+            frets,
+            fret_method: FretMethod::Between,
+            unisons: Vec::new(),
+            hammer: None,
+        };
+        parts.push(Part { name: name.to_string(), kind: PartKind::String(part) });
+    }
+    let PartKind::String(played) = &parts[0].kind else { unreachable!("the played string is first") };
+    let (stiffness, masses) = (played.stiffness, played.masses.clone());
     check_stable(&System::new(&model), scheme, dt, "sitar")?;
     if scheme == SchemeKind::SymplecticEuler && spec.barrier_exponent == 1.0 {
-        let pressed = ((4.0 * design.stiffness + spec.barrier_stiffness) / spec.mass).sqrt();
+        let pressed = ((4.0 * stiffness + spec.barrier_stiffness) / spec.mass).sqrt();
         if pressed * dt > 2.0 {
             return Err(ModelError::new(
                 "sitar",
@@ -91,36 +154,22 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
                 format!(
                     "a barrier symplectic Euler can follow at {:.0} Hz: (4 k + k_b) / m <= (2 / h)^2, k_b <= {:.4e} N/m",
                     1.0 / dt,
-                    (2.0 / dt).powi(2) * spec.mass - 4.0 * design.stiffness
+                    (2.0 / dt).powi(2) * spec.mass - 4.0 * stiffness
                 ),
                 spec.barrier_stiffness,
             )
             .into());
         }
     }
-    let over = masses[spec.masses - spec.barrier_masses..].to_vec();
+    let over: Vec<Node> =
+        masses[spec.masses - spec.barrier_masses..].iter().map(|&m| Node::Mass(m)).collect();
     model.add_barrier(
         BarrierSpec::new(over, [spec.barrier_position], [1.0], spec.barrier_stiffness, spec.barrier_exponent)
             .id("jawari"),
     )?;
-    let n = spec.masses;
-    let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
-    let string = StringPart {
-        bending: 0.0,
-        masses: (0..n).collect(),
-        ends: [node("sitar.0".to_string()), node(format!("sitar.{}", n + 1))],
-        mass: spec.mass,
-        stiffness: design.stiffness,
-        damping: design.damping,
-        drag: design.drag,
-        frequency_hz: spec.pitch,
-        time_constant: Some(spec.decay),
-        frets: spec.frets,
-        fret_method: FretMethod::Between,
-        unisons: Vec::new(),
-        hammer: None,
+    let pickups = match &body {
+        Some((_, bridge)) => body_pickups(&model, *bridge, false),
+        None => string_pickups(&parts, &spec.pickups, false),
     };
-    let parts = vec![Part { name: "sitar".to_string(), kind: PartKind::String(string) }];
-    let pickups = string_pickups(&parts, &spec.pickups, false);
     Ok(Instrument { kind: "sitar", model, parts, pickups, scheme, dt })
 }

@@ -1,0 +1,97 @@
+//! A string instrument's body: the strings end on its bridge, each tuned on it so that it keeps
+//! its fixed-bridge pitch, and the instrument is heard by the bridge's acceleration. The guitar
+//! and the sitar use it.
+
+use super::{secant, InstrumentError};
+use crate::analysis::design::StringDesign;
+use crate::analysis::error::AnalysisError;
+use crate::analysis::linearise::{About, Linearisation};
+use crate::engine::PickupSpec;
+use crate::model::{Model, Node, StringSpec};
+use crate::system::System;
+use faer::Side;
+
+/// The id prefix of an instrument's body.
+pub(super) const BODY: &str = "body";
+
+/// The factor on a designed string's stiffness and bending (its tension, keeping its
+/// inharmonicity) that gives the string ending on the bridge of `body` (a model of the body
+/// alone) the undamped fundamental it has on a fixed bridge: the mode nearest it among the
+/// eigenvalues `w^2` of the coupled model's `M^-1/2 K M^-1/2`, by a secant search. The scheme's
+/// warping maps both alike, so the simulated pitch stays the designed one; what is left out, the
+/// body's damping acting on the string's pitch, is measured in `crates/hooke/tests/body.rs`
+/// (four strings within 0.35 cents by FFT, where the A string was 5.9 cents sharp untuned).
+pub(super) fn tune_on_body(
+    string: &StringSpec,
+    design: &StringDesign,
+    body: &Model,
+    bridge: Node,
+) -> Result<f64, InstrumentError> {
+    let part = format!("string {} on the body", string.id);
+    let failed = |source| InstrumentError::Analysis { part: part.clone(), source };
+    let frequencies = |model: &Model| -> Result<Vec<f64>, InstrumentError> {
+        let linearisation = Linearisation::new(&System::new(model), &About::Initial).map_err(failed)?;
+        let stiffness = linearisation.normalised_stiffness();
+        let size = stiffness.nrows();
+        let squared = stiffness
+            .self_adjoint_eigenvalues(Side::Lower)
+            .map_err(|_| failed(AnalysisError::Eigen { size }))?;
+        Ok(squared.into_iter().map(f64::sqrt).collect())
+    };
+    let fixed = frequencies(&design.model)?.into_iter().fold(f64::INFINITY, f64::min);
+    let log_error = |log_tension: f64| -> Result<f64, InstrumentError> {
+        let tension = log_tension.exp();
+        let mut model = body.clone();
+        let coupled =
+            string.clone().stiffness(design.stiffness * tension).bending(design.bending * tension).to(bridge);
+        model.add_string(coupled)?;
+        let nearest = frequencies(&model)?
+            .into_iter()
+            .min_by(|a, b| (a - fixed).abs().total_cmp(&(b - fixed).abs()))
+            .unwrap_or(f64::NAN);
+        Ok(nearest.ln() - fixed.ln())
+    };
+    secant(0.0, 1e-3, 1e-11, log_error)?.map(f64::exp).ok_or_else(|| {
+        failed(AnalysisError::Target(format!(
+            "no tension gives the string its fixed-bridge fundamental, {:.3} Hz, on the body",
+            fixed / (2.0 * std::f64::consts::PI)
+        )))
+    })
+}
+
+/// The acceleration of a body's bridge, m/s^2, in the middle of the field (one channel, or two
+/// at constant power): a small source radiates a pressure proportional to its volume
+/// acceleration (Fletcher & Rossing 1998, ch. 7, the monopole). In a linear 1D model with rest
+/// lengths 0 it is the net force on the bridge over its mass, a weighted sum of positions and
+/// velocities: `k (x_o - x_b) + Z (v_o - v_b)` for each link to another node `o`, `-gamma m
+/// v_b` for its drag and `-kappa w_b sum_j w_j x_j` for each bending element through it.
+pub(super) fn body_pickups(model: &Model, bridge: Node, stereo: bool) -> Vec<PickupSpec> {
+    let Node::Mass(index) = bridge else { unreachable!("a body's bridge is a mass") };
+    let mass = &model.masses()[index];
+    let mut terms: Vec<(PickupSpec, f64)> = vec![(PickupSpec::velocity(bridge), -mass.drag * mass.mass)];
+    for link in model.links().iter().filter(|l| l.a == bridge || l.b == bridge) {
+        let other = if link.a == bridge { link.b } else { link.a };
+        terms.push((PickupSpec::position(bridge), -link.stiffness));
+        terms.push((PickupSpec::velocity(bridge), -link.damping));
+        if matches!(other, Node::Mass(_)) {
+            terms.push((PickupSpec::position(other), link.stiffness));
+            terms.push((PickupSpec::velocity(other), link.damping));
+        }
+    }
+    for element in model.bendings() {
+        let Some(at) = element.nodes.iter().position(|&n| n == bridge) else { continue };
+        for (&node, &weight) in element.nodes.iter().zip(&element.weights) {
+            if matches!(node, Node::Mass(_)) {
+                terms.push((PickupSpec::position(node), -element.stiffness * element.weights[at] * weight));
+            }
+        }
+    }
+    let gains = if stereo { vec![std::f64::consts::FRAC_1_SQRT_2; 2] } else { vec![1.0] };
+    let mut pickups = Vec::new();
+    for (channel, gain) in gains.iter().enumerate() {
+        for (term, weight) in terms.iter().filter(|(_, w)| *w != 0.0) {
+            pickups.push(term.clone().channel(channel + 1).weight(gain * weight / mass.mass));
+        }
+    }
+    pickups
+}
