@@ -7,12 +7,26 @@ use crate::analysis::design::StringDesign;
 use crate::analysis::error::AnalysisError;
 use crate::analysis::linearise::{About, Linearisation};
 use crate::engine::PickupSpec;
-use crate::model::{Model, Node, StringSpec};
+use crate::model::{BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
 use crate::system::System;
 use faer::Side;
 
 /// The id prefix of an instrument's body.
-pub(super) const BODY: &str = "body";
+const BODY: &str = "body";
+
+/// Adds the body of `modes` (if any) to `model`, an instrument's model with nothing in it yet,
+/// as masses `body.1` (the bridge) to `body.K`. Returns a copy of the body alone, on which each
+/// string is tuned before it joins ([`tune_on_body`]), and its bridge; an error names the
+/// field `body`.
+pub(super) fn add_body(
+    model: &mut Model,
+    modes: Option<&Vec<BodyMode>>,
+) -> Result<Option<(Model, Node)>, ModelError> {
+    let Some(modes) = modes else { return Ok(None) };
+    let added = model.add_body(BodySpec::new(BODY, modes.clone()));
+    let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
+    Ok(Some((model.clone(), bridge)))
+}
 
 /// The factor on a designed string's stiffness and bending (its tension, keeping its
 /// inharmonicity) that gives the string ending on the bridge of `body` (a model of the body

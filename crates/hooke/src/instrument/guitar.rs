@@ -2,14 +2,14 @@
 //! designed (section 4.3, Algorithms 1-4 through [`design_string`]) for the scheme and simulation
 //! rate it will run at, so that its *simulated* fundamental and decay are the targets.
 
-use super::body::{body_pickups, tune_on_body, BODY};
+use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
 use super::{check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
-use crate::model::{BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
+use crate::model::{BodyMode, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
@@ -131,15 +131,7 @@ pub fn note_frequency(name: &str) -> Option<f64> {
 pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, InstrumentError> {
     check_spec(spec)?;
     let mut model = Model::new(1)?;
-    // The body alone and its bridge, on which each string is tuned before it joins.
-    let body = match &spec.body {
-        Some(modes) => {
-            let added = model.add_body(BodySpec::new(BODY, modes.clone()));
-            let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
-            Some((model.clone(), bridge))
-        }
-        None => None,
-    };
+    let body = add_body(&mut model, spec.body.as_ref())?;
     let bridge = body.as_ref().map(|&(_, bridge)| bridge);
     let mut designs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {

@@ -83,14 +83,18 @@ pub fn marimba(spec: &MarimbaSpec, scheme: SchemeKind, dt: f64) -> Result<Instru
         let expected = format!("6 to {MAX_UNDERCUT_MASSES} masses a bar");
         return Err(ModelError::new("marimba", "masses", expected, spec.masses).into());
     }
+    let mallet = KeyHammer {
+        mass: spec.mallet_mass,
+        stiffness: spec.mallet_stiffness,
+        exponent: spec.mallet_exponent,
+        position: spec.strike_position,
+    };
+    check_fields("marimba", &mallet.head_checks(["mallet_mass", "mallet_stiffness", "mallet_exponent"]))?;
     check_fields(
         "marimba",
         &[
             ("linear_density", spec.linear_density, "a density > 0 kg/m", POSITIVE),
             ("rigidity", spec.rigidity, "a rigidity > 0 N m^2", POSITIVE),
-            ("mallet_mass", spec.mallet_mass, "a mass > 0 kg", POSITIVE),
-            ("mallet_stiffness", spec.mallet_stiffness, "a stiffness > 0 N/m^mallet_exponent", POSITIVE),
-            ("mallet_exponent", spec.mallet_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
             ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", |p| {
                 p > 0.0 && p < 1.0
             }),
@@ -98,12 +102,6 @@ pub fn marimba(spec: &MarimbaSpec, scheme: SchemeKind, dt: f64) -> Result<Instru
         ],
     )?;
     let pitches = key_pitches("marimba", &spec.keys)?;
-    let mallet = KeyHammer {
-        mass: spec.mallet_mass,
-        stiffness: spec.mallet_stiffness,
-        exponent: spec.mallet_exponent,
-        position: spec.strike_position,
-    };
     let mut model = Model::new(1)?;
     let frame = model.add_anchor(Anchor::new("frame"))?;
     let mut parts = Vec::with_capacity(spec.keys.len());

@@ -160,6 +160,21 @@ pub struct KeyHammer {
     pub position: f64,
 }
 
+impl KeyHammer {
+    /// The checks ([`check_fields`]) of the head's mass, stiffness and exponent, read from an
+    /// instrument's fields `names`.
+    pub(crate) fn head_checks(
+        &self,
+        names: [&'static str; 3],
+    ) -> [(&'static str, f64, &'static str, Valid); 3] {
+        [
+            (names[0], self.mass, "a mass > 0 kg", POSITIVE),
+            (names[1], self.stiffness, "a stiffness > 0 N/m^exponent", POSITIVE),
+            (names[2], self.exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
+        ]
+    }
+}
+
 impl StringPart {
     /// The system node at position `p` along the string: 0 the nut anchor, `1..=N` the masses,
     /// `N + 1` the bridge anchor.

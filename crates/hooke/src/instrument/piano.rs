@@ -123,6 +123,13 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         return Err(bad("strings_per_key", "1 to 3 strings a key", course.to_string()));
     }
     let non_negative: Valid = |v| v.is_finite() && v >= 0.0;
+    let hammer = KeyHammer {
+        mass: spec.hammer_mass,
+        stiffness: spec.felt_stiffness,
+        exponent: spec.felt_exponent,
+        position: spec.strike_position,
+    };
+    check_fields("piano", &hammer.head_checks(["hammer_mass", "felt_stiffness", "felt_exponent"]))?;
     check_fields(
         "piano",
         &[
@@ -130,9 +137,6 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             ("length", spec.length, "a length > 0 m", POSITIVE),
             ("linear_density", spec.linear_density, "a density > 0 kg/m", POSITIVE),
             ("inharmonicity", spec.inharmonicity, "an inharmonicity B >= 0", non_negative),
-            ("hammer_mass", spec.hammer_mass, "a mass > 0 kg", POSITIVE),
-            ("felt_stiffness", spec.felt_stiffness, "a stiffness > 0 N/m^felt_exponent", POSITIVE),
-            ("felt_exponent", spec.felt_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
             ("strike_position", spec.strike_position, "a fraction strictly between 0 and 1", |p| {
                 p > 0.0 && p < 1.0
             }),
@@ -184,12 +188,6 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         other => other,
     };
     let strung = guitar(&strung, scheme, dt).map_err(relabel)?;
-    let hammer = KeyHammer {
-        mass: spec.hammer_mass,
-        stiffness: spec.felt_stiffness,
-        exponent: spec.felt_exponent,
-        position: spec.strike_position,
-    };
     let mut strung_parts = strung.parts.into_iter();
     let parts = spec
         .keys

@@ -94,15 +94,19 @@ pub fn plates(spec: &PlatesSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             return Err(ModelError::new("plates", field, expected, count).into());
         }
     }
+    let mallet = KeyHammer {
+        mass: spec.mallet_mass,
+        stiffness: spec.mallet_stiffness,
+        exponent: spec.mallet_exponent,
+        position: spec.strike[0],
+    };
+    check_fields("plates", &mallet.head_checks(["mallet_mass", "mallet_stiffness", "mallet_exponent"]))?;
     let fraction = |p: f64| p > 0.0 && p < 1.0;
     check_fields(
         "plates",
         &[
             ("surface_density", spec.surface_density, "a density > 0 kg/m^2", POSITIVE),
             ("rigidity", spec.rigidity, "a rigidity > 0 N m", POSITIVE),
-            ("mallet_mass", spec.mallet_mass, "a mass > 0 kg", POSITIVE),
-            ("mallet_stiffness", spec.mallet_stiffness, "a stiffness > 0 N/m^mallet_exponent", POSITIVE),
-            ("mallet_exponent", spec.mallet_exponent, "a Hertz exponent >= 1", |e| e.is_finite() && e >= 1.0),
             ("strike", spec.strike[0].min(spec.strike[1]), "fractions strictly between 0 and 1", fraction),
             ("strike", spec.strike[0].max(spec.strike[1]), "fractions strictly between 0 and 1", fraction),
             ("pickup", spec.pickup[0].min(spec.pickup[1]), "fractions strictly between 0 and 1", fraction),
@@ -113,12 +117,6 @@ pub fn plates(spec: &PlatesSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     )?;
     let pitches = key_pitches("plates", &spec.keys)?;
     check_loss_law(spec, &pitches)?;
-    let mallet = KeyHammer {
-        mass: spec.mallet_mass,
-        stiffness: spec.mallet_stiffness,
-        exponent: spec.mallet_exponent,
-        position: spec.strike[0],
-    };
     let mut model = Model::new(1)?;
     let mut parts = Vec::with_capacity(spec.keys.len());
     for (key, &pitch) in spec.keys.iter().zip(&pitches) {

@@ -8,12 +8,12 @@
 //! on the body; the instrument is then heard by the bridge's acceleration. The barrier stays on
 //! the frame: the bridge moves far less than the string over it.
 
-use super::body::{body_pickups, tune_on_body, BODY};
+use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
 use super::guitar::string_pickups;
 use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
-use crate::model::{BarrierSpec, BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
+use crate::model::{BarrierSpec, BodyMode, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use serde::Deserialize;
@@ -92,15 +92,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
     }
     let sympathetic = key_pitches("sitar", &spec.sympathetic)?;
     let mut model = Model::new(1)?;
-    // The body alone and its bridge, on which each string is tuned before it joins.
-    let body = match &spec.body {
-        Some(modes) => {
-            let added = model.add_body(BodySpec::new(BODY, modes.clone()));
-            let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
-            Some((model.clone(), bridge))
-        }
-        None => None,
-    };
+    let body = add_body(&mut model, spec.body.as_ref())?;
     let mut parts = Vec::with_capacity(1 + sympathetic.len());
     let played = std::iter::once(("sitar", spec.pitch, spec.frets));
     let taraf = spec.sympathetic.iter().zip(&sympathetic).map(|(name, &pitch)| (name.as_str(), pitch, 0));
