@@ -8,8 +8,9 @@ use crate::{model_rule, step_size};
 use hooke::analysis::report::{analyse, AnalysisOptions};
 use hooke::engine::{EngineConfig, PartialRunSettings, PickupSpec, Pickups, RunLength, StepSize};
 use hooke::model::{
-    Anchor, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass, MassSelection,
-    MembraneSpec, Model as LibraryModel, Node, NodeRef, Samples, Signal, Sinusoid, Spring, StringSpec,
+    Anchor, Angle, BarrierSpec, Bending, ChainSpec, CollisionSpec, Damper, ForceSpec, Initial, Mass,
+    MassSelection, MembraneSpec, Model as LibraryModel, Node, NodeRef, Samples, Signal, Sinusoid, Spring,
+    StringSpec,
 };
 use hooke::quantity::Quantity;
 use hooke::scheme::SchemeKind;
@@ -221,6 +222,22 @@ impl Model {
         let nodes = nodes.into_iter().map(Into::into).collect();
         let spec = Bending { id, ..Bending::weighted(nodes, weights.unwrap_or_default(), stiffness) };
         self.model.add_bending(spec).map_err(|e| model_error(py, &e))
+    }
+
+    /// Adds an angular spring `stiffness / 2 (theta - rest_angle)^2` (2D/3D) at the vertex
+    /// `nodes[1]`, theta the angle between the arms to `nodes[0]` and `nodes[2]`: `stiffness` in
+    /// N m/rad, `rest_angle` in rad, in (0, pi] (default: the angle of the initial positions).
+    #[pyo3(signature = (nodes, stiffness, rest_angle = None, id = None))]
+    fn add_angle(
+        &mut self,
+        py: Python<'_>,
+        nodes: Vec<String>,
+        stiffness: f64,
+        rest_angle: Option<f64>,
+        id: Option<String>,
+    ) -> PyResult<()> {
+        let spec = Angle { id, nodes: nodes.into_iter().map(Into::into).collect(), stiffness, rest_angle };
+        self.model.add_angle(spec).map_err(|e| model_error(py, &e))
     }
 
     /// Adds a string (1D) of `masses` masses between anchors `ID.0` and `ID.{N+1}`, given lumped

@@ -195,3 +195,27 @@ def test_a_stiff_string_has_the_modes_of_the_stiff_lattice():
     assert pickle.loads(pickle.dumps(by_hand)).analyze(rate=48000.0).frequency_hz[0] == found[0]
     with pytest.raises(hooke.ModelError, match="sum to 0"):
         by_hand.add_bending(["s.1", "s.2", "s.3"], 1.0, weights=[1.0, -1.0, 1.0])
+
+
+def test_an_angular_spring_swings_a_mass_about_its_vertex_at_the_torsional_frequency():
+    # Vertex anchor b, anchor a on the x axis, mass c at r on a radial spring K: to first order
+    # the angle and the radius decouple, omega^2 = k / (m r^2) and K / m.
+    k, m, r, stiff = 0.5, 0.02, 0.25, 200.0
+    model = hooke.Model(2)
+    model.add_anchor("a", position=[1.0, 0.0])
+    model.add_anchor("b", position=[0.0, 0.0])
+    model.add_mass("c", m, position=[0.0, r])
+    model.add_spring("b", "c", stiff)
+    model.add_angle(["a", "b", "c"], k, rest_angle=math.pi / 2)
+    expected = sorted([math.sqrt(k / (m * r * r)), math.sqrt(stiff / m)])
+    found = sorted(model.analyze(rate=2000.0).frequency_hz)
+    for f, omega in zip(found, expected):
+        assert math.isclose(f, omega / (2 * math.pi), rel_tol=1e-9), (f, omega)
+    assert pickle.loads(pickle.dumps(model)).analyze(rate=2000.0).frequency_hz[0] == found[0]
+    with pytest.raises(hooke.ModelError, match="distinct nodes"):
+        model.add_angle(["a", "b", "a"], k)
+    with pytest.raises(hooke.ModelError, match="2D or 3D"):
+        line = hooke.Model(1)
+        for name in "abc":
+            line.add_mass(name, 1.0)
+        line.add_angle(["a", "b", "c"], k)

@@ -91,6 +91,16 @@ class Model:
     ) -> None:
         """A bending element `stiffness / 2 |sum w_i x_i|^2` (N/m), weights summing to 0
         (default [1, -2, 1] on three nodes)."""
+    def add_angle(
+        self,
+        nodes: List[str],
+        stiffness: float,
+        rest_angle: Optional[float] = None,
+        id: Optional[str] = None,
+    ) -> None:
+        """An angular spring `stiffness / 2 (theta - rest_angle)^2` (N m/rad) at the vertex
+        nodes[1] between the arms to nodes[0] and nodes[2] (2D/3D); rest angle in rad, in
+        (0, pi], default the initial angle."""
     def add_string(
         self,
         id: str,

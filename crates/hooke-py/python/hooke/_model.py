@@ -18,6 +18,7 @@ _CHANGES = (
     "add_spring",
     "add_damper",
     "add_bending",
+    "add_angle",
     "add_string",
     "add_membrane",
     "add_chain",

@@ -21,7 +21,9 @@ use super::error::AnalysisError;
 use super::modes::{Damping, Mode};
 use super::poles::{dominant, DiscretePole, OSCILLATOR_TOLERANCE};
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
-use crate::model::{BarrierSpec, Bending, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec};
+use crate::model::{
+    Angle, BarrierSpec, Bending, CollisionSpec, ForceSpec, Mass, Model, Node, Spring, StringSpec,
+};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use faer::c64;
@@ -389,7 +391,7 @@ pub(super) fn oscillator_report(
     })
 }
 
-/// A copy of `model` with every spring's and bending element's stiffness times
+/// A copy of `model` with every spring's, bending element's and angular spring's stiffness times
 /// `stiffness_scale` and every damper's coefficient and every mass's drag times
 /// `damping_scale`; rest lengths, contacts, external forces and initial conditions are kept.
 pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> Result<Model, AnalysisError> {
@@ -417,6 +419,11 @@ pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> 
         let nodes = element.nodes.iter().map(|&n| n.into()).collect();
         let bending = Bending::weighted(nodes, element.weights.clone(), element.stiffness * stiffness_scale);
         scaled.add_bending(Bending { id: element.id.clone(), ..bending })?;
+    }
+    for element in model.angles() {
+        let [a, b, c] = element.nodes;
+        let angle = Angle::new(a, b, c, element.stiffness * stiffness_scale).rest_angle(element.rest_angle);
+        scaled.add_angle(Angle { id: element.id.clone(), ..angle })?;
     }
     for barrier in model.barriers() {
         scaled.add_barrier(BarrierSpec {

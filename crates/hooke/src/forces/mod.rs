@@ -1,13 +1,14 @@
 //! Forces over a compiled [`System`]: what each element pushes with, the energy it stores, and
 //! the matrices implicit schemes need.
 //!
-//! The network's equation of motion is `M x'' = F_c(x) + F_e(t) - D(x) x'`:
-//! conservative forces `F_c = -grad V` (gravity, springs), external forces `F_e`, and linear
-//! damping with the damping matrix `D` (dampers, drag). Every kernel reads state vectors laid
-//! out as in [`crate::system`] (masses then anchors) and accumulates into a force vector of the
-//! same layout; forces landing on anchors are the supports' reactions and schemes ignore them.
-//! Matrices are over the moving coordinates only (`System::mass_coordinates`).
+//! The network's equation of motion is `M x'' = F_c(x) + F_e(t) - D(x) x'`: conservative forces
+//! `F_c = -grad V` (gravity, springs, bending, angular springs, contacts), external forces `F_e`,
+//! and linear damping with the damping matrix `D` (dampers, drag). Every kernel reads state
+//! vectors laid out as in [`crate::system`] (masses then anchors) and accumulates into a force
+//! vector of the same layout; forces landing on anchors are the supports' reactions and schemes
+//! ignore them. Matrices are over the moving coordinates only (`System::mass_coordinates`).
 
+mod angle;
 mod bending;
 pub mod contact;
 mod dampers;
@@ -24,14 +25,15 @@ pub fn total(system: &System, x: &[f64], v: &[f64], t: f64, f: &mut [f64]) {
     add_damping(system, x, v, f);
 }
 
-/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs, bending, contacts), N; `f` is
-/// overwritten.
+/// Conservative forces `F_c(x) = -grad V(x)` (gravity, springs, bending, angular springs,
+/// contacts), N; `f` is overwritten.
 pub fn conservative(system: &System, x: &[f64], f: &mut [f64]) {
     f.fill(0.0);
     let gravity = system.gravity_force();
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_forces(system.springs(), system.dimension(), x, f);
     bending::add_forces(system.bendings(), system.dimension(), x, f);
+    angle::add_forces(system.angles(), system.dimension(), x, f);
     contact::add_forces(system, x, f);
 }
 
@@ -46,10 +48,11 @@ pub fn add_damping(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
     dampers::add_forces(system, x, v, f);
 }
 
-/// Energy stored in the springs and the bending elements, J.
+/// Energy stored in the springs, the bending elements and the angular springs, J.
 pub fn elastic_energy(system: &System, x: &[f64]) -> f64 {
     springs::energy(system.springs(), system.dimension(), x)
         + bending::energy(system.bendings(), system.dimension(), x)
+        + angle::energy(system.angles(), system.dimension(), x)
 }
 
 /// Gravitational potential energy `-sum m g . x`, J.
@@ -73,6 +76,7 @@ pub fn potential(system: &System, x: &[f64]) -> f64 {
 pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     springs::add_stiffness(system.springs(), system.dimension(), x, scale, matrix);
     bending::add_stiffness(system.bendings(), system.dimension(), scale, matrix);
+    angle::add_stiffness(system.angles(), system.dimension(), x, scale, matrix);
     contact::add_stiffness(system, x, scale, matrix);
 }
 
@@ -98,15 +102,17 @@ pub fn discrete_conservative(system: &System, x0: &[f64], x1: &[f64], f: &mut [f
     f[..gravity.len()].copy_from_slice(gravity);
     springs::add_discrete_forces(system.springs(), system.dimension(), x0, x1, f);
     bending::add_discrete_forces(system.bendings(), system.dimension(), x0, x1, f);
+    angle::add_discrete_forces(system.angles(), system.dimension(), x0, x1, f);
     contact::add_discrete_forces(system, x0, x1, f);
 }
 
 /// Adds `scale * K_dg`, the Jacobian `-d F_dg(x0, x1) / d x1` of the discrete-gradient force
-/// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs the
-/// tangent stiffness at the midpoint, halved (exact in 1D and for bending, Newton's approximation
-/// for geometric springs); for contacts the exact derivative of Chatziioannou 2019, eq. (80), which sees a
-/// contact the step enters even when the midpoint is still outside it. `midpoint` is
-/// `(x0 + x1) / 2`, which the caller keeps (Newton evaluates it at every iteration).
+/// ([`discrete_conservative`]) with respect to the end of the step, to `matrix`: for springs and
+/// angular springs the tangent stiffness at the midpoint, halved (exact in 1D and for bending,
+/// Newton's approximation for geometric springs and angular springs); for contacts the exact
+/// derivative of Chatziioannou 2019, eq. (80), which sees a contact the step enters even when the
+/// midpoint is still outside it. `midpoint` is `(x0 + x1) / 2`, which the caller keeps (Newton
+/// evaluates it at every iteration).
 pub fn add_discrete_stiffness(
     system: &System,
     x0: &[f64],
@@ -117,6 +123,7 @@ pub fn add_discrete_stiffness(
 ) {
     springs::add_stiffness(system.springs(), system.dimension(), midpoint, 0.5 * scale, matrix);
     bending::add_stiffness(system.bendings(), system.dimension(), 0.5 * scale, matrix);
+    angle::add_stiffness(system.angles(), system.dimension(), midpoint, 0.5 * scale, matrix);
     contact::add_discrete_stiffness(system, x0, x1, scale, matrix);
 }
 

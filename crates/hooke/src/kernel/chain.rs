@@ -56,14 +56,15 @@ impl UniformChain {
     /// Recognises a uniform chain in a compiled 1D system: masses `0..n` in order, springs
     /// (rest length 0, equal stiffness) joining an anchor to mass 0, each mass to the next, and
     /// the last mass to a second anchor; dampers absent or on exactly those pairs with equal
-    /// damping; equal masses, drag and gravity; no bending, contacts or external forces. This is
-    /// what the string generator builds without bending.
+    /// damping; equal masses, drag and gravity; no bending, angular springs, contacts or external
+    /// forces. This is what the string generator builds without bending.
     pub fn detect(system: &System) -> Option<Self> {
         let n = system.mass_count();
         if system.dimension() != 1
             || n == 0
             || system.has_contacts()
             || !system.bendings().is_empty()
+            || !system.angles().is_empty()
             || system.external_forces().drives()
             || system.holds_forces()
         {

@@ -48,13 +48,14 @@ impl UniformGrid {
     /// it: masses in row-major order (`j W + i`), each joined by springs with rest length 0 to
     /// its four neighbours, the rim being anchors at 0; equal masses, drag and gravity; links
     /// along x all alike, links along y all alike (dampers, if any, on the same pairs); no
-    /// bending, contacts or external forces. At least 2 x 2 masses.
+    /// bending, angular springs, contacts or external forces. At least 2 x 2 masses.
     pub fn detect(system: &System) -> Option<Self> {
         let n = system.mass_count();
         if system.dimension() != 1
             || n < 4
             || system.has_contacts()
             || !system.bendings().is_empty()
+            || !system.angles().is_empty()
             || system.external_forces().drives()
             || system.holds_forces()
         {

@@ -1,6 +1,6 @@
-//! What a user describes: masses, anchors, links (springs and dampers), bending, drag, gravity, contacts
-//! (Hertz barriers and collisions), driving forces, and the generators that build strings,
-//! membranes and chains from them.
+//! What a user describes: masses, anchors, links (springs and dampers), bending, angular springs,
+//! drag, gravity, contacts (Hertz barriers and collisions), driving forces, and the generators
+//! that build strings, membranes and chains from them.
 //!
 //! A [`Model`] is built element by element through methods that validate each element as it is
 //! added (`add_mass`, `add_spring`, `add_string`, ...), so a `Model` is always valid. Each element
@@ -44,6 +44,7 @@ macro_rules! setters {
     (@assign set $place:expr, $value:expr) => { $place = $value };
 }
 
+mod angle;
 mod bending;
 mod contact;
 pub(crate) mod de;
@@ -53,6 +54,7 @@ mod forces;
 mod generate;
 mod validate;
 
+pub use angle::{Angle, AngleElement};
 pub use bending::{Bending, BendingElement, MAX_BENDING_NODES};
 pub use contact::{Barrier, BarrierSpec, Collision, CollisionSpec, MassSelection};
 pub use elements::{Anchor, Damper, Initial, Link, Mass, Node, NodeRef, Spring};
@@ -77,6 +79,7 @@ pub struct Model {
     anchors: Vec<Anchor>,
     links: Vec<Link>,
     bendings: Vec<BendingElement>,
+    angles: Vec<AngleElement>,
     barriers: Vec<Barrier>,
     collisions: Vec<Collision>,
     forces: Vec<ExternalForce>,
@@ -104,6 +107,7 @@ impl Model {
             anchors: Vec::new(),
             links: Vec::new(),
             bendings: Vec::new(),
+            angles: Vec::new(),
             barriers: Vec::new(),
             collisions: Vec::new(),
             forces: Vec::new(),

@@ -12,7 +12,8 @@ implicit_scheme!(
     ///
     /// with the discrete gradient `grad V(x_n, x_{n+1})`: midpoint forces for 1D springs (then it
     /// is the midpoint and trapezoidal rule, Chatziioannou 2019, section 2.4), Gonzalez's form for
-    /// geometric springs and the difference quotient of eq. 46 for contacts. It replicates the
+    /// geometric springs, his midpoint discrete gradient for angular springs and the difference
+    /// quotient of eq. 46 for contacts. It replicates the
     /// energy balance exactly (Proposition 2.2 and eq. 54):
     /// `H_{n+1} = H_n - h mu^T D mu + h mu . F-bar_e` with `mu = (v_n + v_{n+1})/2`, to round-off,
     /// for any potential. Second order; stable for every step (the energy bounds the state).

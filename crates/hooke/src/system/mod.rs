@@ -106,6 +106,35 @@ impl BendingArrays {
     }
 }
 
+/// Angular springs in structure-of-arrays form: element `e` stores
+/// `stiffness[e] / 2 (theta - rest_angle[e])^2`, theta the angle at node `b[e]` between the arms
+/// to `a[e]` and `c[e]` (see [`crate::model::Angle`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AngleArrays {
+    /// First end (node index).
+    pub a: Vec<u32>,
+    /// The vertex (node index).
+    pub b: Vec<u32>,
+    /// Second end (node index).
+    pub c: Vec<u32>,
+    /// k of each element, N m/rad.
+    pub stiffness: Vec<f64>,
+    /// theta_0 of each element, rad, in (0, pi].
+    pub rest_angle: Vec<f64>,
+}
+
+impl AngleArrays {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.stiffness.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.stiffness.is_empty()
+    }
+}
+
 /// Barrier contacts, one entry per (barrier, mass) pair, in structure-of-arrays form.
 ///
 /// Entry `i` pushes node `mass[i]` out of the half-space `n . x < offset[i]` with the force
@@ -251,6 +280,7 @@ pub struct System {
     springs: LinkArrays,
     dampers: LinkArrays,
     bendings: BendingArrays,
+    angles: AngleArrays,
     barriers: BarrierArrays,
     collisions: CollisionArrays,
     external: ExternalForces,
@@ -301,6 +331,15 @@ impl System {
             bendings.weight.extend_from_slice(&element.weights);
             bendings.stiffness.push(element.stiffness);
             bendings.start.push(u32::try_from(bendings.node.len()).expect("more than 2^32 bending entries"));
+        }
+        let mut angles = AngleArrays::default();
+        for element in model.angles().iter().filter(|e| e.stiffness > 0.0) {
+            let [a, b, c] = element.nodes.map(node_index);
+            angles.a.push(a);
+            angles.b.push(b);
+            angles.c.push(c);
+            angles.stiffness.push(element.stiffness);
+            angles.rest_angle.push(element.rest_angle);
         }
         let mut barriers = BarrierArrays::default();
         for barrier in model.barriers().iter().filter(|b| b.stiffness > 0.0) {
@@ -377,6 +416,7 @@ impl System {
             springs,
             dampers,
             bendings,
+            angles,
             barriers,
             collisions,
             external,
@@ -428,6 +468,10 @@ impl System {
     /// The bending elements (those of stiffness 0 are left out).
     pub fn bendings(&self) -> &BendingArrays {
         &self.bendings
+    }
+    /// The angular springs (those of stiffness 0 are left out).
+    pub fn angles(&self) -> &AngleArrays {
+        &self.angles
     }
     /// The barrier contacts, one entry per (barrier, mass) pair (barriers of stiffness 0 are
     /// left out).

@@ -26,8 +26,8 @@ impl<const L: usize> StringStage<L> {
     /// masses to its last anchor) from `state`, with step `dt` (s) and `pickups`, if the system
     /// is exactly those strings: 1D, every mass on one of them, every spring (rest length 0) and
     /// damper one of their links, every bending element a `(1, -2, 1)` centred at a mass along its
-    /// string, no contact, driving force or gravity. Held forces are taken from the system.
-    /// `pool` runs the groups on its threads.
+    /// string, no angular spring, contact, driving force or gravity. Held forces are taken from
+    /// the system. `pool` runs the groups on its threads.
     pub(crate) fn new(
         system: &System,
         strings: &[Vec<usize>],
@@ -37,6 +37,7 @@ impl<const L: usize> StringStage<L> {
         pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     ) -> Option<Self> {
         let plain = system.dimension() == 1
+            && system.angles().is_empty()
             && !system.has_contacts()
             && !system.external_forces().drives()
             && system.gravity_force().is_empty()

@@ -18,7 +18,7 @@ use super::source::{read_source, Document, SourceError, Step};
 use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
-    de, Anchor, BarSpec, BarrierSpec, Bending, BodySpec, ChainSpec, CollisionSpec, Damper, ForceSpec,
+    de, Anchor, Angle, BarSpec, BarrierSpec, Bending, BodySpec, ChainSpec, CollisionSpec, Damper, ForceSpec,
     Initial, Mass, MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
@@ -87,6 +87,8 @@ struct Tables {
     damper: Vec<Damper>,
     #[serde(default)]
     bending: Vec<Bending>,
+    #[serde(default)]
+    angle: Vec<Angle>,
     #[serde(default)]
     string: Vec<StringSpec>,
     #[serde(default)]
@@ -190,6 +192,9 @@ impl Tables {
         }
         for (i, bending) in self.bending.into_iter().enumerate() {
             model.add_bending(bending).map_err(document.at(&[Key("bending"), Index(i)]))?;
+        }
+        for (i, angle) in self.angle.into_iter().enumerate() {
+            model.add_angle(angle).map_err(document.at(&[Key("angle"), Index(i)]))?;
         }
         for (i, barrier) in self.barrier.into_iter().enumerate() {
             model.add_barrier(barrier).map_err(document.at(&[Key("barrier"), Index(i)]))?;
