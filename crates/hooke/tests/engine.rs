@@ -77,9 +77,15 @@ fn the_guitar_plays_the_former_performance_bit_for_bit_on_both_paths_in_any_bloc
 #[test]
 fn every_example_instrument_plays_the_former_performance() {
     let folder = Path::new("../../examples/instruments");
-    for name in ["drum", "reed", "sitar", "pendulum"] {
+    // The sitar as recorded: the example has since gained a body and sympathetic strings.
+    for (name, instrument_file) in [
+        ("drum", folder.join("drum.toml")),
+        ("reed", folder.join("reed.toml")),
+        ("sitar", Path::new("tests/data/parity/sitar.toml").to_path_buf()),
+        ("pendulum", folder.join("pendulum.toml")),
+    ] {
         let expected = reference(name);
-        let text = std::fs::read_to_string(folder.join(format!("{name}.toml"))).unwrap();
+        let text = std::fs::read_to_string(instrument_file).unwrap();
         let file = parse_instrument(&text, name).unwrap();
         let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
         let score_text = std::fs::read_to_string(folder.join(format!("{name}-score.toml"))).unwrap();

@@ -90,7 +90,10 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         let expected = "a body to couple them to (strings on a fixed bridge never reach each other)";
         return Err(ModelError::new("sitar", "sympathetic", expected, "no body").into());
     }
-    let sympathetic = key_pitches("sitar", &spec.sympathetic)?;
+    let sympathetic = match spec.sympathetic.is_empty() {
+        true => Vec::new(),
+        false => key_pitches("sitar", &spec.sympathetic)?,
+    };
     let mut model = Model::new(1)?;
     let body = add_body(&mut model, spec.body.as_ref())?;
     let mut parts = Vec::with_capacity(1 + sympathetic.len());
