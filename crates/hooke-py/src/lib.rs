@@ -16,9 +16,11 @@
 mod analysis;
 mod device;
 mod errors;
+mod generators;
 mod model;
 mod performance;
 mod record;
+mod run_setup;
 mod simulation;
 
 use hooke::engine::StepSize;

@@ -3,8 +3,9 @@
 
 use crate::analysis::analysis_result;
 use crate::errors::{analysis_error, model_error, source_error};
+use crate::model_rule;
+use crate::run_setup::{quantity_named, vector};
 use crate::simulation::Simulation;
-use crate::{model_rule, step_size};
 use hooke::analysis::report::{analyse, AnalysisOptions};
 use hooke::engine::{EngineConfig, PartialRunSettings, PickupSpec, Pickups, RunLength, StepSize};
 use hooke::model::{
@@ -12,7 +13,6 @@ use hooke::model::{
     MassSelection, MembraneSpec, Model as LibraryModel, Node, NodeRef, Samples, Signal, Sinusoid, Spring,
     StringSpec,
 };
-use hooke::quantity::Quantity;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use pyo3::prelude::*;
@@ -39,78 +39,6 @@ impl Model {
     fn ids(&self, nodes: &[Node]) -> Vec<String> {
         nodes.iter().map(|&node| self.model.node_id(node).to_string()).collect()
     }
-
-    /// The pickups a simulation listens to: `given` (ids or dicts), else those added in code,
-    /// else the file's, else (as a file without pickups) one channel summing every mass's first
-    /// coordinate.
-    pub(crate) fn resolve_pickups(
-        &self,
-        py: Python<'_>,
-        given: Option<&Bound<'_, PyList>>,
-    ) -> PyResult<Pickups> {
-        let specs = match given {
-            Some(list) => list.iter().map(|item| pickup_spec(&item)).collect::<PyResult<Vec<_>>>()?,
-            None => self.pickups.clone(),
-        };
-        if specs.is_empty() && given.is_none() {
-            let all = || Pickups::sum_of_all_masses(&self.model);
-            return Ok(self.file_pickups.clone().unwrap_or_else(all));
-        }
-        Pickups::new(&specs, &self.model).map_err(|e| crate::errors::engine_error(py, &e.into()))
-    }
-
-    /// The step: `rate` (Hz) or `dt` (s), else the file's, else 44 100 Hz.
-    pub(crate) fn step(&self, py: Python<'_>, rate: Option<f64>, dt: Option<f64>) -> PyResult<StepSize> {
-        Ok(step_size(py, rate, dt)?.or(self.run.step).unwrap_or(StepSize::Rate(44_100.0)))
-    }
-
-    /// The scheme: `name`, else the file's, else symplectic Euler.
-    pub(crate) fn scheme(&self, name: Option<&str>) -> PyResult<SchemeKind> {
-        Ok(match name {
-            Some(name) => crate::scheme(name)?,
-            None => self.run.scheme.unwrap_or(SchemeKind::SymplecticEuler),
-        })
-    }
-}
-
-/// A pickup from a mass id (its position along x) or a dict with `mass` and optional
-/// `quantity` ('position' or 'velocity'), `axis` (0, 1, 2), `weight` and `channel` (1-based).
-fn pickup_spec(item: &Bound<'_, PyAny>) -> PyResult<PickupSpec> {
-    if let Ok(id) = item.extract::<String>() {
-        return Ok(PickupSpec::position(id));
-    }
-    let dict = item.cast::<PyDict>()?;
-    let get = |key: &str| dict.get_item(key);
-    let mass: String =
-        get("mass")?.ok_or_else(|| model_rule("pickup", "mass", "a mass id", "nothing"))?.extract()?;
-    let mut spec = PickupSpec::position(mass);
-    if let Some(quantity) = get("quantity")? {
-        spec.quantity = quantity_named(&quantity.extract::<String>()?)?;
-    }
-    if let Some(axis) = get("axis")? {
-        spec = spec.axis(axis.extract()?);
-    }
-    if let Some(weight) = get("weight")? {
-        spec = spec.weight(weight.extract()?);
-    }
-    if let Some(channel) = get("channel")? {
-        spec = spec.channel(channel.extract()?);
-    }
-    Ok(spec)
-}
-
-/// 'position' or 'velocity'.
-fn quantity_named(name: &str) -> PyResult<Quantity> {
-    match name {
-        "position" => Ok(Quantity::Position),
-        "velocity" => Ok(Quantity::Velocity),
-        other => Err(model_rule("pickup", "quantity", "\"position\" or \"velocity\"", other)),
-    }
-}
-
-/// A vector argument: `None` is empty (the element's default).
-fn vector(value: Option<Vec<f64>>) -> Vec<f64> {
-    value.unwrap_or_default()
 }
 
 #[pymethods]
@@ -329,6 +257,19 @@ impl Model {
             ..MembraneSpec::new(id, columns, rows)
         };
         let nodes = self.model.add_membrane(spec).map_err(|e| model_error(py, &e))?;
+        Ok(self.ids(&nodes))
+    }
+
+    /// Adds the generator `kind` ("bar", "plate" or "body") with the fields of its model-file
+    /// table (`[[bar]]`, ...) given as a dict; returns the mass ids. `Model.add_bar`,
+    /// `add_plate` and `add_body` call it.
+    fn _add_generated(
+        &mut self,
+        py: Python<'_>,
+        kind: &str,
+        fields: &Bound<'_, PyDict>,
+    ) -> PyResult<Vec<String>> {
+        let nodes = crate::generators::add_generated(py, &mut self.model, kind, fields)?;
         Ok(self.ids(&nodes))
     }
 

@@ -219,3 +219,35 @@ def test_an_angular_spring_swings_a_mass_about_its_vertex_at_the_torsional_frequ
         for name in "abc":
             line.add_mass(name, 1.0)
         line.add_angle(["a", "b", "c"], k)
+
+
+def test_plates_bars_and_bodies_are_added_with_their_file_fields():
+    # A simply supported plate: masses rho h s^2, five-point bending D / s^2, so mode (p, q) is
+    # w = sqrt(D / (rho h)) mu_pq / s^2 with mu_pq = 4 sin^2(p pi / 2(C+1)) + 4 sin^2(q pi / 2(R+1)).
+    columns, rows, spacing, density, rigidity = 6, 4, 0.02, 31.4, 1172.0
+    plate = hooke.Model(1)
+    masses = plate.add_plate("p", columns, rows, spacing=spacing, surface_density=density, rigidity=rigidity)
+    assert len(masses) == columns * rows and masses[:2] == ["p.1.1", "p.2.1"]
+    mu = sorted(
+        4 * math.sin(p * math.pi / (2 * (columns + 1))) ** 2 + 4 * math.sin(q * math.pi / (2 * (rows + 1))) ** 2
+        for p in range(1, columns + 1)
+        for q in range(1, rows + 1)
+    )
+    found = plate.analyze(rate=1e6).frequency_hz
+    for k in range(3):
+        expected = math.sqrt(rigidity / density) * mu[k] / spacing**2 / (2 * math.pi)
+        assert math.isclose(found[k], expected, rel_tol=1e-9), (k, found[k], expected)
+    assert pickle.loads(pickle.dumps(plate)).analyze(rate=1e6).frequency_hz[0] == found[0]
+    # A bar and a body read the fields of [[bar]] and [[body]], errors included.
+    bar = hooke.Model(1)
+    ids = bar.add_bar("b", 12, length=0.3, linear_density=0.9, rigidity=600.0)
+    assert ids == [f"b.{i}" for i in range(1, 13)] and math.isclose(sum(bar.masses), 0.27, rel_tol=1e-12)
+    with pytest.raises(TypeError, match="unknown field"):
+        bar.add_bar("c", 12, length=0.3, linear_density=0.9, rigidity=600.0, colour="red")
+    with pytest.raises(hooke.ModelError, match="undercut_ratio"):
+        bar.add_bar("d", 12, length=0.3, linear_density=0.9, rigidity=600.0, undercut_ratio=20.0)
+    body = hooke.Model(1)
+    ids = body.add_body("body", [(100.0, 0.1, 0.2), (250.0, 0.05, 0.4)])
+    assert ids[0] == "body.1" and len(ids) == 2
+    modes = body.analyze(rate=1e6).frequency_hz
+    assert math.isclose(modes[0], 100.0, rel_tol=1e-3) and math.isclose(modes[1], 250.0, rel_tol=1e-3), modes

@@ -141,6 +141,9 @@ class Model:
         drag: float = 0.0,
     ) -> List[str]:
         """A membrane or mesh with a rim of anchors; returns mass ids row by row."""
+    def _add_generated(self, kind: str, fields: Dict[str, Any]) -> List[str]:
+        """Adds the generator ``kind`` ("bar", "plate" or "body") with the fields of its
+        model-file table; ``Model.add_bar``, ``add_plate`` and ``add_body`` call it."""
     def add_chain(
         self,
         id: str,

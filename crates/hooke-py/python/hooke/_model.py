@@ -22,6 +22,7 @@ _CHANGES = (
     "add_string",
     "add_membrane",
     "add_chain",
+    "_add_generated",
     "add_barrier",
     "add_collision",
     "add_force",
@@ -64,6 +65,32 @@ class Model(_hooke.Model):
         model = cls(dimension)
         model.add_membrane(id, columns, rows, **spec)
         return model
+
+    def add_bar(self, id: str, masses: int, **fields: Any) -> List[str]:
+        """Adds a free bar of ``masses`` masses ``ID.1`` .. ``ID.N`` (1D; ``[[bar]]`` in
+        docs/model-format.md), no anchors: lumped (``mass`` kg, ``bending`` N/m) or physical
+        (``length`` m, ``linear_density`` kg/m, ``rigidity`` N m^2); ``drag`` 1/s, ``damping``
+        N s/m between neighbours, ``undercut_ratio`` (f2/f1). Returns the mass ids."""
+        return self._add_generated("bar", dict(id=id, masses=masses, **fields))
+
+    def add_plate(
+        self, id: str, columns: int, rows: int, *, spacing: float, surface_density: float, rigidity: float,
+        drag: float = 0.0, damping: float = 0.0,
+    ) -> List[str]:
+        """Adds a simply supported plate of ``columns`` x ``rows`` masses ``ID.i.j`` on a square
+        lattice of ``spacing`` m inside a rim of anchors (1D): ``surface_density`` kg/m^2,
+        ``rigidity`` D N m, ``drag`` 1/s, ``damping`` N s/m on each lattice edge. Returns the
+        mass ids row by row."""
+        fields = dict(id=id, columns=columns, rows=rows, spacing=spacing, surface_density=surface_density,
+                      rigidity=rigidity, drag=drag, damping=damping)
+        return self._add_generated("plate", fields)
+
+    def add_body(self, id: str, modes: List[Tuple[float, float, float]]) -> List[str]:
+        """Adds a body given by its modes at its bridge ``ID.1`` (1D; ``[[body]]``): each mode
+        ``(frequency Hz, decay_time s, effective mass kg)``. Strings end on it with their
+        ``to`` node. Returns the mass ids, the bridge first."""
+        table = [dict(frequency=f, decay_time=tau, mass=m) for f, tau, m in modes]
+        return self._add_generated("body", dict(id=id, modes=table))
 
     def _repr_html_(self) -> str:
         from .display import model_html

@@ -2,6 +2,7 @@
 
 use crate::model::validate::{check_non_negative, check_positive};
 use crate::model::{Anchor, Bending, Damper, Mass, Model, ModelError, Node};
+use serde::Deserialize;
 
 /// A simply supported plate: `columns x rows` masses `ID.i.j` (`i` along x from 1, `j` along y
 /// from 1) on a square lattice of `spacing`, and a rim of anchors `ID.rim.i.j` around them (no
@@ -15,7 +16,8 @@ use crate::model::{Anchor, Bending, Damper, Mass, Model, ModelError, Node};
 /// lattice's dispersion. Losses: a drag on every mass, the same rate for every mode, and a
 /// damper on every lattice edge (rim edges included), whose rate grows with a mode's Laplacian
 /// eigenvalue, so in proportion to its frequency.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlateSpec {
     /// Id prefix of the generated masses and anchors.
     pub id: String,
@@ -30,8 +32,10 @@ pub struct PlateSpec {
     /// Bending rigidity `D = E h^3 / (12 (1 - nu^2))`, N m (> 0).
     pub rigidity: f64,
     /// Drag to ground of each mass, 1/s (>= 0).
+    #[serde(default)]
     pub drag: f64,
-    /// Damping of the damper on each lattice edge, N s/m (>= 0).
+    /// Damping of the damper on each lattice edge, N s/m (>= 0; 0: no dampers).
+    #[serde(default)]
     pub damping: f64,
 }
 
