@@ -483,19 +483,17 @@ impl Context<'_, '_> {
                             })
                             .collect()
                     }
-                    PartKind::Membrane(membrane) => {
+                    PartKind::Membrane(MembranePart { grid, .. }) => {
                         let centre = self.coordinate(state)? / dim;
-                        let index = membrane.grid.masses.iter().position(|&m| m == centre).unwrap_or(0);
-                        let (ci, cj) = ((index % membrane.grid.columns) as f64, (index / membrane.grid.columns) as f64);
-                        let (w, h) = ((membrane.grid.columns + 1) as f64, (membrane.grid.rows + 1) as f64);
+                        let index = grid.masses.iter().position(|&m| m == centre).unwrap_or(0);
+                        let (ci, cj) = ((index % grid.columns) as f64, (index / grid.columns) as f64);
+                        let (w, h) = ((grid.columns + 1) as f64, (grid.rows + 1) as f64);
                         let width = width.unwrap_or(1.0);
-                        membrane
-                            .grid
-                            .masses
+                        grid.masses
                             .iter()
                             .enumerate()
                             .map(|(k, &m)| {
-                                let (i, j) = ((k % membrane.grid.columns) as f64, (k / membrane.grid.columns) as f64);
+                                let (i, j) = ((k % grid.columns) as f64, (k / grid.columns) as f64);
                                 let distance = ((i - ci) / w).hypot((j - cj) / h);
                                 let value = if width >= 1.0 && triangle {
                                     (1.0 - 2.0 * distance).max(0.0)
