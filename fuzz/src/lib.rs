@@ -129,7 +129,13 @@ pub fn instruments() -> &'static [(usize, Instrument)] {
             InstrumentSpec::Sitar(SitarSpec::default()),
             InstrumentSpec::Pendulum(PendulumSpec::default()),
             InstrumentSpec::Marimba(MarimbaSpec::default()),
-            InstrumentSpec::Plates(PlatesSpec::default()),
+            // Two small plates: the plates' code paths, with fewer masses for every input to run.
+            InstrumentSpec::Plates(PlatesSpec {
+                keys: vec!["C4".to_string(), "G4".to_string()],
+                columns: 6,
+                rows: 4,
+                ..PlatesSpec::default()
+            }),
         ]
         .iter()
         .map(|spec| spec.build_stable(spec.default_scheme(), 44_100.0, None).expect("a default instrument"))
