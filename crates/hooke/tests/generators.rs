@@ -209,3 +209,38 @@ fn a_1d_chain_starts_at_rest_in_either_direction() {
         assert_eq!(&f[..2], &[0.0, 0.0], "direction {direction}: no force at the start");
     }
 }
+
+#[test]
+fn a_plate_in_a_file_has_the_modes_of_the_simply_supported_lattice() {
+    // Mode (p, q) of the lattice: w = sqrt(D / (rho h)) mu_pq / s^2, mu_pq = 4 sin^2(p pi / 2(C+1))
+    // + 4 sin^2(q pi / 2(R+1)); the three lowest of a 7 x 5 plate.
+    let source = "[model]\ndimension = 1\n\n[[plate]]\nid = \"p\"\ncolumns = 7\nrows = 5\nspacing = 0.02\n\
+                  surface_density = 31.4\nrigidity = 1172.0\n";
+    let file = parse(source, "plate.toml").unwrap();
+    let (columns, rows, spacing, density, rigidity): (usize, usize, f64, f64, f64) =
+        (7, 5, 0.02, 31.4, 1172.0);
+    assert_eq!(file.model.masses().len(), columns * rows);
+    assert_eq!(file.model.masses()[1].id, "p.2.1", "masses row by row");
+    let side = |k: usize, count: usize| 4.0 * (k as f64 * PI / (2 * (count + 1)) as f64).sin().powi(2);
+    let mut mu: Vec<f64> =
+        (1..=columns).flat_map(|p| (1..=rows).map(move |q| side(p, columns) + side(q, rows))).collect();
+    mu.sort_by(f64::total_cmp);
+    let system = System::new(&file.model);
+    let linear =
+        hooke::analysis::linearise::Linearisation::new(&system, &hooke::analysis::linearise::About::Initial)
+            .unwrap();
+    let mut found: Vec<f64> = linear
+        .normalised_stiffness()
+        .self_adjoint_eigenvalues(faer::Side::Lower)
+        .unwrap()
+        .into_iter()
+        .map(f64::sqrt)
+        .collect();
+    found.sort_by(f64::total_cmp);
+    for k in 0..3 {
+        let expected = (rigidity / density).sqrt() * mu[k] / (spacing * spacing);
+        assert!((found[k] / expected - 1.0).abs() < 1e-9, "mode {k}: {} rad/s, lattice {expected}", found[k]);
+    }
+    let error = parse(&source.replace("rows = 5", "rows = 1"), "plate.toml").unwrap_err().to_string();
+    assert!(error.starts_with("plate.toml:7:8:") && error.contains("at least 2"), "{error}");
+}

@@ -77,10 +77,10 @@ class Model(_hooke.Model):
         self, id: str, columns: int, rows: int, *, spacing: float, surface_density: float, rigidity: float,
         drag: float = 0.0, damping: float = 0.0,
     ) -> List[str]:
-        """Adds a simply supported plate of ``columns`` x ``rows`` masses ``ID.i.j`` on a square
-        lattice of ``spacing`` m inside a rim of anchors (1D): ``surface_density`` kg/m^2,
-        ``rigidity`` D N m, ``drag`` 1/s, ``damping`` N s/m on each lattice edge. Returns the
-        mass ids row by row."""
+        """Adds a simply supported plate (``[[plate]]``) of ``columns`` x ``rows`` masses
+        ``ID.i.j`` on a square lattice of ``spacing`` m inside a rim of anchors (1D):
+        ``surface_density`` kg/m^2, ``rigidity`` D N m, ``drag`` 1/s, ``damping`` N s/m on each
+        lattice edge. Returns the mass ids row by row."""
         fields = dict(id=id, columns=columns, rows=rows, spacing=spacing, surface_density=surface_density,
                       rigidity=rigidity, drag=drag, damping=damping)
         return self._add_generated("plate", fields)

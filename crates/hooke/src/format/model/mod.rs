@@ -19,7 +19,7 @@ use crate::engine::{PartialRunSettings, PickupSpec, Pickups};
 use crate::io::WavOptions;
 use crate::model::{
     de, Anchor, Angle, BarSpec, BarrierSpec, Bending, BodySpec, ChainSpec, CollisionSpec, Damper, ForceSpec,
-    Initial, Mass, MembraneSpec, Model, ModelError, Sinusoid, Spring, StringSpec,
+    Initial, Mass, MembraneSpec, Model, ModelError, PlateSpec, Sinusoid, Spring, StringSpec,
 };
 use serde::Deserialize;
 use settings::{OutputFields, RunFields};
@@ -98,6 +98,8 @@ struct Tables {
     #[serde(default)]
     bar: Vec<BarSpec>,
     #[serde(default)]
+    plate: Vec<PlateSpec>,
+    #[serde(default)]
     body: Vec<BodySpec>,
     #[serde(default)]
     barrier: Vec<BarrierSpec>,
@@ -148,6 +150,7 @@ enum NodeTable {
     Membrane,
     Chain,
     Bar,
+    Plate,
     Body,
 }
 
@@ -160,6 +163,7 @@ impl NodeTable {
             Self::Membrane => "membrane",
             Self::Chain => "chain",
             Self::Bar => "bar",
+            Self::Plate => "plate",
             Self::Body => "body",
         }
     }
@@ -229,7 +233,7 @@ impl Tables {
         Ok(ModelFile { name, description, model, run, pickups, wav })
     }
 
-    /// Adds every anchor, mass, string, membrane and chain in the order they appear in the file.
+    /// Adds every anchor, mass and generator in the order they appear in the file.
     fn add_nodes(&mut self, model: &mut Model, document: &Document<'_>) -> Result<(), SourceError> {
         let counts = [
             (NodeTable::Anchor, self.anchor.len()),
@@ -238,6 +242,7 @@ impl Tables {
             (NodeTable::Membrane, self.membrane.len()),
             (NodeTable::Chain, self.chain.len()),
             (NodeTable::Bar, self.bar.len()),
+            (NodeTable::Plate, self.plate.len()),
             (NodeTable::Body, self.body.len()),
         ];
         let mut order: Vec<(usize, NodeTable, usize)> = counts
@@ -257,6 +262,7 @@ impl Tables {
                 NodeTable::Membrane => model.add_membrane(take(&mut self.membrane[i])).map(drop),
                 NodeTable::Chain => model.add_chain(take(&mut self.chain[i])).map(drop),
                 NodeTable::Bar => model.add_bar(take(&mut self.bar[i])).map(drop),
+                NodeTable::Plate => model.add_plate(&self.plate[i]).map(drop),
                 NodeTable::Body => model.add_body(take(&mut self.body[i])).map(drop),
             };
             added.map_err(|error| {

@@ -4,7 +4,7 @@ use crate::model::validate::{check_non_negative, check_positive};
 use crate::model::{Anchor, Bending, Damper, Mass, Model, ModelError, Node};
 use serde::Deserialize;
 
-/// A simply supported plate: `columns x rows` masses `ID.i.j` (`i` along x from 1, `j` along y
+/// A simply supported plate (`[[plate]]`): `columns x rows` masses `ID.i.j` (`i` along x from 1, `j` along y
 /// from 1) on a square lattice of `spacing`, and a rim of anchors `ID.rim.i.j` around them (no
 /// corners), so the plate measures `(columns + 1) spacing` by `(rows + 1) spacing`.
 ///
