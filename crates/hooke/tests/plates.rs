@@ -202,6 +202,7 @@ fn bad_plates_files_are_refused_at_the_field() {
     for (field, expected) in [
         ("keys = [\"C4\", \"H4\"]", "note names"),
         ("columns = 1", "2 to 64"),
+        ("keys = [\"C4\", \"D4\", \"E4\", \"F4\", \"G4\"]\ncolumns = 64\nrows = 64", "at most 16384 masses"),
         ("rows = 65", "2 to 64"),
         ("strike = [0.5, 1.0]", "strictly between 0 and 1"),
         ("pickup = [0.0, 0.5]", "strictly between 0 and 1"),

@@ -24,6 +24,8 @@ use serde::Deserialize;
 
 /// The most masses along a plate's side.
 pub const MAX_PLATE_SIDE: usize = 64;
+/// The most masses of all the plates together (four plates of 64 x 64).
+pub const MAX_PLATES_MASSES: usize = 16_384;
 
 /// Bell plates to build.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -116,6 +118,12 @@ pub fn plates(spec: &PlatesSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         ],
     )?;
     let pitches = key_pitches("plates", &spec.keys)?;
+    let masses = spec.keys.len() * spec.columns * spec.rows;
+    if masses > MAX_PLATES_MASSES {
+        let expected =
+            format!("at most {MAX_PLATES_MASSES} masses in all the plates (keys x columns x rows)");
+        return Err(ModelError::new("plates", "keys", expected, format!("{masses} masses")).into());
+    }
     check_loss_law(spec, &pitches)?;
     let mut model = Model::new(1)?;
     let mut parts = Vec::with_capacity(spec.keys.len());
