@@ -83,16 +83,7 @@ impl Model {
     /// finite and >= 0; a rest angle (given, or that of the initial positions) in (0, pi].
     pub fn add_angle(&mut self, angle: Angle) -> Result<(), ModelError> {
         let Angle { id, nodes, stiffness, rest_angle } = angle;
-        let subject = match &id {
-            Some(id) => format!("angle \"{id}\""),
-            None => format!(
-                "angle on {}",
-                nodes.iter().map(|n| format!("\"{}\"", self.label(n))).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        if let Some(id) = &id {
-            self.check_new_id(&subject, id)?;
-        }
+        let subject = self.element_subject("angle", id.as_deref(), &nodes)?;
         if self.dimension() == 1 {
             return Err(ModelError::new(
                 subject,

@@ -80,16 +80,7 @@ impl Model {
     /// to 0 (so that moving every node alike stores no energy); stiffness finite and >= 0.
     pub fn add_bending(&mut self, bending: Bending) -> Result<(), ModelError> {
         let Bending { id, nodes, weights, stiffness } = bending;
-        let subject = match &id {
-            Some(id) => format!("bending \"{id}\""),
-            None => format!(
-                "bending on {}",
-                nodes.iter().map(|n| format!("\"{}\"", self.label(n))).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        if let Some(id) = &id {
-            self.check_new_id(&subject, id)?;
-        }
+        let subject = self.element_subject("bending", id.as_deref(), &nodes)?;
         if !(3..=MAX_BENDING_NODES).contains(&nodes.len()) {
             return Err(ModelError::new(
                 subject,

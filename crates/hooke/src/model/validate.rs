@@ -77,6 +77,23 @@ impl Model {
         }
     }
 
+    /// The subject of the errors of an element of `kind` (`bending`, `angle`) on `nodes`:
+    /// `KIND "ID"`, its id checked new, or `KIND on "A", "B", ...` without one.
+    pub(crate) fn element_subject(
+        &self,
+        kind: &str,
+        id: Option<&str>,
+        nodes: &[NodeRef],
+    ) -> Result<String, ModelError> {
+        let Some(id) = id else {
+            let labels: Vec<String> = nodes.iter().map(|n| format!("\"{}\"", self.label(n))).collect();
+            return Ok(format!("{kind} on {}", labels.join(", ")));
+        };
+        let subject = format!("{kind} \"{id}\"");
+        self.check_new_id(&subject, id)?;
+        Ok(subject)
+    }
+
     /// How errors name a node reference: its id, or for a handle of no node of this model,
     /// `mass #i` or `anchor #i`.
     pub(crate) fn label(&self, node: &NodeRef) -> String {
