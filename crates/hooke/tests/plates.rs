@@ -29,9 +29,9 @@ struct Measured {
 /// Every mode of the plate of `target` designed for `scheme`, struck by displacing one mass and
 /// simulated for `seconds`.
 fn measured_modes(target: &PlateTarget, scheme: SchemeKind, seconds: f64) -> Vec<Measured> {
-    let design = design_plate(target, scheme, 1.0 / RATE).unwrap();
+    let plate = design_plate(target, scheme, 1.0 / RATE).unwrap();
     let mut model = Model::new(1).unwrap();
-    model.add_plate(&design.plate).unwrap();
+    model.add_plate(&plate).unwrap();
     let (columns, rows) = (target.columns, target.rows);
     // The mass next to a corner moves in every mode: sin(p pi / (C + 1)) sin(q pi / (R + 1)) != 0.
     model.set_initial_position(0, &[1e-4]).unwrap();
@@ -50,7 +50,7 @@ fn measured_modes(target: &PlateTarget, scheme: SchemeKind, seconds: f64) -> Vec
             ((p, q), shape.collect())
         })
         .collect();
-    let (mass, kappa) = (design.plate.mass(), design.plate.bending());
+    let (mass, kappa) = (plate.mass(), plate.bending());
     let steps = (seconds * RATE) as usize;
     let mut log_energy = vec![Vec::with_capacity(steps); modes.len()];
     let mut crossings = vec![Vec::new(); modes.len()];

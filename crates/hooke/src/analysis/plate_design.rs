@@ -56,18 +56,9 @@ pub struct PlateTarget {
     pub rigidity: f64,
 }
 
-/// A designed plate.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlateDesign {
-    /// The plate as a generator spec, with id `"plate"`.
-    pub plate: PlateSpec,
-    /// The mode `(p, q)` matched to the law at the high frequency.
-    pub high_mode: (usize, usize),
-}
-
-/// The plate whose simulated first mode and losses are `target`'s with `scheme` at step `h`
-/// (s).
-pub fn design_plate(target: &PlateTarget, scheme: SchemeKind, h: f64) -> Result<PlateDesign, AnalysisError> {
+/// The plate (id `"plate"`) whose simulated first mode and losses are `target`'s with `scheme`
+/// at step `h` (s).
+pub fn design_plate(target: &PlateTarget, scheme: SchemeKind, h: f64) -> Result<PlateSpec, AnalysisError> {
     let PlateTarget { frequency_hz, decay, high_frequency, high_decay, columns, rows, .. } = *target;
     if columns < 2 || rows < 2 {
         return Err(AnalysisError::Target(format!(
@@ -80,7 +71,8 @@ pub fn design_plate(target: &PlateTarget, scheme: SchemeKind, h: f64) -> Result<
             target.surface_density, target.rigidity
         )));
     }
-    let law = LinearLossLaw::through(frequency_hz, decay, high_frequency, high_decay)?;
+    // The law sigma(f) = sigma_0 + sigma_1 f.
+    let (constant, slope) = fit_two_points((frequency_hz, decay), (high_frequency, high_decay), |f| f)?;
     let mu = |p: usize, q: usize| {
         let side = |k: usize, count: usize| 4.0 * (0.5 * k as f64 * PI / (count + 1) as f64).sin().powi(2);
         side(p, columns) + side(q, rows)
@@ -103,7 +95,7 @@ pub fn design_plate(target: &PlateTarget, scheme: SchemeKind, h: f64) -> Result<
             }
         }
     }
-    let rate = |f: f64| law.rate(f);
+    let rate = |f: f64| constant + slope * f;
     let gamma_1 = matching_damping("the first mode", rate, scheme, h, |g| simulated((1, 1), g))?;
     let what = format!("mode {high_mode:?}");
     let gamma_h = matching_damping(&what, rate, scheme, h, |g| simulated(high_mode, g))?;
@@ -129,29 +121,5 @@ pub fn design_plate(target: &PlateTarget, scheme: SchemeKind, h: f64) -> Result<
         damping: 0.0,
     };
     plate.damping = damping_rate * plate.mass();
-    Ok(PlateDesign { plate, high_mode })
-}
-
-/// The loss law `sigma(f) = sigma_0 + sigma_1 f` (1/s) through time constants at two
-/// frequencies.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LinearLossLaw {
-    /// `sigma_0`, 1/s.
-    pub constant: f64,
-    /// `sigma_1`, 1/s per Hz.
-    pub slope: f64,
-}
-
-impl LinearLossLaw {
-    /// The law with time constant `tau_low` (s) at `f_low` (Hz) and `tau_high` at `f_high`, as
-    /// [`fit_two_points`] checks them.
-    pub fn through(f_low: f64, tau_low: f64, f_high: f64, tau_high: f64) -> Result<Self, AnalysisError> {
-        let (constant, slope) = fit_two_points((f_low, tau_low), (f_high, tau_high), |f| f)?;
-        Ok(Self { constant, slope })
-    }
-
-    /// The decay rate at `frequency_hz`, 1/s.
-    pub fn rate(&self, frequency_hz: f64) -> f64 {
-        self.constant + self.slope * frequency_hz
-    }
+    Ok(plate)
 }

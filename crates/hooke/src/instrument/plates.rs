@@ -140,7 +140,7 @@ pub fn plates(spec: &PlatesSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         };
         let design = design_plate(&target, scheme, dt)
             .map_err(|source| InstrumentError::Analysis { part: format!("plate \"{key}\""), source })?;
-        let nodes = model.add_plate(&PlateSpec { id: key.clone(), ..design.plate })?;
+        let nodes = model.add_plate(&PlateSpec { id: key.clone(), ..design })?;
         let masses = nodes.iter().map(|&node| model.node_index(node)).collect();
         let grid = Grid { columns: spec.columns, rows: spec.rows, masses };
         let plate = PlatePart { grid, frequency_hz: pitch, mallet, strike: spec.strike };

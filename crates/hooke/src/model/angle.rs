@@ -100,23 +100,8 @@ impl Model {
                 format!("{} nodes", nodes.len()),
             ));
         }
-        let mut resolved = Vec::with_capacity(3);
-        for node in &nodes {
-            let found = self.resolve_node(&subject, "nodes", node)?;
-            if resolved.contains(&found) {
-                return Err(ModelError::new(
-                    subject,
-                    "nodes",
-                    "distinct nodes",
-                    format!("\"{}\" twice", self.label(node)),
-                ));
-            }
-            resolved.push(found);
-        }
+        let resolved = self.resolve_element_nodes(&subject, &nodes)?;
         let nodes = [resolved[0], resolved[1], resolved[2]];
-        if nodes.iter().all(|n| matches!(n, Node::Anchor(_))) {
-            return Err(ModelError::new(subject, "nodes", "at least one mass", "anchors only"));
-        }
         check_non_negative(&subject, "stiffness", stiffness)?;
         let vertex = self.node_position(nodes[1]);
         for end in [nodes[0], nodes[2]] {

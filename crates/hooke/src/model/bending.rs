@@ -89,22 +89,7 @@ impl Model {
                 format!("{} nodes", nodes.len()),
             ));
         }
-        let mut resolved = Vec::with_capacity(nodes.len());
-        for node in &nodes {
-            let found = self.resolve_node(&subject, "nodes", node)?;
-            if resolved.contains(&found) {
-                return Err(ModelError::new(
-                    subject,
-                    "nodes",
-                    "distinct nodes",
-                    format!("\"{}\" twice", self.label(node)),
-                ));
-            }
-            resolved.push(found);
-        }
-        if resolved.iter().all(|n| matches!(n, Node::Anchor(_))) {
-            return Err(ModelError::new(subject, "nodes", "at least one mass", "anchors only"));
-        }
+        let resolved = self.resolve_element_nodes(&subject, &nodes)?;
         let weights = match (weights.is_empty(), nodes.len()) {
             (true, 3) => vec![1.0, -2.0, 1.0],
             (true, n) => {

@@ -77,6 +77,28 @@ impl Model {
         }
     }
 
+    /// `nodes` resolved for an element (`subject`'s field `nodes`): distinct nodes of the
+    /// model, at least one a mass.
+    pub(crate) fn resolve_element_nodes(
+        &self,
+        subject: &str,
+        nodes: &[NodeRef],
+    ) -> Result<Vec<Node>, ModelError> {
+        let mut resolved = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let found = self.resolve_node(subject, "nodes", node)?;
+            if resolved.contains(&found) {
+                let found = format!("\"{}\" twice", self.label(node));
+                return Err(ModelError::new(subject, "nodes", "distinct nodes", found));
+            }
+            resolved.push(found);
+        }
+        if resolved.iter().all(|n| matches!(n, Node::Anchor(_))) {
+            return Err(ModelError::new(subject, "nodes", "at least one mass", "anchors only"));
+        }
+        Ok(resolved)
+    }
+
     /// The subject of the errors of an element of `kind` (`bending`, `angle`) on `nodes`:
     /// `KIND "ID"`, its id checked new, or `KIND on "A", "B", ...` without one.
     pub(crate) fn element_subject(
