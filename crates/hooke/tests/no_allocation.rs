@@ -47,12 +47,21 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     for (config, path) in [
         (EngineConfig::default(), PathKind::Chain),
         (EngineConfig::default().general_only(), PathKind::General),
-        (EngineConfig::default().scheme(SchemeKind::Rk4), PathKind::General),
+        (EngineConfig::default().scheme(SchemeKind::Rk4), PathKind::Modal),
+        (EngineConfig::default().scheme(SchemeKind::CaldirolaKanai), PathKind::Modal),
+        (EngineConfig::default().scheme(SchemeKind::Rk4).general_only(), PathKind::General),
     ] {
         let (config, scheme) = (config.rate(48_000.0), config.scheme);
         let mut engine = Engine::from_system(System::new(&file.model), file.pickups.clone(), config).unwrap();
         assert_eq!(engine.path(), path);
         assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "{scheme}");
+        // A pulse held through the blocks: the modal kernel takes each step's force in place.
+        let pulse = Pulse { coordinate: 40, peak: 0.5, duration: 0.05 };
+        engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
+        assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "{scheme}, pulse");
+        if path == PathKind::Modal {
+            assert_eq!(engine.path(), path, "{scheme}: the pulse is held in place");
+        }
     }
 
     // The guitar on the string bank, oversampled, with a force pulse playing through the blocks.

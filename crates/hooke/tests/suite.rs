@@ -29,6 +29,7 @@ mod kernel;
 mod layers;
 mod library_examples;
 mod marimba;
+mod modal;
 mod model_api;
 mod multistage;
 mod piano;

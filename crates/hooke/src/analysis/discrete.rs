@@ -104,35 +104,75 @@ pub fn eigenvalues_2x2(matrix: [[f64; 2]; 2]) -> [c64; 2] {
 /// (`(2 n)^2` entries) stays cheap, large enough to spread the cost of building a scheme.
 const BANK_SIZE: usize = 32;
 
+/// One step of a scheme on one oscillator, in units of its step `h`: `matrix` (row-major)
+/// acts on `(q, h q')`; the forces' columns are the change of `(q, h q')` from rest under a
+/// force of `1 / h^2` per unit mass (so a force `F` on a mass `m` moves `q` by
+/// `[0] h^2 F / m` and `q'` by `[1] h F / m`). A scheme may treat the system's own constant
+/// forces (gravity, anchors off zero) and the forces held on it from outside (a hammer, a
+/// pulse) differently: the exact flow integrates the first and applies the second as an
+/// impulse.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OscillatorStep {
+    /// The one-step matrix.
+    pub matrix: [[f64; 2]; 2],
+    /// The response to a constant force of the system (gravity).
+    pub constant_force: [f64; 2],
+    /// The response to a held force.
+    pub held_force: [f64; 2],
+}
+
 /// The one-step matrices (row-major, acting on `(q, h q')`) of `scheme` for each oscillator,
-/// with step `h`. Each bank of up to 32 oscillators is one 1D system of unit masses, each tied
-/// to the ground by a spring `(w0 h)^2` and a damper `gamma h`, stepped with `dt = 1` from the
-/// states `q = 1, q' = 0` and `q = 0, q' = 1` (in units of `h`: the matrices of a scheme depend
-/// only on `w0 h` and `gamma h`). The masses do not interact, so two steps give every matrix.
-/// Oscillators need `w0^2 >= 0` and `gamma >= 0` (they are built as springs and dampers).
+/// with step `h` ([`oscillator_steps`]).
 pub fn oscillator_one_step_matrices(
     scheme: SchemeKind,
     oscillators: &[Oscillator],
     h: f64,
 ) -> Result<Vec<[[f64; 2]; 2]>, AnalysisError> {
-    let mut matrices = Vec::with_capacity(oscillators.len());
+    Ok(oscillator_steps(scheme, oscillators, h)?.into_iter().map(|step| step.matrix).collect())
+}
+
+/// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 32 oscillators
+/// is one 1D system of unit masses, each tied to the ground by a spring `(w0 h)^2` and a
+/// damper `gamma h`, stepped with `dt = 1` from the states `q = 1, q' = 0` and `q = 0, q' = 1`
+/// and from rest under a gravity of 1 and under a held force of 1 (in units of `h`: a
+/// scheme's step depends only on `w0 h` and `gamma h`). The masses do not interact, so four
+/// steps give every oscillator's.
+/// Oscillators need `w0^2 >= 0` and `gamma >= 0` (they are built as springs and dampers).
+pub fn oscillator_steps(
+    scheme: SchemeKind,
+    oscillators: &[Oscillator],
+    h: f64,
+) -> Result<Vec<OscillatorStep>, AnalysisError> {
+    let mut steps = Vec::with_capacity(oscillators.len());
     for bank in oscillators.chunks(BANK_SIZE) {
-        let system = System::new(&bank_model(bank, h)?);
-        let mut stepper = scheme.build(&system, 1.0).map_err(AnalysisError::Refused)?;
-        let mut columns = [Vec::new(), Vec::new()];
-        for (column, unit) in columns.iter_mut().enumerate() {
-            let mut state = system.initial_state();
-            let (x, v) = if column == 0 { (1.0, 0.0) } else { (0.0, 1.0) };
-            state.x[..bank.len()].fill(x);
-            state.v[..bank.len()].fill(v);
-            stepper.step(&system, &mut state)?;
-            *unit =
-                state.x[..bank.len()].iter().copied().zip(state.v[..bank.len()].iter().copied()).collect();
+        let n = bank.len();
+        let model = bank_model(bank, h)?;
+        let free = System::new(&model);
+        let mut weighed = model;
+        weighed.set_gravity(&[1.0])?;
+        let weighed = System::new(&weighed);
+        let mut pushed = free.clone();
+        for coordinate in 0..n {
+            pushed.set_held_force(coordinate, 1.0);
         }
-        matrices
-            .extend(columns[0].iter().zip(&columns[1]).map(|(&(x0, v0), &(x1, v1))| [[x0, x1], [v0, v1]]));
+        let mut columns = Vec::with_capacity(4);
+        let starts =
+            [(&free, (1.0, 0.0)), (&free, (0.0, 1.0)), (&weighed, (0.0, 0.0)), (&pushed, (0.0, 0.0))];
+        for (system, (x, v)) in starts {
+            let mut stepper = scheme.build(system, 1.0).map_err(AnalysisError::Refused)?;
+            let mut state = system.initial_state();
+            state.x[..n].fill(x);
+            state.v[..n].fill(v);
+            stepper.step(system, &mut state)?;
+            columns.push((state.x, state.v));
+        }
+        steps.extend((0..n).map(|i| {
+            let [(x0, v0), (x1, v1), (x2, v2), (x3, v3)] =
+                [0, 1, 2, 3].map(|c| (columns[c].0[i], columns[c].1[i]));
+            OscillatorStep { matrix: [[x0, x1], [v0, v1]], constant_force: [x2, v2], held_force: [x3, v3] }
+        }));
     }
-    Ok(matrices)
+    Ok(steps)
 }
 
 /// The discrete poles of `scheme` for each oscillator with step `h`, ordered as

@@ -143,19 +143,22 @@ pub enum PathKind {
     Membrane,
     /// Symplectic Euler on independent 1D strings: the string bank, in vector lanes.
     Strings,
+    /// Any other scheme on a uniform chain or membrane: the modal kernel.
+    Modal,
     /// A device's path ([`super::Device`]: the GPU).
     Device,
 }
 
 impl PathKind {
     /// A short name for reports: `general`, `chain kernel`, `membrane kernel`, `string kernel`,
-    /// `device`.
+    /// `modal kernel`, `device`.
     pub fn name(self) -> &'static str {
         match self {
             Self::General => "general",
             Self::Chain => "chain kernel",
             Self::Membrane => "membrane kernel",
             Self::Strings => "string kernel",
+            Self::Modal => "modal kernel",
             Self::Device => "device",
         }
     }

@@ -53,7 +53,7 @@ use crate::scheme::{EnergyExchange, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
 use excitation::Playing;
-use stage::{DeviceStage, GeneralStage, KernelStage, Stage, StringStage};
+use stage::{DeviceStage, GeneralStage, KernelStage, ModalStage, Stage, StringStage};
 use std::sync::Arc;
 
 /// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
@@ -99,10 +99,11 @@ struct Paths {
 
 impl Paths {
     /// The path for `system` from `state`: THE place where the fast path is chosen. The
-    /// device, if any, is offered the system first (with no stopped mass); the kernels run
-    /// symplectic Euler only; a uniform chain or membrane with no stopped mass and no held
-    /// force gets its stencil, a system of independent strings the string bank (first, once
-    /// the engine has been played), and anything else, or any other scheme, the general path.
+    /// device, if any, is offered the system first (with no stopped mass); with symplectic
+    /// Euler a uniform chain or membrane with no stopped mass and no held force gets its
+    /// stencil, a system of independent strings the string bank (first, once the engine has
+    /// been played); with any other scheme a uniform chain or membrane with no stopped mass gets
+    /// the modal kernel; anything else the general path.
     fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
         if let Ok(stage) = self.on_device(system, &state) {
             return Box::new(stage);
@@ -137,6 +138,11 @@ impl Paths {
             let chosen = if self.played { bank().or_else(stencil) } else { stencil().or_else(bank) };
             if let Some(stage) = chosen {
                 return stage;
+            }
+        }
+        if self.kernels && self.stopped.is_empty() && self.config.scheme != SchemeKind::SymplecticEuler {
+            if let Some(modal) = ModalStage::detect(system, self.config.scheme, dt, &state, &self.pickups) {
+                return Box::new(modal);
             }
         }
         let mut general = GeneralStage::new(system, self.config.scheme, dt, state, self.pickups.clone());

@@ -10,6 +10,7 @@
 
 pub mod chain;
 pub mod grid;
+pub mod modal;
 mod real;
 pub mod strings;
 pub mod voices;

@@ -11,12 +11,14 @@
 mod device;
 mod general;
 mod kernels;
+mod modal;
 mod strings;
 mod taps;
 
 pub(crate) use device::DeviceStage;
 pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
+pub(crate) use modal::ModalStage;
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;
 
