@@ -100,9 +100,12 @@ pub fn eigenvalues_2x2(matrix: [[f64; 2]; 2]) -> [c64; 2] {
     roots_near_one(-(a1 + d1), a1 * d1 - b * c)
 }
 
-/// Oscillators per bank system: small enough that the dense `exact` scheme's propagator
-/// (`(2 n)^2` entries) stays cheap, large enough to spread the cost of building a scheme.
-const BANK_SIZE: usize = 32;
+/// Oscillators per bank system for the `exact` scheme: few enough that its dense propagator
+/// (`(2 n)^2` entries) stays cheap.
+const EXACT_BANK_SIZE: usize = 32;
+/// Oscillators per bank system for every other scheme (each costs a few operations per
+/// oscillator): enough to spread the cost of building a system and a scheme.
+const BANK_SIZE: usize = 1024;
 
 /// One step of a scheme on one oscillator, in units of its step `h`: `matrix` (row-major)
 /// acts on `(q, h q')`; the forces' columns are the change of `(q, h q')` from rest under a
@@ -131,7 +134,7 @@ pub fn oscillator_one_step_matrices(
     Ok(oscillator_steps(scheme, oscillators, h)?.into_iter().map(|step| step.matrix).collect())
 }
 
-/// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 32 oscillators
+/// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 1024 oscillators (32 for `exact`)
 /// is one 1D system of unit masses, each tied to the ground by a spring `(w0 h)^2` and a
 /// damper `gamma h`, stepped with `dt = 1` from the states `q = 1, q' = 0` and `q = 0, q' = 1`
 /// and from rest under a gravity of 1 and under a held force of 1 (in units of `h`: a
@@ -144,7 +147,8 @@ pub fn oscillator_steps(
     h: f64,
 ) -> Result<Vec<OscillatorStep>, AnalysisError> {
     let mut steps = Vec::with_capacity(oscillators.len());
-    for bank in oscillators.chunks(BANK_SIZE) {
+    let bank_size = if scheme == SchemeKind::Exact { EXACT_BANK_SIZE } else { BANK_SIZE };
+    for bank in oscillators.chunks(bank_size) {
         let n = bank.len();
         let model = bank_model(bank, h)?;
         let free = System::new(&model);

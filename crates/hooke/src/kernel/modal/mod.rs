@@ -61,11 +61,21 @@ struct ModeArrays {
 }
 
 /// The pickups' weights over the modes: a position tap reads `sum w_j q_j`, a velocity tap
-/// `sum w_j p_j`.
-#[derive(Debug, Clone)]
-struct ModalTap {
-    quantity: Quantity,
+/// `sum w_j p_j`. The position taps come first.
+#[derive(Debug, Clone, Default)]
+struct ModalTaps {
+    /// Each tap's weights, one row of the padded mode count per tap.
     weights: Vec<f64>,
+    /// How many taps read positions (the first ones).
+    positions: usize,
+    /// The caller's index of each tap (its row of the record).
+    order: Vec<usize>,
+}
+
+impl ModalTaps {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
 }
 
 /// A uniform chain or membrane advanced mode by mode.
@@ -87,7 +97,7 @@ pub struct ModalKernel {
     push_p: Vec<f64>,
     /// Whether any force acts (otherwise the step skips the pushes).
     forced: bool,
-    taps: Vec<ModalTap>,
+    taps: ModalTaps,
     /// One mode shape (scratch for changes), then the pickups' partial sums of a block.
     shape: Vec<f64>,
     partial: Vec<f64>,
@@ -130,13 +140,15 @@ impl ModalKernel {
         };
         let (q, p) = (to_modes(x), to_modes(v));
         let mut shape = vec![0.0; padded];
-        let taps = taps
-            .iter()
-            .map(|tap| {
-                modes.shape_at(tap.mass, &mut shape);
-                ModalTap { quantity: tap.quantity, weights: shape.iter().map(|s| tap.weight * s).collect() }
-            })
-            .collect();
+        let mut order: Vec<usize> = (0..taps.len()).collect();
+        order.sort_by_key(|&t| taps[t].quantity != Quantity::Position);
+        let mut weights = Vec::with_capacity(taps.len() * padded);
+        for &t in &order {
+            modes.shape_at(taps[t].mass, &mut shape);
+            weights.extend(shape.iter().map(|s| taps[t].weight * s));
+        }
+        let positions = taps.iter().filter(|tap| tap.quantity == Quantity::Position).count();
+        let taps = ModalTaps { weights, positions, order };
         let mut kernel = Self {
             steps: arrays,
             q_next: q.clone(),
@@ -247,7 +259,7 @@ impl ModalKernel {
             }
             std::mem::swap(&mut self.q, &mut self.q_next);
             std::mem::swap(&mut self.p, &mut self.p_next);
-            for (t, sums) in partial.chunks_exact(length * LANES).enumerate() {
+            for (&t, sums) in self.taps.order.iter().zip(partial.chunks_exact(length * LANES)) {
                 let out = &mut record[t * steps + done..][..length];
                 for (o, lanes) in out.iter_mut().zip(sums.chunks_exact(LANES)) {
                     *o = lanes.iter().sum();
@@ -285,17 +297,15 @@ impl ModalKernel {
                     q[l] = Real::mul_add(a[l], q_old, qb);
                     p[l] = Real::mul_add(c[l], q_old, pd);
                 }
-                for (t, tap) in self.taps.iter().enumerate() {
-                    let weights = &tap.weights[range.clone()];
-                    let values = if tap.quantity == Quantity::Position { &q } else { &p };
+                let taps = &self.taps;
+                let padded = self.q.len();
+                for t in 0..taps.len() {
+                    let weights = &taps.weights[t * padded + g * GROUP..][..GROUP];
                     let sums = &mut partial[(t * length + step) * LANES..][..LANES];
-                    for lane in 0..LANES {
-                        let mut sum = sums[lane];
-                        for vector in 0..GROUP / LANES {
-                            let l = vector * LANES + lane;
-                            sum = Real::mul_add(weights[l], values[l], sum);
-                        }
-                        sums[lane] = sum;
+                    if t < taps.positions {
+                        accumulate(weights, &q, sums);
+                    } else {
+                        accumulate(weights, &p, sums);
                     }
                 }
             }
@@ -304,5 +314,18 @@ impl ModalKernel {
             self.p_next[range].copy_from_slice(&p);
         }
         finite
+    }
+}
+
+/// Adds `weights . values` to `sums`, lane by lane (the group's vectors summed into one).
+#[inline(always)]
+fn accumulate(weights: &[f64], values: &[f64; GROUP], sums: &mut [f64]) {
+    for lane in 0..LANES {
+        let mut sum = sums[lane];
+        for vector in 0..GROUP / LANES {
+            let l = vector * LANES + lane;
+            sum = Real::mul_add(weights[l], values[l], sum);
+        }
+        sums[lane] = sum;
     }
 }

@@ -6,9 +6,12 @@
 //! and eigenvalues `mu_p = 4 sin^2(pi (p + 1) / (2 (n + 1)))` (Bilbao 2009, section 5.2.10, for
 //! the same matrix). `S` is symmetric and its own inverse. On a `W x H` membrane the modes are
 //! the products `S_pi S'_qj` (mode `q W + p`, mass `j W + i`, both row-major), so one routine
-//! takes masses to modes and modes to masses, a side at a time (`O(W H (W + H))`).
+//! takes masses to modes and modes to masses, a side at a time (`O(W H (W + H))`, as two
+//! matrix products).
 
 use crate::kernel::Real;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// The sine modes of a `columns x rows` membrane (a chain: `rows = 1`).
 #[derive(Debug, Clone)]
@@ -66,23 +69,22 @@ impl SineModes {
     }
 
     /// `out = S values`: masses to modes, or modes to masses (`S` is its own inverse). Both
-    /// hold `W x H` values, row-major.
+    /// hold `W x H` values, row-major: as an `H x W` matrix `X`, `out = S_y X S_x` (two
+    /// matrix products, by faer's blocked kernels).
     pub fn transform(&self, values: &[f64], out: &mut [f64]) {
         let (w, h) = (self.columns, self.rows);
-        // Along x, row by row: out_j = sum_i values_ji S_i (S symmetric: row i of S).
-        let mut along = vec![0.0; w * h];
-        for (row, source) in along.chunks_exact_mut(w).zip(values.chunks_exact(w)) {
-            for (&value, sines) in source.iter().zip(self.along_x.chunks_exact(w)) {
-                row.iter_mut().zip(sines).for_each(|(o, s)| *o = Real::mul_add(value, *s, *o));
-            }
+        let out = &mut out[..w * h];
+        if values[..w * h].iter().all(|&v| v == 0.0) {
+            out.fill(0.0);
+            return;
         }
-        // Along y: out_q = sum_j S'_qj along_j.
-        out[..w * h].fill(0.0);
-        for (target, sines) in out.chunks_exact_mut(w).zip(self.along_y.chunks_exact(h)) {
-            for (&sine, row) in sines.iter().zip(along.chunks_exact(w)) {
-                target.iter_mut().zip(row).for_each(|(o, r)| *o = Real::mul_add(sine, *r, *o));
-            }
-        }
+        let field = MatRef::from_row_major_slice(&values[..w * h], h, w);
+        let along_x = MatRef::from_row_major_slice(&self.along_x, w, w);
+        let along_y = MatRef::from_row_major_slice(&self.along_y, h, h);
+        let mut across = Mat::<f64>::zeros(h, w);
+        matmul(across.as_mut(), Accum::Replace, field, along_x, 1.0, Par::Seq);
+        let out = MatMut::from_row_major_slice_mut(out, h, w);
+        matmul(out, Accum::Replace, along_y, across.as_ref(), 1.0, Par::Seq);
     }
 
     /// Every mode's value at mass `mass` (`j W + i`): row `mass` of `S`, into `out` (one value
