@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The figures of BENCHMARKS.md (besides the Faust comparison, scripts/bench-vs-faust.sh):
-# scaling with N, threads, f32, memory per mass, per-scheme costs. About 4 minutes.
+# scaling with N, threads, f32, memory per mass, per-scheme costs, every scheme on its kernel,
+# membranes per scheme. About 8 minutes.
 #   bash scripts/bench-all.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,3 +35,17 @@ for s in symplectic-euler backward-euler rk4 vefrl velocity-verlet energy-conser
 done
 echo "## stencil kernel vs general path, symplectic Euler, string of 640"
 printf 'kernel %s, general %s\n' "$(best --string 640)" "$(best --string 640 --general)"
+echo "## every scheme on its kernel vs the general path (string of 80): scheme, kernel, general, ratio"
+for s in symplectic-euler backward-euler rk4 vefrl velocity-verlet energy-conserving midpoint \
+         trapezoidal caldirola-kanai energy-conserving-cs velocity-verlet-cs exact; do
+  k=$(best --string 80 --scheme "$s"); g=$(best --string 80 --scheme "$s" --general)
+  awk -v s="$s" -v k="$k" -v g="$g" 'BEGIN { printf "%-22s %12.4e %12.4e %8.1f\n", s, k, g, k / g }'
+done
+echo "## membranes on the kernels: size, symplectic Euler (stencil), velocity Verlet, Caldirola-Kanai, energy-conserving (modal)"
+for s in 100 300 1000; do
+  printf '%-10s' "${s}x${s}"
+  for scheme in symplectic-euler velocity-verlet caldirola-kanai energy-conserving; do
+    printf ' %12s' "$(best --membrane "${s}x${s}" --scheme "$scheme")"
+  done
+  echo
+done

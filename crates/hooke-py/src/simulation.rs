@@ -469,8 +469,8 @@ impl Simulation {
         self.engine().scheme().name()
     }
 
-    /// The path running now: 'general', 'chain kernel', 'membrane kernel', 'string kernel' or
-    /// 'device' (the GPU).
+    /// The path running now: 'general', 'chain kernel', 'membrane kernel', 'string kernel',
+    /// 'modal kernel' or 'device' (the GPU).
     #[getter]
     fn path(&self) -> &'static str {
         self.engine().path().name()

@@ -98,9 +98,11 @@ fn every_example_instrument_plays_the_former_performance() {
             // Within 1e-12 of the peak at most; bit for bit where the arithmetic is the same:
             // the explicit schemes. (The reed's energy-conserving scheme has solved its steps by a
             // dense simplified Newton iteration since the references were recorded, to the same
-            // roots within the Newton tolerance.) Bit for bit across block sizes, always.
+            // roots within the Newton tolerance; the drum's membrane runs mode by mode on the
+            // modal kernel, whose sums run in another order.) Bit for bit across block sizes,
+            // always.
             assert!(difference <= 1e-12, "{name}, chunk {chunk}: {difference:e}");
-            if file.scheme.info().explicit {
+            if file.scheme.info().explicit && name != "drum" {
                 assert!(
                     expected.iter().zip(&output).all(|(e, o)| e[..] == o[..e.len()]),
                     "{name}, chunk {chunk}: {difference:e}"

@@ -48,6 +48,7 @@ pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
+use crate::kernel::grid::UniformGrid;
 use crate::model::{Model, ModelError};
 use crate::scheme::{EnergyExchange, SchemeKind};
 use crate::system::{State, System};
@@ -100,10 +101,11 @@ struct Paths {
 impl Paths {
     /// The path for `system` from `state`: THE place where the fast path is chosen. The
     /// device, if any, is offered the system first (with no stopped mass); with symplectic
-    /// Euler a uniform chain or membrane with no stopped mass and no held force gets its
-    /// stencil, a system of independent strings the string bank (first, once the engine has
-    /// been played); with any other scheme a uniform chain or membrane with no stopped mass gets
-    /// the modal kernel; anything else the general path.
+    /// Euler a uniform chain with no stopped mass and no held force gets its stencil, a
+    /// uniform membrane the modal kernel in f64 and its stencil in f32, a system of independent
+    /// strings the string bank (first, once the engine has been played); with any other scheme
+    /// a uniform chain or membrane with no stopped mass gets the modal kernel; anything else the
+    /// general path.
     fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
         if let Ok(stage) = self.on_device(system, &state) {
             return Box::new(stage);
@@ -115,6 +117,13 @@ impl Paths {
                     return None;
                 }
                 let (pool, precision) = (self.pool.clone(), self.config.precision);
+                // A membrane in f64 runs faster mode by mode than on its stencil.
+                if precision == Precision::F64 && UniformGrid::detect(system).is_some() {
+                    let scheme = self.config.scheme;
+                    if let Some(modal) = ModalStage::detect(system, scheme, dt, &state, &self.pickups) {
+                        return Some(Box::new(modal) as Box<dyn Stage>);
+                    }
+                }
                 let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
                 Some(Box::new(kernel) as Box<dyn Stage>)
             };
