@@ -41,9 +41,10 @@ for s in symplectic-euler backward-euler rk4 vefrl velocity-verlet energy-conser
   k=$(best --string 80 --scheme "$s"); g=$(best --string 80 --scheme "$s" --general)
   awk -v s="$s" -v k="$k" -v g="$g" 'BEGIN { printf "%-22s %12.4e %12.4e %8.1f\n", s, k, g, k / g }'
 done
-echo "## membranes on the kernels: size, symplectic Euler (stencil), velocity Verlet, Caldirola-Kanai, energy-conserving (modal)"
+echo "## membranes on the kernels: size, symplectic Euler (f32 stencil), then on the modal kernel (f64):"
+echo "## symplectic Euler, velocity Verlet, Caldirola-Kanai, energy-conserving"
 for s in 100 300 1000; do
-  printf '%-10s' "${s}x${s}"
+  printf '%-10s %12s' "${s}x${s}" "$(best --membrane "${s}x${s}" --f32)"
   for scheme in symplectic-euler velocity-verlet caldirola-kanai energy-conserving; do
     printf ' %12s' "$(best --membrane "${s}x${s}" --scheme "$scheme")"
   done

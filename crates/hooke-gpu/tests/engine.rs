@@ -101,7 +101,7 @@ fn a_membrane_on_the_gpu_renders_the_cpu_frames() {
     let Some((mut gpu, mut cpu)) = engines(&model, &pickups, EngineConfig::default().rate(RATE)) else {
         return;
     };
-    assert_eq!((gpu.path(), cpu.path()), (PathKind::Device, PathKind::Modal));
+    assert_eq!((gpu.path(), cpu.path()), (PathKind::Device, PathKind::Membrane));
     let (on_gpu, on_cpu) = (render(&mut gpu, 2000, 500), render(&mut cpu, 2000, 500));
     for (channel, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
         assert_close(&format!("membrane, channel {channel}"), g, c);

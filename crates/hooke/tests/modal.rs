@@ -1,13 +1,13 @@
 //! The modal kernel (`kernel::modal`): every scheme on a uniform membrane (f64), and every
 //! scheme but symplectic Euler (which has its stencil) on a uniform chain, mode by mode. Checked against the general path (the scheme itself on the edge
-//! lists, within 1e-12 of the peak, with plucks, pushes and anchors off zero) and against the
+//! lists, within 1e-12 of the peak, with plucks, pushes, a bow and anchors off zero) and against the
 //! schemes' own invariants measured on the kernel's states: the energy-conserving scheme keeps
 //! a lossless string's energy, velocity Verlet and the energy-conserving scheme run backwards to
 //! their start, and Caldirola-Kanai contracts the area of a mode's phase plane by `e^{-gamma t}`
 //! (Chatziioannou 2019, eq. (20)), as the physics does.
 
 use hooke::analysis::energy::energy;
-use hooke::engine::excitation::{Excitation, Pulse};
+use hooke::engine::excitation::{Bow, Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
 use hooke::model::{Anchor, Mass, MembraneSpec, Model, Spring, StringSpec};
 use hooke::scheme::SchemeKind;
@@ -51,7 +51,7 @@ fn membrane_model() -> Model {
 }
 
 /// Runs `model` with `scheme` for `steps` steps at 48 kHz on the kernels or the general path,
-/// with a pulse and a motion change scheduled inside the run; the two pickups' samples and the
+/// with a pulse, a motion change and a bow scheduled inside the run; the two pickups' samples and the
 /// path that ran the first block.
 fn run(model: &Model, scheme: SchemeKind, kernels: bool, steps: u64) -> (Vec<Vec<f64>>, PathKind) {
     let pickup_ids = if model.masses().len() > 60 { ("m.4.2", "m.7.3") } else { ("m12", "m25") };
@@ -65,6 +65,9 @@ fn run(model: &Model, scheme: SchemeKind, kernels: bool, steps: u64) -> (Vec<Vec
     let pulse = Pulse { coordinate: 5, peak: 0.3, duration: 3e-4 };
     engine.schedule(700, Event::Excite(Excitation::Pulse(pulse))).unwrap();
     engine.schedule(1500, Event::Motion { coordinate: 30, position: -2e-4, velocity: 0.1 }).unwrap();
+    // A bow reads its mass's free force at every step (the kernel's own, from the modes).
+    let bow = Bow { coordinate: 17, velocity: 0.05, force: 0.2, sharpness: 100.0, duration: 0.02 };
+    engine.schedule(2500, Event::Excite(Excitation::Bow(bow))).unwrap();
     let mut output = vec![Vec::new(); 2];
     engine.advance(steps, &mut output).unwrap();
     (output, path)

@@ -1,7 +1,8 @@
-//! The modal path: any scheme but symplectic Euler (which has its stencils) on a uniform chain
-//! or membrane, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
+//! The modal path: any scheme on a uniform membrane in f64, any but symplectic Euler (which has
+//! its stencil) on a uniform chain, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
 //! oscillator by the analysis ([`oscillator_steps`]), so the path runs every scheme at the
-//! cost of a four-coefficient recurrence per mode. It takes motion and held forces in place;
+//! cost of a four-coefficient recurrence per mode. It takes motion and held forces in place
+//! and gives a mass's free force (for a hammer or a bow) without rebuilding the state;
 //! after any other change the engine rebuilds it (or the general path) from the state.
 
 use super::{Stage, TapChannels};
@@ -103,10 +104,13 @@ impl ModalStage {
         let per_newton = |f: [f64; 2]| [f[0] * h * h / m, f[1] * h / m];
         let steps: Vec<ModeStep> = measured
             .iter()
-            .map(|s| ModeStep {
+            .zip(&oscillators)
+            .map(|(s, oscillator)| ModeStep {
                 matrix: [[s.matrix[0][0], s.matrix[0][1] * h], [s.matrix[1][0] / h, s.matrix[1][1]]],
                 constant_force: per_newton(s.constant_force),
                 held_force: per_newton(s.held_force),
+                stiffness: m * oscillator.omega0_squared,
+                damping: m * oscillator.gamma,
             })
             .collect();
         let n = modes.len();
@@ -141,6 +145,10 @@ impl Stage for ModalStage {
     fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
         self.kernel.set_force(coordinate, force);
         true
+    }
+
+    fn free_force(&mut self, _system: &System, coordinate: usize) -> f64 {
+        self.kernel.free_force(coordinate)
     }
 
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {

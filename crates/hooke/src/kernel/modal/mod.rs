@@ -3,20 +3,21 @@
 //! On a uniform chain or membrane with a fixed rim the stiffness `K`, the damping `D` and the
 //! mass `m I` are all diagonal in the sine modes ([`SineModes`]), and every scheme's update is
 //! built from `M^-1 K`, `M^-1 D` and the forces, so a scheme advances each mode's amplitude
-//! `(q, p)` (position, velocity) exactly as it advances one mass on a spring and a damper
-//! (Morgan & Qiao 2009, section 3; the analysis's [`crate::kernel`]-independent one-step
-//! matrices). A step is then, for every mode,
+//! `(q, p)` (position, velocity) exactly as it advances one mass on a spring and a damper (the
+//! argument of Morgan & Qiao 2009, section 3, for any scheme). A step is then, for every mode,
 //!
 //! ```text
-//! q' = a q + b p + f_q F        p' = c q + d p + f_p F
+//! q' = a q + b p + f_q F + g_q G        p' = c q + d p + f_p F + g_p G
 //! ```
 //!
-//! with `F` the mode's share of the constant forces (anchors off zero, gravity, held forces):
-//! a linear recurrence with four coefficients per mode, the same cost for every scheme,
-//! explicit or implicit. Modes are independent, so a block of steps runs a group of 32 modes in
-//! registers from start to end (temporal blocking for free) while the pickups, each a weighted
-//! sum over the modes, accumulate. The results equal the general path's to rounding (not bit
-//! for bit: the sums run in another order).
+//! with `F` the mode's share of the system's constant forces (anchors off zero, gravity) and `G`
+//! its share of the held forces, each through its own response (the exact flow integrates the
+//! first and applies the second as an impulse): a linear recurrence with four coefficients per
+//! mode, the same cost for every scheme, explicit or implicit. The coefficients are given (the
+//! engine has the analysis measure them on one oscillator per mode). Modes are independent, so
+//! a block of steps runs a group of 32 modes in registers from start to end (temporal blocking
+//! for free) while the pickups, each a weighted sum over the modes, accumulate. The results
+//! equal the general path's to rounding (not bit for bit: the sums run in another order).
 
 mod sines;
 
@@ -45,6 +46,10 @@ pub struct ModeStep {
     pub constant_force: [f64; 2],
     /// `[g_q, g_p]`: the response to a held force of 1 N.
     pub held_force: [f64; 2],
+    /// The mode's stiffness, N/m (the force `-k q` it feels), and damping, N s/m (`-d p`).
+    pub stiffness: f64,
+    /// See `stiffness`.
+    pub damping: f64,
 }
 
 /// Per-mode arrays padded to whole groups (the padding modes are zero and stay zero).
@@ -58,6 +63,8 @@ struct ModeArrays {
     constant_p: Vec<f64>,
     held_q: Vec<f64>,
     held_p: Vec<f64>,
+    stiffness: Vec<f64>,
+    damping: Vec<f64>,
 }
 
 /// The pickups' weights over the modes: a position tap reads `sum w_j q_j`, a velocity tap
@@ -73,6 +80,7 @@ struct ModalTaps {
 }
 
 impl ModalTaps {
+    /// The number of taps.
     fn len(&self) -> usize {
         self.order.len()
     }
@@ -92,7 +100,7 @@ pub struct ModalKernel {
     constant: Vec<f64>,
     /// The held force on each mass, N.
     held: Vec<f64>,
-    /// Every mode's share of `constant + held` times its `f_q` and `f_p`, per step.
+    /// Every mode's push per step: `f_q F + g_q G` and `f_p F + g_p G`.
     push_q: Vec<f64>,
     push_p: Vec<f64>,
     /// Whether any force acts (otherwise the step skips the pushes).
@@ -132,6 +140,8 @@ impl ModalKernel {
             constant_p: column(&|s| s.constant_force[1]),
             held_q: column(&|s| s.held_force[0]),
             held_p: column(&|s| s.held_force[1]),
+            stiffness: column(&|s| s.stiffness),
+            damping: column(&|s| s.damping),
         };
         let to_modes = |values: &[f64]| {
             let mut out = vec![0.0; padded];
@@ -183,9 +193,12 @@ impl ModalKernel {
         }
     }
 
-    /// The number of masses.
-    pub fn masses(&self) -> usize {
-        self.modes.len()
+    /// The force on mass `mass` now from everything but the held forces, N: the constant force
+    /// less `K x + D v`, each mode's stiffness and damping times its amplitudes.
+    pub fn free_force(&self, mass: usize) -> f64 {
+        let (k, d) = (&self.steps.stiffness, &self.steps.damping);
+        let restoring = self.modes.value_of(mass, |j| Real::mul_add(k[j], self.q[j], d[j] * self.p[j]));
+        self.constant[mass] - restoring
     }
 
     /// Position (m) and velocity (m/s) of mass `mass`.

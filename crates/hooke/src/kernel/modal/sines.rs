@@ -101,12 +101,17 @@ impl SineModes {
 
     /// The value at mass `mass` of the field whose modal amplitudes are `modes`.
     pub fn value_at(&self, mass: usize, modes: &[f64]) -> f64 {
+        self.value_of(mass, |mode| modes[mode])
+    }
+
+    /// The value at mass `mass` of the field whose amplitude of mode `j` is `amplitude(j)`.
+    pub fn value_of(&self, mass: usize, amplitude: impl Fn(usize) -> f64) -> f64 {
         let (w, h) = (self.columns, self.rows);
         let (i, j) = (mass % w, mass / w);
         let sines_x = &self.along_x[i * w..][..w];
         let mut sum = 0.0;
-        for (q, row) in modes[..w * h].chunks_exact(w).enumerate() {
-            let along: f64 = row.iter().zip(sines_x).map(|(a, s)| a * s).sum();
+        for q in 0..h {
+            let along: f64 = sines_x.iter().enumerate().map(|(p, s)| amplitude(q * w + p) * s).sum();
             sum = Real::mul_add(self.along_y[j * h + q], along, sum);
         }
         sum
