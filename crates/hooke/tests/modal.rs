@@ -1,10 +1,11 @@
 //! The modal kernel (`kernel::modal`): every scheme on a uniform membrane (f64), and every
-//! scheme but symplectic Euler (which has its stencil) on a uniform chain, mode by mode. Checked against the general path (the scheme itself on the edge
-//! lists, within 1e-12 of the peak, with plucks, pushes, a bow and anchors off zero) and against the
-//! schemes' own invariants measured on the kernel's states: the energy-conserving scheme keeps
-//! a lossless string's energy, velocity Verlet and the energy-conserving scheme run backwards to
-//! their start, and Caldirola-Kanai contracts the area of a mode's phase plane by `e^{-gamma t}`
-//! (Chatziioannou 2019, eq. (20)), as the physics does.
+//! scheme but symplectic Euler (which has its stencil) on a uniform chain, mode by mode. Checked
+//! against the general path (the scheme itself on the edge lists, within 1e-12 of the peak,
+//! with plucks, pushes, a bow and anchors off zero) and against the schemes' own invariants
+//! measured on the kernel's states: the energy-conserving scheme keeps a lossless string's
+//! energy, velocity Verlet, the energy-conserving scheme and the midpoint rule run backwards to
+//! their start, and Caldirola-Kanai contracts the area of a mode's phase plane by
+//! `e^{-gamma t}` (Chatziioannou 2019, eq. (20)), as the physics does.
 
 use hooke::analysis::energy::energy;
 use hooke::engine::excitation::{Bow, Excitation, Pulse};

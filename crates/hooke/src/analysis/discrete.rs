@@ -134,9 +134,9 @@ pub fn oscillator_one_step_matrices(
     Ok(oscillator_steps(scheme, oscillators, h)?.into_iter().map(|step| step.matrix).collect())
 }
 
-/// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 1024 oscillators (32 for `exact`)
-/// is one 1D system of unit masses, each tied to the ground by a spring `(w0 h)^2` and a
-/// damper `gamma h`, stepped with `dt = 1` from the states `q = 1, q' = 0` and `q = 0, q' = 1`
+/// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 1024 oscillators
+/// (32 for `exact`) is one 1D system of unit masses, each tied to the ground by a spring
+/// `(w0 h)^2` and a damper `gamma h`, stepped with `dt = 1` from the states `q = 1, q' = 0` and `q = 0, q' = 1`
 /// and from rest under a gravity of 1 and under a held force of 1 (in units of `h`: a
 /// scheme's step depends only on `w0 h` and `gamma h`). The masses do not interact, so four
 /// steps give every oscillator's.

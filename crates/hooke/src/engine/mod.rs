@@ -48,13 +48,12 @@ pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
-use crate::kernel::grid::UniformGrid;
 use crate::model::{Model, ModelError};
 use crate::scheme::{EnergyExchange, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
 use excitation::Playing;
-use stage::{DeviceStage, GeneralStage, KernelStage, ModalStage, Stage, StringStage};
+use stage::{DeviceStage, GeneralStage, KernelStage, Lattice, ModalStage, Stage, StringStage};
 use std::sync::Arc;
 
 /// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
@@ -118,9 +117,11 @@ impl Paths {
                 }
                 let (pool, precision) = (self.pool.clone(), self.config.precision);
                 // A membrane in f64 runs faster mode by mode than on its stencil.
-                if precision == Precision::F64 && UniformGrid::detect(system).is_some() {
-                    let scheme = self.config.scheme;
-                    if let Some(modal) = ModalStage::detect(system, scheme, dt, &state, &self.pickups) {
+                if precision == Precision::F64 {
+                    if let Some(modal) = Lattice::detect(system)
+                        .filter(Lattice::is_membrane)
+                        .and_then(|lattice| self.modal(lattice, system, &state))
+                    {
                         return Some(Box::new(modal) as Box<dyn Stage>);
                     }
                 }
@@ -150,7 +151,9 @@ impl Paths {
             }
         }
         if self.kernels && self.stopped.is_empty() && self.config.scheme != SchemeKind::SymplecticEuler {
-            if let Some(modal) = ModalStage::detect(system, self.config.scheme, dt, &state, &self.pickups) {
+            if let Some(modal) =
+                Lattice::detect(system).and_then(|lattice| self.modal(lattice, system, &state))
+            {
                 return Box::new(modal);
             }
         }
@@ -159,6 +162,11 @@ impl Paths {
             general.set_stopped(mass, true);
         }
         Box::new(general)
+    }
+
+    /// The modal kernel for `system`, the uniform chain or membrane `lattice`, from `state`.
+    fn modal(&self, lattice: Lattice, system: &System, state: &State) -> Option<ModalStage> {
+        ModalStage::new(lattice, system, self.config.scheme, self.dt, state, &self.pickups)
     }
 
     /// The device's path for `system` from `state`, or why there is none (no device, the

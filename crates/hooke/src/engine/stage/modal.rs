@@ -1,7 +1,7 @@
 //! The modal path: any scheme on a uniform membrane in f64, any but symplectic Euler (which has
-//! its stencil) on a uniform chain, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
-//! oscillator by the analysis ([`oscillator_steps`]), so the path runs every scheme at the
-//! cost of a four-coefficient recurrence per mode. It takes motion and held forces in place
+//! its stencil) on a uniform chain, on the [`ModalKernel`]. Each mode's step is the scheme's
+//! own, measured on one oscillator by the analysis ([`oscillator_steps`]), so the path runs
+//! every scheme at the cost of a four-coefficient recurrence per mode. It takes motion and held forces in place
 //! and gives a mass's free force (for a hammer or a bow) without rebuilding the state;
 //! after any other change the engine rebuilds it (or the general path) from the state.
 
@@ -16,11 +16,11 @@ use crate::system::{State, System};
 
 /// Masses along a side at most: the sine tables take `8 side^2` bytes a side and a change of
 /// state `O(W H (W + H))` operations, so longer chains and larger membranes run elsewhere.
-pub(crate) const MAX_SIDE: usize = 2048;
+const MAX_SIDE: usize = 2048;
 
 /// A uniform chain or membrane as the modal kernel sees it: its sides, its mass and the
 /// stiffness and damping of its links along each side, SI units.
-struct Lattice {
+pub(crate) struct Lattice {
     columns: usize,
     rows: usize,
     mass: f64,
@@ -33,8 +33,17 @@ struct Lattice {
 
 impl Lattice {
     /// The uniform chain or membrane `system` is, if it is one (see [`UniformChain::detect`]
-    /// and [`UniformGrid::detect`]).
-    fn detect(system: &System) -> Option<Self> {
+    /// and [`UniformGrid::detect`]) with at most [`MAX_SIDE`] masses a side.
+    pub(crate) fn detect(system: &System) -> Option<Self> {
+        Self::detect_any_size(system).filter(|l| l.columns <= MAX_SIDE && l.rows <= MAX_SIDE)
+    }
+
+    /// Whether it is a membrane (more than one row).
+    pub(crate) fn is_membrane(&self) -> bool {
+        self.rows > 1
+    }
+
+    fn detect_any_size(system: &System) -> Option<Self> {
         if let Some(chain) = UniformChain::detect(system) {
             let n = chain.masses;
             let mut constant = vec![chain.force; n];
@@ -82,20 +91,16 @@ pub(crate) struct ModalStage {
 }
 
 impl ModalStage {
-    /// The modal path for `system` from `state` with `scheme` at step `dt` (s), if the system is
-    /// a uniform chain or membrane of at most [`MAX_SIDE`] masses a side and the scheme's step
-    /// on its modes can be measured.
-    pub(crate) fn detect(
+    /// The modal path for `system`, the uniform chain or membrane `lattice`, from `state` with
+    /// `scheme` at step `dt` (s), if the scheme's step on its modes can be measured.
+    pub(crate) fn new(
+        lattice: Lattice,
         system: &System,
         scheme: SchemeKind,
         dt: f64,
         state: &State,
         pickups: &Pickups,
     ) -> Option<Self> {
-        let lattice = Lattice::detect(system)?;
-        if lattice.columns > MAX_SIDE || lattice.rows > MAX_SIDE {
-            return None;
-        }
         let modes = SineModes::new(lattice.columns, lattice.rows);
         let oscillators: Vec<Oscillator> = (0..modes.len()).map(|j| lattice.oscillator(&modes, j)).collect();
         let measured = oscillator_steps(scheme, &oscillators, dt).ok()?;

@@ -4,7 +4,7 @@
 //! mass `m I` are all diagonal in the sine modes ([`SineModes`]), and every scheme's update is
 //! built from `M^-1 K`, `M^-1 D` and the forces, so a scheme advances each mode's amplitude
 //! `(q, p)` (position, velocity) exactly as it advances one mass on a spring and a damper (the
-//! argument of Morgan & Qiao 2009, section 3, for any scheme). A step is then, for every mode,
+//! argument `analysis::discrete` makes for the discrete poles). A step is then, for every mode,
 //!
 //! ```text
 //! q' = a q + b p + f_q F + g_q G        p' = c q + d p + f_p F + g_p G
@@ -46,9 +46,9 @@ pub struct ModeStep {
     pub constant_force: [f64; 2],
     /// `[g_q, g_p]`: the response to a held force of 1 N.
     pub held_force: [f64; 2],
-    /// The mode's stiffness, N/m (the force `-k q` it feels), and damping, N s/m (`-d p`).
+    /// The mode's stiffness `k`, N/m: it feels the force `-k q`.
     pub stiffness: f64,
-    /// See `stiffness`.
+    /// The mode's damping `d`, N s/m: it feels the force `-d p`.
     pub damping: f64,
 }
 
@@ -179,7 +179,7 @@ impl ModalKernel {
         kernel
     }
 
-    /// Recomputes every mode's push from the constant and held forces.
+    /// Computes every mode's push from the constant and held forces.
     fn project_forces(&mut self) {
         let n = self.modes.len();
         self.forced = self.constant.iter().chain(&self.held).any(|&f| f != 0.0);
@@ -236,12 +236,8 @@ impl ModalKernel {
 
     /// The masses' positions and velocities (m, m/s), row-major, into `x` and `v`.
     pub fn write_state(&self, x: &mut [f64], v: &mut [f64]) {
-        let n = self.modes.len();
-        let mut values = vec![0.0; n];
-        self.modes.transform(&self.q[..n], &mut values);
-        x[..n].copy_from_slice(&values);
-        self.modes.transform(&self.p[..n], &mut values);
-        v[..n].copy_from_slice(&values);
+        self.modes.transform(&self.q, x);
+        self.modes.transform(&self.p, v);
     }
 
     /// Advances `steps` steps, writing tap `t`'s value after step `s` to `record[t * steps + s]`.
@@ -310,11 +306,12 @@ impl ModalKernel {
                     q[l] = Real::mul_add(a[l], q_old, qb);
                     p[l] = Real::mul_add(c[l], q_old, pd);
                 }
-                let taps = &self.taps;
-                let padded = self.q.len();
+                let (taps, padded) = (&self.taps, self.q.len());
                 for t in 0..taps.len() {
                     let weights = &taps.weights[t * padded + g * GROUP..][..GROUP];
                     let sums = &mut partial[(t * length + step) * LANES..][..LANES];
+                    // Position taps first; the loop-invariant test costs nothing, and choosing an
+                    // array by reference instead would keep `q` and `p` out of registers.
                     if t < taps.positions {
                         accumulate(weights, &q, sums);
                     } else {

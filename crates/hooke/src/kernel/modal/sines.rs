@@ -3,8 +3,8 @@
 //!
 //! For `n` masses between two fixed ends, the second difference `(x_{i-1} - 2 x_i + x_{i+1})`
 //! is the matrix `-L` with eigenvectors `S_pi = sqrt(2 / (n + 1)) sin(pi (p + 1) (i + 1) / (n + 1))`
-//! and eigenvalues `mu_p = 4 sin^2(pi (p + 1) / (2 (n + 1)))` (Bilbao 2009, section 5.2.10, for
-//! the same matrix). `S` is symmetric and its own inverse. On a `W x H` membrane the modes are
+//! and eigenvalues `mu_p = 4 sin^2(pi (p + 1) / (2 (n + 1)))` (the closed form of the second
+//! difference with fixed ends). `S` is symmetric and its own inverse. On a `W x H` membrane the modes are
 //! the products `S_pi S'_qj` (mode `q W + p`, mass `j W + i`, both row-major), so one routine
 //! takes masses to modes and modes to masses, a side at a time (`O(W H (W + H))`, as two
 //! matrix products).
