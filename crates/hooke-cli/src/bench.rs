@@ -82,6 +82,10 @@ pub struct BenchArgs {
     /// Use the general path (edge lists) even where a kernel applies, to compare the two.
     #[arg(long)]
     pub general: bool,
+    /// Keep uniform strings and membranes off the modal kernel (symplectic Euler on its
+    /// stencils and the string bank, other schemes on the general path), to compare.
+    #[arg(long)]
+    pub no_modal: bool,
     /// Run on the GPU (the symplectic Euler string voices and membrane kernels, f32).
     #[arg(long, conflicts_with = "play")]
     pub gpu: bool,
@@ -243,6 +247,7 @@ fn time_engine(
         precision: if args.f32 { Precision::F32 } else { Precision::F64 },
         threads: args.threads as usize,
         kernels: !args.general,
+        modal: !args.no_modal,
         ..EngineConfig::default()
     }
     .dt(dt);

@@ -64,9 +64,13 @@ pub struct RenderArgs {
     /// Threads for the string kernel (the strings are independent), 1 to 256.
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub threads: usize,
-    /// Use the general path even where the string kernel applies.
+    /// Use the general path even where a kernel applies.
     #[arg(long)]
     pub general: bool,
+    /// Keep uniform strings and membranes off the modal kernel (symplectic Euler on the string
+    /// bank and stencils, other schemes on the general path), to compare.
+    #[arg(long)]
+    pub no_modal: bool,
     /// Where to run: cpu, or gpu (symplectic Euler on a uniform string or membrane, f32; a
     /// build with the `gpu` feature and a Vulkan driver).
     #[arg(long, value_enum, default_value_t)]
@@ -120,6 +124,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
         no_normalize: false,
         threads: 1,
         general: false,
+        no_modal: false,
         device: DeviceChoice::Cpu,
         lenient: false,
         notes: NoteMapArgs::default(),
@@ -279,7 +284,8 @@ fn render_sources(
     if let Some(name) = &score.name {
         eprintln!("score: {name}");
     }
-    let options = PerformanceOptions { oversample, threads: args.threads, kernels: !args.general };
+    let options =
+        PerformanceOptions { oversample, threads: args.threads, kernels: !args.general, modal: !args.no_modal };
     let device = args.device.device()?;
     let mut performance =
         Performance::with_device(&instrument, score, options, device).map_err(|e| miette!("{e}"))?;

@@ -62,7 +62,7 @@ impl Performance {
             py.detach(|| file.build_stable(scheme, rate, oversample)).map_err(|e| source_error(py, &e))?;
         let score = score::load(Path::new(score), &built).map_err(|e| source_error(py, &e))?;
         let duration = score.duration;
-        let options = PerformanceOptions { oversample, threads: threads.max(1), kernels };
+        let options = PerformanceOptions { oversample, threads: threads.max(1), kernels, modal: true };
         let performance =
             LibraryPerformance::new(&built, score, options).map_err(|e| engine_error(py, &e))?;
         Ok(Self { performance: Mutex::new(performance), rate, oversample, scheme: scheme.name(), duration })

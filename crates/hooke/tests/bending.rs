@@ -85,7 +85,7 @@ fn the_inharmonicity_given_to_the_generator_stretches_the_partials() {
 }
 
 #[test]
-fn stiff_strings_on_the_string_bank_match_the_general_path() {
+fn stiff_strings_on_the_string_bank_and_the_modal_kernel_match_the_general_path() {
     // Three strings of one length in one group's lanes: two stiff ones (different kappa) and a
     // plain one; and a stiff string of another length in a group of its own.
     let mut model = Model::new(1).unwrap();
@@ -110,14 +110,27 @@ fn stiff_strings_on_the_string_bank_match_the_general_path() {
         engine.advance(20_000, &mut output).unwrap();
         (output, engine.state())
     };
-    let (bank, bank_state) = run(EngineConfig::default(), PathKind::Strings);
     let (general, general_state) = run(EngineConfig::default().general_only(), PathKind::General);
     let peak = general.iter().flatten().fold(0.0f64, |p, x| p.max(x.abs()));
-    let largest =
-        bank.iter().flatten().zip(general.iter().flatten()).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
-    assert!(peak > 0.0 && largest <= 1e-12 * peak, "the bank differs by {:e} of the peak", largest / peak);
-    let moved = bank_state.x.iter().zip(&general_state.x).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
-    assert!(moved <= 1e-12 * 1e-3, "final positions differ by {moved:e} m");
+    // The string bank, and the modal kernel (each string's modes, its bending `kappa L^2`).
+    for (config, path) in [
+        (EngineConfig::default().without_modal(), PathKind::Strings),
+        (EngineConfig::default(), PathKind::Modal),
+    ] {
+        let (fast, fast_state) = run(config, path);
+        let largest = fast
+            .iter()
+            .flatten()
+            .zip(general.iter().flatten())
+            .fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+        assert!(
+            peak > 0.0 && largest <= 1e-12 * peak,
+            "{path:?} differs by {:e} of the peak",
+            largest / peak
+        );
+        let moved = fast_state.x.iter().zip(&general_state.x).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+        assert!(moved <= 1e-12 * 1e-3, "{path:?}: final positions differ by {moved:e} m");
+    }
     // A bending element the bank cannot take (weights of its own) keeps the system on the general path.
     model
         .add_bending(Bending::weighted(

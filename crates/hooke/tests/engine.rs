@@ -1,7 +1,7 @@
 //! The engine against the run loops it replaced: the instruments' performances reproduce the
 //! samples that the former `Performance` loop wrote (tests/data/parity, recorded from it before
 //! the engine existed) on the string kernel and on the general path, in blocks of 1, 64 and
-//! 4096 steps; events scheduled inside a block land on their step exactly; `render` gives the
+//! 4096 steps (and to rounding with the modal kernel); events scheduled inside a block land on their step exactly; `render` gives the
 //! same frames in any block size; a change to the system is never missed by the scheme.
 
 use hooke::engine::excitation::{Excitation, Pulse};
@@ -60,7 +60,7 @@ fn the_guitar_plays_the_former_performance_bit_for_bit_on_both_paths_in_any_bloc
         let expected = reference(name);
         for chunk in [1, 64, 4096] {
             let score = parse_score(&text, "techniques.toml", &instrument, None).unwrap();
-            let options = PerformanceOptions { oversample: 2, threads: 1, kernels };
+            let options = PerformanceOptions { oversample: 2, threads: 1, kernels, modal: false };
             let (output, performance) = perform(&instrument, score, options, chunk);
             assert_eq!(performance.path(), path);
             assert_eq!(output.len(), expected.len());
@@ -72,6 +72,14 @@ fn the_guitar_plays_the_former_performance_bit_for_bit_on_both_paths_in_any_bloc
             );
         }
     }
+    // Allowed the modal kernel, the open strings run mode by mode until the first fret, then
+    // on the string bank: the same samples to rounding.
+    let expected = reference("guitar-techniques-kernel");
+    let score = parse_score(&text, "techniques.toml", &instrument, None).unwrap();
+    let options = PerformanceOptions { oversample: 2, threads: 1, ..PerformanceOptions::default() };
+    let (output, _) = perform(&instrument, score, options, 4096);
+    let difference = largest_difference(&output, &expected);
+    assert!(difference <= 1e-12 && difference > 0.0, "with the modal kernel: {difference:e}");
 }
 
 #[test]
@@ -92,7 +100,7 @@ fn every_example_instrument_plays_the_former_performance() {
         let mut first: Option<Vec<Vec<f64>>> = None;
         for chunk in [1, 64, 4096] {
             let score = parse_score(&score_text, name, &instrument, Some(folder)).unwrap();
-            let options = PerformanceOptions { oversample, threads: 1, kernels: true };
+            let options = PerformanceOptions { oversample, threads: 1, ..PerformanceOptions::default() };
             let (output, _) = perform(&instrument, score, options, chunk);
             let difference = largest_difference(&expected, &output);
             // Within 1e-12 of the peak at most; bit for bit where the arithmetic is the same:
@@ -182,10 +190,9 @@ fn scheduled_events_land_on_their_step_in_any_block_size_on_every_path() {
 
 #[test]
 fn the_kernel_and_the_general_path_render_the_same_events() {
-    let run = |kernels: bool| {
-        let config = EngineConfig { kernels, ..EngineConfig::default() }.rate(48_000.0);
-        let mut engine = string_engine(config);
-        assert_eq!(engine.path(), if kernels { PathKind::Chain } else { PathKind::General });
+    let run = |config: EngineConfig, first: PathKind| {
+        let mut engine = string_engine(config.rate(48_000.0));
+        assert_eq!(engine.path(), first);
         for (step, event) in events() {
             engine.schedule(step, event).unwrap();
         }
@@ -193,10 +200,18 @@ fn the_kernel_and_the_general_path_render_the_same_events() {
         engine.advance(2000, &mut output).unwrap();
         (output, engine.path())
     };
-    let ((fast, path), (general, _)) = (run(true), run(false));
-    assert_eq!(path, PathKind::Strings, "played, the string moves to the string bank");
-    let difference = largest_difference(&fast, &general);
-    assert!(difference <= 1e-12 && difference > 0.0, "{difference:e}");
+    let (general, _) = run(EngineConfig::default().general_only(), PathKind::General);
+    // From the modal kernel (which takes the pulse in place) or the chain stencil; the changed
+    // link makes the string non-uniform, and the played string moves to the string bank.
+    for (config, first) in [
+        (EngineConfig::default(), PathKind::Modal),
+        (EngineConfig::default().without_modal(), PathKind::Chain),
+    ] {
+        let (fast, path) = run(config, first);
+        assert_eq!(path, PathKind::Strings, "played, the string moves to the string bank");
+        let difference = largest_difference(&fast, &general);
+        assert!(difference <= 1e-12 && difference > 0.0, "from {first:?}: {difference:e}");
+    }
 }
 
 #[test]

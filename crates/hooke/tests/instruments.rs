@@ -401,7 +401,9 @@ fn the_bow_solves_its_friction_law_implicitly() {
 fn a_timed_damp_lifts_by_itself() {
     // Damping a string at rest changes nothing; once lifted, a pluck rings exactly as without it.
     let instrument = one_string("E2", 2, FretMethod::Between);
-    let options = PerformanceOptions { oversample: 2, ..Default::default() };
+    // On the string bank throughout, so that "exactly" can be bit for bit (the modal kernel
+    // would run the undamped string, the bank the damped one).
+    let options = PerformanceOptions { oversample: 2, modal: false, ..Default::default() };
     let pluck = "[[pluck]]\ntime = 0.2\npart = \"E2\"\nposition = 0.3\namplitude = 0.002\n";
     let plain = render(&instrument, &format!("[score]\nduration = 0.6\n{pluck}"), options);
     let damp = "[[damp]]\ntime = 0.0\npart = \"E2\"\ndecay = 0.01\n";
@@ -470,7 +472,8 @@ fn the_pair_in_the_score_format_documentation_plays() {
 /// Plays `instrument` (mono, built at step `dt`) with every string struck (0.5 m/s on a mass
 /// near its middle) for 2000 steps of symplectic Euler and checks that its output equals, at
 /// every step, `expected` of the forces `forces::total` computes on every node, within 1e-9 of
-/// the largest.
+/// the largest over the run (the modal kernel's rounding is relative to the whole string's
+/// motion, not to each mass's).
 pub(crate) fn assert_output_follows_the_forces(
     instrument: &Instrument,
     dt: f64,
@@ -485,18 +488,22 @@ pub(crate) fn assert_output_follows_the_forces(
     let config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).dt(dt);
     let mut engine = Engine::new(&model, &instrument.pickups, config).unwrap();
     let mut output = vec![Vec::new()];
-    let mut largest = 0.0f64;
     let mut force = vec![0.0; model.masses().len() + model.anchors().len()];
+    let mut pairs = Vec::with_capacity(2000);
     for _ in 0..2000 {
         engine.advance(1, &mut output).unwrap();
         let state = engine.state();
         hooke::forces::total(engine.system(), &state.x, &state.v, state.t, &mut force);
-        let expected = expected(&force);
-        let heard = *output[0].last().unwrap();
-        largest = largest.max(expected.abs());
-        assert!((heard - expected).abs() <= 1e-9 * largest.max(1e-12), "heard {heard}, elements {expected}");
+        pairs.push((*output[0].last().unwrap(), expected(&force)));
     }
+    let largest = pairs.iter().fold(0.0f64, |m, (_, e)| m.max(e.abs()));
     assert!(largest > 0.0, "the strings move the bridge");
+    for (step, (heard, expected)) in pairs.into_iter().enumerate() {
+        assert!(
+            (heard - expected).abs() <= 1e-9 * largest,
+            "step {step}: heard {heard}, elements {expected}"
+        );
+    }
 }
 
 #[test]
@@ -542,7 +549,7 @@ fn the_demo_guitars_have_partials_above_2_khz_at_their_attack() {
         let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
         let score_text = std::fs::read_to_string(folder.join("guitar-phrase.toml")).unwrap();
         let score = parse(&score_text, "guitar-phrase.toml", &instrument, Some(folder)).unwrap();
-        let options = PerformanceOptions { oversample, threads: 1, kernels: true };
+        let options = PerformanceOptions { oversample, threads: 1, ..PerformanceOptions::default() };
         let mut performance = Performance::new(&instrument, score, options).unwrap();
         let mut output = vec![Vec::new(); performance.channels()];
         let attack = oversample as u64 * (0.1 * file.rate) as u64;

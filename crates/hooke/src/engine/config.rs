@@ -46,6 +46,10 @@ pub struct EngineConfig {
     pub threads: usize,
     /// Whether a kernel may run (false: always the general path, for comparisons). Default: true.
     pub kernels: bool,
+    /// Whether uniform strings and membranes may run mode by mode on the modal kernel (false:
+    /// symplectic Euler keeps its stencils and the string bank, any other scheme the general
+    /// path; for comparisons). Default: true.
+    pub modal: bool,
 }
 
 impl Default for EngineConfig {
@@ -57,6 +61,7 @@ impl Default for EngineConfig {
             precision: Precision::F64,
             threads: 1,
             kernels: true,
+            modal: true,
         }
     }
 }
@@ -90,6 +95,11 @@ impl EngineConfig {
     /// With this many threads for the kernels.
     pub fn threads(self, threads: usize) -> Self {
         Self { threads, ..self }
+    }
+
+    /// Never on the modal kernel (symplectic Euler on its stencils and the string bank).
+    pub fn without_modal(self) -> Self {
+        Self { modal: false, ..self }
     }
 
     /// On the general path only, never a kernel.

@@ -53,7 +53,7 @@ use crate::scheme::{EnergyExchange, SchemeKind};
 use crate::system::{State, System};
 use decimate::Decimator;
 use excitation::Playing;
-use stage::{DeviceStage, GeneralStage, KernelStage, Lattice, ModalStage, Stage, StringStage};
+use stage::{DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, Stage, StringStage};
 use std::sync::Arc;
 
 /// Steps per call to a path at most: bounds the record buffer (channels x steps) whatever the
@@ -99,32 +99,32 @@ struct Paths {
 
 impl Paths {
     /// The path for `system` from `state`: THE place where the fast path is chosen. The
-    /// device, if any, is offered the system first (with no stopped mass); with symplectic
-    /// Euler a uniform chain with no stopped mass and no held force gets its stencil, a
-    /// uniform membrane the modal kernel in f64 and its stencil in f32, a system of independent
-    /// strings the string bank (first, once the engine has been played); with any other scheme
-    /// a uniform chain or membrane with no stopped mass gets the modal kernel; anything else the
-    /// general path.
+    /// device, if any, is offered the system first (with no stopped mass). Uniform strings or a
+    /// uniform membrane with no stopped mass run mode by mode on the modal kernel with every
+    /// scheme (symplectic Euler there only in f64). Otherwise, with symplectic Euler, a uniform
+    /// chain with no stopped mass and no held force gets its stencil (f32), a uniform membrane
+    /// its stencil, a system of independent strings the string bank (first, once the engine has
+    /// been played); anything else the general path.
     fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
         if let Ok(stage) = self.on_device(system, &state) {
             return Box::new(stage);
         }
-        let dt = self.dt;
-        if self.kernels && self.config.scheme == SchemeKind::SymplecticEuler {
+        let (dt, scheme) = (self.dt, self.config.scheme);
+        let symplectic = scheme == SchemeKind::SymplecticEuler;
+        let modal = self.config.modal && (!symplectic || self.config.precision == Precision::F64);
+        if self.kernels && modal && self.stopped.is_empty() {
+            if let Some(modal) = Lattices::detect(system)
+                .and_then(|lattices| ModalStage::new(lattices, system, scheme, dt, &state, &self.pickups))
+            {
+                return Box::new(modal);
+            }
+        }
+        if self.kernels && symplectic {
             let stencil = || {
                 if !self.stopped.is_empty() {
                     return None;
                 }
                 let (pool, precision) = (self.pool.clone(), self.config.precision);
-                // A membrane in f64 runs faster mode by mode than on its stencil.
-                if precision == Precision::F64 {
-                    if let Some(modal) = Lattice::detect(system)
-                        .filter(Lattice::is_membrane)
-                        .and_then(|lattice| self.modal(lattice, system, &state))
-                    {
-                        return Some(Box::new(modal) as Box<dyn Stage>);
-                    }
-                }
                 let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
                 Some(Box::new(kernel) as Box<dyn Stage>)
             };
@@ -150,23 +150,11 @@ impl Paths {
                 return stage;
             }
         }
-        if self.kernels && self.stopped.is_empty() && self.config.scheme != SchemeKind::SymplecticEuler {
-            if let Some(modal) =
-                Lattice::detect(system).and_then(|lattice| self.modal(lattice, system, &state))
-            {
-                return Box::new(modal);
-            }
-        }
-        let mut general = GeneralStage::new(system, self.config.scheme, dt, state, self.pickups.clone());
+        let mut general = GeneralStage::new(system, scheme, dt, state, self.pickups.clone());
         for &mass in &self.stopped {
             general.set_stopped(mass, true);
         }
         Box::new(general)
-    }
-
-    /// The modal kernel for `system`, the uniform chain or membrane `lattice`, from `state`.
-    fn modal(&self, lattice: Lattice, system: &System, state: &State) -> Option<ModalStage> {
-        ModalStage::new(lattice, system, self.config.scheme, self.dt, state, &self.pickups)
     }
 
     /// The device's path for `system` from `state`, or why there is none (no device, the

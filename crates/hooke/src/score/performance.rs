@@ -23,13 +23,16 @@ pub struct PerformanceOptions {
     pub oversample: usize,
     /// Threads for the string kernel (1: this thread only).
     pub threads: usize,
-    /// Use the string kernel where the instrument allows (symplectic Euler on strings only).
+    /// Use the kernels where the instrument allows (false: the general path).
     pub kernels: bool,
+    /// Let uniform strings and membranes run mode by mode on the modal kernel (false: the
+    /// string bank and stencils for symplectic Euler, the general path for other schemes).
+    pub modal: bool,
 }
 
 impl Default for PerformanceOptions {
     fn default() -> Self {
-        Self { oversample: 1, threads: 1, kernels: true }
+        Self { oversample: 1, threads: 1, kernels: true, modal: true }
     }
 }
 
@@ -92,6 +95,7 @@ impl Performance {
             oversample: options.oversample.max(1),
             threads: options.threads.max(1),
             kernels: options.kernels,
+            modal: options.modal,
             ..EngineConfig::default()
         };
         let pickups = Pickups::new(&instrument.pickups, &instrument.model)?;

@@ -18,7 +18,7 @@ mod taps;
 pub(crate) use device::DeviceStage;
 pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
-pub(crate) use modal::{Lattice, ModalStage};
+pub(crate) use modal::{Lattices, ModalStage};
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;
 

@@ -1,131 +1,248 @@
-//! The modal path: any scheme on a uniform membrane in f64, any but symplectic Euler (which has
-//! its stencil) on a uniform chain, on the [`ModalKernel`]. Each mode's step is the scheme's
-//! own, measured on one oscillator by the analysis ([`oscillator_steps`]), so the path runs
-//! every scheme at the cost of a four-coefficient recurrence per mode. It takes motion and held forces in place
-//! and gives a mass's free force (for a hammer or a bow) without rebuilding the state;
-//! after any other change the engine rebuilds it (or the general path) from the state.
+//! The modal path: any scheme on uniform strings (a guitar's, stiff or not) or on a uniform
+//! membrane, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
+//! oscillator by the analysis ([`oscillator_steps`]), so the path runs every scheme at the cost
+//! of a four-coefficient recurrence per mode. It takes motion and held forces in place, and a
+//! change of a link, a drag or a mass that leaves the system as it was; it gives a mass's free
+//! force (for a hammer or a bow) without rebuilding the state. After any other change the
+//! engine rebuilds it (or another path) from the state.
 
-use super::{Stage, TapChannels};
+use super::strings::{centred_bending, string_paths};
+use super::Stage;
 use crate::analysis::discrete::{oscillator_steps, Oscillator};
 use crate::engine::{PathKind, Pickups, RunError};
-use crate::kernel::chain::UniformChain;
+use crate::kernel::chain::Tap;
 use crate::kernel::grid::UniformGrid;
-use crate::kernel::modal::{ModalKernel, ModeStep, SineModes};
+use crate::kernel::modal::{Bodies, ModalKernel, ModeStep, SineModes};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 
 /// Masses along a side at most: the sine tables take `8 side^2` bytes a side and a change of
-/// state `O(W H (W + H))` operations, so longer chains and larger membranes run elsewhere.
+/// state `O(W H (W + H))` operations, so longer strings and larger membranes run elsewhere.
 const MAX_SIDE: usize = 2048;
 
-/// A uniform chain or membrane as the modal kernel sees it: its sides, its mass and the
-/// stiffness and damping of its links along each side, SI units.
-pub(crate) struct Lattice {
+/// A uniform string or membrane as the modal kernel sees it: its sides, its mass, the stiffness
+/// and damping of its links along each side and its bending, SI units.
+struct Lattice {
     columns: usize,
     rows: usize,
+    /// Each mass, kg.
     mass: f64,
+    /// Each link along x and along y, N/m.
     stiffness: [f64; 2],
+    /// Each link's damper along x and along y, N s/m.
     damping: [f64; 2],
+    /// Each mass's drag `gamma m`, N s/m.
     drag: f64,
+    /// A string's bending `kappa` at every mass (a `(1, -2, 1)` element), N/m.
+    bending: f64,
     /// The constant force on each mass (anchors off zero, gravity), N.
     constant: Vec<f64>,
 }
 
 impl Lattice {
-    /// The uniform chain or membrane `system` is, if it is one (see [`UniformChain::detect`]
-    /// and [`UniformGrid::detect`]) with at most [`MAX_SIDE`] masses a side.
-    pub(crate) fn detect(system: &System) -> Option<Self> {
-        Self::detect_any_size(system).filter(|l| l.columns <= MAX_SIDE && l.rows <= MAX_SIDE)
-    }
-
-    /// Whether it is a membrane (more than one row).
-    pub(crate) fn is_membrane(&self) -> bool {
-        self.rows > 1
-    }
-
-    fn detect_any_size(system: &System) -> Option<Self> {
-        if let Some(chain) = UniformChain::detect(system) {
-            let n = chain.masses;
-            let mut constant = vec![chain.force; n];
-            // A spring of rest length 0 to an anchor at `a` pulls its mass with `k a - k x`.
-            constant[0] += chain.stiffness * chain.left;
-            constant[n - 1] += chain.stiffness * chain.right;
-            return Some(Self {
-                columns: n,
-                rows: 1,
-                mass: chain.mass,
-                stiffness: [chain.stiffness, 0.0],
-                damping: [chain.damping, 0.0],
-                drag: chain.drag,
-                constant,
-            });
-        }
-        let grid = UniformGrid::detect(system)?;
-        Some(Self {
-            columns: grid.columns,
-            rows: grid.rows,
-            mass: grid.mass,
-            stiffness: [grid.stiffness_x, grid.stiffness_y],
-            damping: [grid.damping_x, grid.damping_y],
-            drag: grid.drag,
-            constant: vec![grid.force; grid.columns * grid.rows],
-        })
-    }
-
-    /// Mode `mode`'s oscillator: `w0^2 = (k_x mu_p + k_y mu_q) / m`,
-    /// `gamma = (Z_x mu_p + Z_y mu_q + c) / m`.
+    /// Mode `mode`'s oscillator: `w0^2 = (k_x mu_p + k_y mu_q + kappa mu_p^2) / m`,
+    /// `gamma = (Z_x mu_p + Z_y mu_q + c) / m`, the bending being the square of the string's
+    /// second difference.
     fn oscillator(&self, modes: &SineModes, mode: usize) -> Oscillator {
         let (mu_x, mu_y) = modes.eigenvalues(mode);
-        let stiffness = self.stiffness[0] * mu_x + self.stiffness[1] * mu_y;
+        let stiffness = self.stiffness[0] * mu_x + self.stiffness[1] * mu_y + self.bending * mu_x * mu_x;
         let damping = self.damping[0] * mu_x + self.damping[1] * mu_y + self.drag;
         Oscillator { gamma: damping / self.mass, omega0_squared: stiffness / self.mass }
     }
+
+    /// Whether a link of this lattice between its masses `a` and `b` (an anchor: `None`)
+    /// with a spring of `stiffness` (N/m) and a damper of `damping` (N s/m, 0 for none) is as
+    /// the lattice has it: along x between neighbours in a row, along y between rows, along
+    /// both (which must agree) for a membrane's rim link.
+    fn has_link(&self, a: Option<usize>, b: Option<usize>, stiffness: f64, damping: f64) -> bool {
+        let along = |side: usize| self.stiffness[side] == stiffness && self.damping[side] == damping;
+        match (a, b) {
+            (Some(a), Some(b)) if a.abs_diff(b) == self.columns && self.rows > 1 => along(1),
+            (Some(a), Some(b)) if a.abs_diff(b) == 1 => along(0),
+            _ if self.rows == 1 => along(0),
+            _ => along(0) && along(1),
+        }
+    }
 }
 
-/// A scheme on a uniform chain or membrane, mode by mode.
+/// The uniform strings or the uniform membrane a system is, side by side in the order of their
+/// masses.
+pub(crate) struct Lattices {
+    parts: Vec<Lattice>,
+    /// Each part's first mass, then the number of masses.
+    first: Vec<usize>,
+}
+
+impl Lattices {
+    /// The uniform membrane ([`UniformGrid::detect`]) or the uniform strings (see
+    /// [`Lattices::strings`]) `system` is, if it is one, with at most [`MAX_SIDE`] masses a side.
+    pub(crate) fn detect(system: &System) -> Option<Self> {
+        let parts = match UniformGrid::detect(system) {
+            Some(grid) => vec![Lattice {
+                columns: grid.columns,
+                rows: grid.rows,
+                mass: grid.mass,
+                stiffness: [grid.stiffness_x, grid.stiffness_y],
+                damping: [grid.damping_x, grid.damping_y],
+                drag: grid.drag,
+                bending: 0.0,
+                constant: vec![grid.force; grid.columns * grid.rows],
+            }],
+            None => Self::strings(system)?,
+        };
+        if parts.iter().any(|part| part.columns > MAX_SIDE || part.rows > MAX_SIDE) {
+            return None;
+        }
+        let mut first = vec![0];
+        for part in &parts {
+            first.push(first[first.len() - 1] + part.columns * part.rows);
+        }
+        Some(Self { parts, first })
+    }
+
+    /// The strings of a 1D system made only of strings ([`string_paths`]), if each is uniform:
+    /// its masses numbered in turn along it, equal masses, drags and gravity, equal spring links
+    /// (rest length 0), a damper on every link or on none (all equal), and bending elements
+    /// centred at every mass with one `kappa` or at none; no angular spring, contact or driving
+    /// force. Held forces are allowed (the kernel holds them).
+    fn strings(system: &System) -> Option<Vec<Lattice>> {
+        let (springs, dampers) = (system.springs(), system.dampers());
+        if system.dimension() != 1
+            || system.has_contacts()
+            || !system.angles().is_empty()
+            || system.external_forces().drives()
+            || springs.rest_length.iter().any(|&l| l != 0.0)
+        {
+            return None;
+        }
+        let paths = string_paths(system)?;
+        let bending = centred_bending(system, &paths)?;
+        let anchors = system.initial_state().x;
+        let (mut links, mut damped, mut next) = (0, 0, 0);
+        let mut parts = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let masses = &path[1..path.len() - 1];
+            let n = masses.len();
+            if masses.iter().enumerate().any(|(i, &m)| m != next + i) {
+                return None;
+            }
+            next += n;
+            let link = |pair: &[usize]| {
+                let spring = system.spring_between(pair[0], pair[1])?;
+                let damper = system.damper_between(pair[0], pair[1]);
+                Some((springs.coefficient[spring], damper.map(|d| dampers.coefficient[d])))
+            };
+            let first = link(&path[..2])?;
+            for pair in path.windows(2) {
+                if link(pair)? != first {
+                    return None;
+                }
+            }
+            links += n + 1;
+            damped += if first.1.is_some() { n + 1 } else { 0 };
+            let uniform = |values: &[f64]| match values {
+                [] => Some(0.0),
+                _ => masses.iter().all(|&m| values[m] == values[masses[0]]).then_some(values[masses[0]]),
+            };
+            let (stiffness, kappa) = (first.0, uniform(&bending)?);
+            let ends = [anchors[path[0]], anchors[path[n + 1]]];
+            parts.push(Lattice {
+                columns: n,
+                rows: 1,
+                mass: uniform(system.masses())?,
+                stiffness: [stiffness, 0.0],
+                damping: [first.1.unwrap_or(0.0), 0.0],
+                drag: uniform(system.drag())?,
+                bending: kappa,
+                constant: string_constant(n, uniform(system.gravity_force())?, stiffness, kappa, ends),
+            });
+        }
+        (links == springs.len() && damped == dampers.len()).then_some(parts)
+    }
+
+    /// The part holding mass `mass` and the mass's index in it.
+    fn locate(&self, mass: usize) -> Option<(&Lattice, usize)> {
+        let part = self.first.partition_point(|&first| first <= mass).checked_sub(1)?;
+        self.parts
+            .get(part)
+            .map(|lattice| (lattice, mass - self.first[part]))
+            .filter(|_| part + 1 < self.first.len())
+    }
+}
+
+/// The constant force on each of the `n` masses of a string (N): `gravity` on each, the end
+/// springs' pull `k a` towards anchors at `ends = [a_0, a_1]` (m), and the bending's
+/// `kappa L e`, `e` holding the anchors' positions at the ends (the curvature at the first mass
+/// is `a_0 - 2 x_0 + x_1`, so the bending energy `kappa |e - L x|^2 / 2` has the force
+/// `kappa L e - kappa L^2 x`).
+fn string_constant(n: usize, gravity: f64, stiffness: f64, kappa: f64, ends: [f64; 2]) -> Vec<f64> {
+    let mut e = vec![0.0; n];
+    e[0] += ends[0];
+    e[n - 1] += ends[1];
+    (0..n)
+        .map(|i| {
+            let neighbours = if i > 0 { e[i - 1] } else { 0.0 } + e.get(i + 1).copied().unwrap_or(0.0);
+            gravity + stiffness * e[i] + kappa * (2.0 * e[i] - neighbours)
+        })
+        .collect()
+}
+
+/// A scheme on uniform strings or a uniform membrane, mode by mode.
 pub(crate) struct ModalStage {
     kernel: ModalKernel,
-    taps: TapChannels,
+    lattices: Lattices,
     step: u64,
     dt: f64,
 }
 
 impl ModalStage {
-    /// The modal path for `system`, the uniform chain or membrane `lattice`, from `state` with
-    /// `scheme` at step `dt` (s), if the scheme's step on its modes can be measured.
+    /// The modal path for `system`, the uniform strings or membrane `lattices`, from `state`
+    /// with `scheme` at step `dt` (s), if the scheme's step on its modes can be measured.
     pub(crate) fn new(
-        lattice: Lattice,
+        lattices: Lattices,
         system: &System,
         scheme: SchemeKind,
         dt: f64,
         state: &State,
         pickups: &Pickups,
     ) -> Option<Self> {
-        let modes = SineModes::new(lattice.columns, lattice.rows);
-        let oscillators: Vec<Oscillator> = (0..modes.len()).map(|j| lattice.oscillator(&modes, j)).collect();
+        let bodies =
+            Bodies::new(lattices.parts.iter().map(|part| SineModes::new(part.columns, part.rows)).collect());
+        let mut oscillators = Vec::with_capacity(bodies.len());
+        let mut masses = Vec::with_capacity(bodies.len());
+        for ((modes, range), part) in bodies.parts().zip(&lattices.parts) {
+            oscillators.extend((0..range.len()).map(|j| part.oscillator(modes, j)));
+            masses.resize(oscillators.len(), part.mass);
+        }
         let measured = oscillator_steps(scheme, &oscillators, dt).ok()?;
-        let (h, m) = (dt, lattice.mass);
-        // From units of the step (acting on `(q, h q')`, a force of `h^2 F / m`) to SI.
-        let per_newton = |f: [f64; 2]| [f[0] * h * h / m, f[1] * h / m];
+        let h = dt;
         let steps: Vec<ModeStep> = measured
             .iter()
-            .zip(&oscillators)
-            .map(|(s, oscillator)| ModeStep {
-                matrix: [[s.matrix[0][0], s.matrix[0][1] * h], [s.matrix[1][0] / h, s.matrix[1][1]]],
-                constant_force: per_newton(s.constant_force),
-                held_force: per_newton(s.held_force),
-                stiffness: m * oscillator.omega0_squared,
-                damping: m * oscillator.gamma,
+            .zip(oscillators.iter().zip(&masses))
+            .map(|(s, (oscillator, &m))| {
+                // From units of the step (acting on `(q, h q')`, a force of `h^2 F / m`) to SI.
+                let per_newton = |f: [f64; 2]| [f[0] * h * h / m, f[1] * h / m];
+                ModeStep {
+                    matrix: [[s.matrix[0][0], s.matrix[0][1] * h], [s.matrix[1][0] / h, s.matrix[1][1]]],
+                    constant_force: per_newton(s.constant_force),
+                    held_force: per_newton(s.held_force),
+                    stiffness: m * oscillator.omega0_squared,
+                    damping: m * oscillator.gamma,
+                }
             })
             .collect();
-        let n = modes.len();
+        let n = bodies.len();
         let mut held = vec![0.0; n];
         for (target, &force) in held.iter_mut().zip(&system.external_forces().held) {
             *target = force;
         }
-        let taps = TapChannels::new(pickups);
-        let kernel = ModalKernel::new(modes, &steps, lattice.constant, held, &state.x, &state.v, taps.taps());
-        Some(Self { kernel, taps, step: state.step, dt })
+        let constant = lattices.parts.iter().flat_map(|part| part.constant.iter().copied()).collect();
+        let mut outputs = vec![Vec::new(); pickups.channel_count()];
+        for (channel, mass, quantity, weight) in pickups.taps() {
+            outputs[channel].push(Tap { mass, quantity, weight });
+        }
+        let kernel = ModalKernel::new(bodies, &steps, constant, held, &state.x, &state.v, &outputs);
+        Some(Self { kernel, lattices, step: state.step, dt })
     }
 }
 
@@ -147,6 +264,32 @@ impl Stage for ModalStage {
         true
     }
 
+    /// Freeing a mass changes nothing (none is stopped here); stopping one needs another path.
+    fn set_stopped(&mut self, _mass: usize, stopped: bool) -> bool {
+        !stopped
+    }
+
+    /// Taken when the link is as the lattice has it (a performance setting every link again).
+    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool {
+        let (Some(spring), masses) = (system.spring_between(a, b), system.mass_count()) else { return false };
+        let stiffness = system.springs().coefficient[spring];
+        let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
+        let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
+        let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
+        lattice.has_link(local(a), local(b), stiffness, damping)
+    }
+
+    /// Taken when the drag is the lattice's.
+    fn set_drag(&mut self, system: &System, mass: usize) -> bool {
+        let drag = system.drag().get(mass).copied().unwrap_or(0.0);
+        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.drag == drag)
+    }
+
+    /// Taken when the mass is the lattice's.
+    fn set_mass(&mut self, system: &System, mass: usize) -> bool {
+        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.mass == system.masses()[mass])
+    }
+
     fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
         self.kernel.set_force(coordinate, force);
         true
@@ -157,9 +300,7 @@ impl Stage for ModalStage {
     }
 
     fn advance(&mut self, _system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
-        let (_, tap_record) = self.taps.rows(steps);
-        let done = self.kernel.advance(steps, tap_record).map_or_else(|done| done, |()| steps);
-        self.taps.mix(steps, done, record);
+        let done = self.kernel.advance(steps, record).map_or_else(|done| done, |()| steps);
         self.step += done as u64;
         Ok(done)
     }

@@ -227,7 +227,7 @@ impl<const L: usize> Stage for StringStage<L> {
 /// The kappa (N/m) of the bending centred at each mass of `strings` (0 where none; several
 /// elements on one mass add up), if every bending element of `system` is a `(1, -2, 1)` on a
 /// mass and its two neighbours along its string; `None` otherwise.
-fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option<Vec<f64>> {
+pub(super) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option<Vec<f64>> {
     let masses = system.mass_count();
     let bendings = system.bendings();
     let mut kappa = vec![0.0; masses];

@@ -1,10 +1,11 @@
-//! The modal kernel: any linear scheme on a uniform chain or membrane, mode by mode.
+//! The modal kernel: any linear scheme on uniform chains and membranes, mode by mode.
 //!
 //! On a uniform chain or membrane with a fixed rim the stiffness `K`, the damping `D` and the
-//! mass `m I` are all diagonal in the sine modes ([`SineModes`]), and every scheme's update is
-//! built from `M^-1 K`, `M^-1 D` and the forces, so a scheme advances each mode's amplitude
-//! `(q, p)` (position, velocity) exactly as it advances one mass on a spring and a damper (the
-//! argument `analysis::discrete` makes for the discrete poles). A step is then, for every mode,
+//! mass `m I` are all diagonal in the sine modes ([`SineModes`]); so is a string's bending
+//! `kappa L^2`, the square of its second difference `L`. Every scheme's update is built from
+//! `M^-1 K`, `M^-1 D` and the forces, so a scheme advances each mode's amplitude `(q, p)`
+//! (position, velocity) exactly as it advances one mass on a spring and a damper (the argument
+//! `analysis::discrete` makes for the discrete poles). A step is then, for every mode,
 //!
 //! ```text
 //! q' = a q + b p + f_q F + g_q G        p' = c q + d p + f_p F + g_p G
@@ -14,25 +15,33 @@
 //! its share of the held forces, each through its own response (the exact flow integrates the
 //! first and applies the second as an impulse): a linear recurrence with four coefficients per
 //! mode, the same cost for every scheme, explicit or implicit. The coefficients are given (the
-//! engine has the analysis measure them on one oscillator per mode). Modes are independent, so
-//! a block of steps runs a group of 32 modes in registers from start to end (temporal blocking
-//! for free) while the pickups, each a weighted sum over the modes, accumulate. The results
-//! equal the general path's to rounding (not bit for bit: the sums run in another order).
+//! engine has the analysis measure them on one oscillator per mode). Independent bodies (the
+//! strings of a guitar) lie side by side ([`Bodies`]), each with its own modes. Modes are
+//! independent, so a block of steps runs a group of modes in registers from start to end
+//! (temporal blocking for free) while the outputs, each a weighted sum over the modes,
+//! accumulate. The results equal the general path's to rounding (not bit for bit: the sums run
+//! in another order).
 
+mod bodies;
+mod outputs;
 mod sines;
 
+pub use bodies::Bodies;
 pub use sines::SineModes;
 
 use super::chain::Tap;
 use super::Real;
-use crate::quantity::Quantity;
+use outputs::Outputs;
 
-/// Modes per group: four vectors of eight f64 lanes (an AVX-512 register each), so that four
-/// independent recurrences are in flight while one waits for its multiply-add.
+/// Modes per group of a large model: four vectors of eight f64 lanes (an AVX-512 register
+/// each), so that four independent recurrences are in flight while one waits for its
+/// multiply-add.
 const GROUP: usize = 32;
-/// Lanes of one vector.
+/// Lanes of one vector, and the group of a model of at most that many modes (a short string,
+/// whose padding to [`GROUP`] would cost four times its work).
 const LANES: usize = 8;
-/// Steps per block: a group's pickups' partial sums (`taps x BLOCK x LANES` values) stay in L1.
+/// Steps per block: a group's signals' partial sums (`signals x BLOCK x LANES` values) stay
+/// in L1.
 pub const BLOCK: usize = 128;
 
 /// One mode's step: `q' = a q + b p + f_q F + g_q G`, `p' = c q + d p + f_p F + g_p G` (`q` in
@@ -67,29 +76,12 @@ struct ModeArrays {
     damping: Vec<f64>,
 }
 
-/// The pickups' weights over the modes: a position tap reads `sum w_j q_j`, a velocity tap
-/// `sum w_j p_j`. The position taps come first.
-#[derive(Debug, Clone, Default)]
-struct ModalTaps {
-    /// Each tap's weights, one row of the padded mode count per tap.
-    weights: Vec<f64>,
-    /// How many taps read positions (the first ones).
-    positions: usize,
-    /// The caller's index of each tap (its row of the record).
-    order: Vec<usize>,
-}
-
-impl ModalTaps {
-    /// The number of taps.
-    fn len(&self) -> usize {
-        self.order.len()
-    }
-}
-
-/// A uniform chain or membrane advanced mode by mode.
+/// Uniform chains and membranes advanced mode by mode.
 #[derive(Debug, Clone)]
 pub struct ModalKernel {
-    modes: SineModes,
+    bodies: Bodies,
+    /// Modes per group: [`LANES`] for a model of at most that many modes, else [`GROUP`].
+    group: usize,
     steps: ModeArrays,
     /// Modal positions (m) and velocities (m/s), padded.
     q: Vec<f64>,
@@ -105,27 +97,31 @@ pub struct ModalKernel {
     push_p: Vec<f64>,
     /// Whether any force acts (otherwise the step skips the pushes).
     forced: bool,
-    taps: ModalTaps,
-    /// One mode shape (scratch for changes), then the pickups' partial sums of a block.
+    outputs: Outputs,
+    /// A mode shape (scratch for changes).
     shape: Vec<f64>,
+    /// The signals' partial sums of a block, per lane, then their values.
     partial: Vec<f64>,
+    values: Vec<f64>,
 }
 
 impl ModalKernel {
-    /// A kernel on `modes`, each advanced by `steps[j]`, with constant forces `constant` and
-    /// held forces `held` on the masses (N), from the masses' positions `x` and velocities `v`
-    /// (m, m/s; row-major), recording `taps` (by mass).
+    /// A kernel on `bodies`, mode `j` advanced by `steps[j]`, with constant forces `constant`
+    /// and held forces `held` on the masses (N), from the masses' positions `x` and velocities
+    /// `v` (m, m/s; each body's row-major), recording the channels `outputs` (each the sum of
+    /// its terms, by mass).
     pub fn new(
-        modes: SineModes,
+        bodies: Bodies,
         steps: &[ModeStep],
         constant: Vec<f64>,
         held: Vec<f64>,
         x: &[f64],
         v: &[f64],
-        taps: &[Tap],
+        outputs: &[Vec<Tap>],
     ) -> Self {
-        let n = modes.len();
-        let padded = n.div_ceil(GROUP) * GROUP;
+        let n = bodies.len();
+        let group = if n <= LANES { LANES } else { GROUP };
+        let padded = n.div_ceil(group) * group;
         let column = |f: &dyn Fn(&ModeStep) -> f64| {
             let mut values: Vec<f64> = steps.iter().map(f).collect();
             values.resize(padded, 0.0);
@@ -145,21 +141,13 @@ impl ModalKernel {
         };
         let to_modes = |values: &[f64]| {
             let mut out = vec![0.0; padded];
-            modes.transform(&values[..n], &mut out);
+            bodies.transform(values, &mut out);
             out
         };
         let (q, p) = (to_modes(x), to_modes(v));
-        let mut shape = vec![0.0; padded];
-        let mut order: Vec<usize> = (0..taps.len()).collect();
-        order.sort_by_key(|&t| taps[t].quantity != Quantity::Position);
-        let mut weights = Vec::with_capacity(taps.len() * padded);
-        for &t in &order {
-            modes.shape_at(taps[t].mass, &mut shape);
-            weights.extend(shape.iter().map(|s| taps[t].weight * s));
-        }
-        let positions = taps.iter().filter(|tap| tap.quantity == Quantity::Position).count();
-        let taps = ModalTaps { weights, positions, order };
+        let outputs = Outputs::new(&bodies, outputs, padded, group);
         let mut kernel = Self {
+            group,
             steps: arrays,
             q_next: q.clone(),
             p_next: p.clone(),
@@ -170,10 +158,11 @@ impl ModalKernel {
             push_q: vec![0.0; padded],
             push_p: vec![0.0; padded],
             forced: false,
-            taps,
-            shape,
-            partial: Vec::new(),
-            modes,
+            partial: vec![0.0; outputs.signals * BLOCK * LANES],
+            values: vec![0.0; outputs.signals * BLOCK],
+            outputs,
+            shape: vec![0.0; padded],
+            bodies,
         };
         kernel.project_forces();
         kernel
@@ -181,11 +170,11 @@ impl ModalKernel {
 
     /// Computes every mode's push from the constant and held forces.
     fn project_forces(&mut self) {
-        let n = self.modes.len();
+        let n = self.bodies.len();
         self.forced = self.constant.iter().chain(&self.held).any(|&f| f != 0.0);
         let mut held = vec![0.0; n];
-        self.modes.transform(&self.held, &mut held);
-        self.modes.transform(&self.constant, &mut self.shape);
+        self.bodies.transform(&self.held, &mut held);
+        self.bodies.transform(&self.constant, &mut self.shape);
         let s = &self.steps;
         for j in 0..n {
             self.push_q[j] = s.constant_q[j] * self.shape[j] + s.held_q[j] * held[j];
@@ -197,21 +186,19 @@ impl ModalKernel {
     /// less `K x + D v`, each mode's stiffness and damping times its amplitudes.
     pub fn free_force(&self, mass: usize) -> f64 {
         let (k, d) = (&self.steps.stiffness, &self.steps.damping);
-        let restoring = self.modes.value_of(mass, |j| Real::mul_add(k[j], self.q[j], d[j] * self.p[j]));
+        let restoring = self.bodies.value_of(mass, |j| Real::mul_add(k[j], self.q[j], d[j] * self.p[j]));
         self.constant[mass] - restoring
     }
 
     /// Position (m) and velocity (m/s) of mass `mass`.
     pub fn motion(&self, mass: usize) -> (f64, f64) {
-        (self.modes.value_at(mass, &self.q), self.modes.value_at(mass, &self.p))
+        (self.bodies.value_of(mass, |j| self.q[j]), self.bodies.value_of(mass, |j| self.p[j]))
     }
 
     /// Sets the position (m) and velocity (m/s) of mass `mass`, the others unchanged.
     pub fn set_motion(&mut self, mass: usize, x: f64, v: f64) {
         let (x_now, v_now) = self.motion(mass);
-        self.modes.shape_at(mass, &mut self.shape);
-        let n = self.modes.len();
-        for j in 0..n {
+        for j in self.bodies.shape_at(mass, &mut self.shape) {
             self.q[j] = Real::mul_add(self.shape[j], x - x_now, self.q[j]);
             self.p[j] = Real::mul_add(self.shape[j], v - v_now, self.p[j]);
         }
@@ -224,9 +211,7 @@ impl ModalKernel {
             return;
         }
         self.held[mass] = force;
-        self.modes.shape_at(mass, &mut self.shape);
-        let n = self.modes.len();
-        for j in 0..n {
+        for j in self.bodies.shape_at(mass, &mut self.shape) {
             let share = self.shape[j] * change;
             self.push_q[j] = Real::mul_add(self.steps.held_q[j], share, self.push_q[j]);
             self.push_p[j] = Real::mul_add(self.steps.held_p[j], share, self.push_p[j]);
@@ -234,69 +219,82 @@ impl ModalKernel {
         self.forced = self.forced || force != 0.0;
     }
 
-    /// The masses' positions and velocities (m, m/s), row-major, into `x` and `v`.
+    /// The masses' positions and velocities (m, m/s), each body's row-major, into `x` and `v`.
     pub fn write_state(&self, x: &mut [f64], v: &mut [f64]) {
-        self.modes.transform(&self.q, x);
-        self.modes.transform(&self.p, v);
+        self.bodies.transform(&self.q, x);
+        self.bodies.transform(&self.p, v);
     }
 
-    /// Advances `steps` steps, writing tap `t`'s value after step `s` to `record[t * steps + s]`.
-    /// On a non-finite value the state is left at the start of the block that made it and the
-    /// steps done before that block are returned in the error.
+    /// Advances `steps` steps, writing channel `c`'s value after step `s` to
+    /// `record[c * steps + s]`. On a non-finite value the state is left at the start of the
+    /// block that made it and the steps done before that block are returned in the error.
     pub fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<(), usize> {
         let mut done = 0;
-        let mut buffer = std::mem::take(&mut self.partial);
-        buffer.resize(self.taps.len() * BLOCK * LANES, 0.0);
+        let (mut partial, mut values) = (std::mem::take(&mut self.partial), std::mem::take(&mut self.values));
+        let signals = self.outputs.signals;
         while done < steps {
             let length = BLOCK.min(steps - done);
-            let partial = &mut buffer[..self.taps.len() * length * LANES];
-            partial.fill(0.0);
-            let finite = if self.forced {
-                super::with_best_instructions(
-                    #[inline(always)]
-                    || self.run_block::<true>(length, partial),
-                )
-            } else {
-                super::with_best_instructions(
-                    #[inline(always)]
-                    || self.run_block::<false>(length, partial),
-                )
+            let sums = &mut partial[..signals * length * LANES];
+            sums.fill(0.0);
+            let finite = match (self.forced, self.group) {
+                (true, LANES) => self.run_block_best::<true, LANES>(length, sums),
+                (true, _) => self.run_block_best::<true, GROUP>(length, sums),
+                (false, LANES) => self.run_block_best::<false, LANES>(length, sums),
+                (false, _) => self.run_block_best::<false, GROUP>(length, sums),
             };
             if !finite {
-                self.partial = buffer;
+                (self.partial, self.values) = (partial, values);
                 return Err(done);
             }
             std::mem::swap(&mut self.q, &mut self.q_next);
             std::mem::swap(&mut self.p, &mut self.p_next);
-            for (&t, sums) in self.taps.order.iter().zip(partial.chunks_exact(length * LANES)) {
-                let out = &mut record[t * steps + done..][..length];
-                for (o, lanes) in out.iter_mut().zip(sums.chunks_exact(LANES)) {
-                    *o = lanes.iter().sum();
-                }
+            let values = &mut values[..signals * length];
+            for (value, lanes) in values.iter_mut().zip(sums.chunks_exact(LANES)) {
+                *value = lanes.iter().sum();
+            }
+            for channel in 0..self.outputs.channels {
+                record[channel * steps + done..][..length].fill(0.0);
+            }
+            for &(signal, channel, gain) in &self.outputs.mix {
+                let out = &mut record[channel * steps + done..][..length];
+                let signal = &values[signal * length..][..length];
+                // A product then a sum: a fused multiply-add out here would be a library call.
+                out.iter_mut().zip(signal).for_each(|(o, s)| *o += gain * s);
             }
             done += length;
         }
-        self.partial = buffer;
+        (self.partial, self.values) = (partial, values);
         Ok(())
     }
 
-    /// One block of `length` steps of every group, from `q, p` into `q_next, p_next`, each
-    /// tap's partial sums (per lane) into `partial[(t length + s) LANES ..]`. Returns whether
-    /// every new amplitude is finite.
+    /// [`Self::run_block`] compiled for the best instructions the CPU has.
+    fn run_block_best<const FORCED: bool, const G: usize>(
+        &mut self,
+        length: usize,
+        partial: &mut [f64],
+    ) -> bool {
+        super::with_best_instructions(
+            #[inline(always)]
+            || self.run_block::<FORCED, G>(length, partial),
+        )
+    }
+
+    /// One block of `length` steps of every group of `G` modes, from `q, p` into
+    /// `q_next, p_next`, each output's partial sums (per lane) into
+    /// `partial[(o length + s) LANES ..]`. Returns whether every new amplitude is finite.
     #[inline(always)]
-    fn run_block<const FORCED: bool>(&mut self, length: usize, partial: &mut [f64]) -> bool {
-        let s = &self.steps;
+    fn run_block<const FORCED: bool, const G: usize>(&mut self, length: usize, partial: &mut [f64]) -> bool {
+        let (s, outputs) = (&self.steps, &self.outputs);
         let mut finite = true;
-        let groups = self.q.len() / GROUP;
+        let groups = self.q.len() / G;
         for g in 0..groups {
-            let range = g * GROUP..(g + 1) * GROUP;
-            let load =
-                |values: &[f64]| -> [f64; GROUP] { values[range.clone()].try_into().unwrap_or([0.0; GROUP]) };
+            let range = g * G..(g + 1) * G;
+            let load = |values: &[f64]| -> [f64; G] { values[range.clone()].try_into().unwrap_or([0.0; G]) };
             let (a, b, c, d) = (load(&s.a), load(&s.b), load(&s.c), load(&s.d));
             let (push_q, push_p) = (load(&self.push_q), load(&self.push_p));
             let (mut q, mut p) = (load(&self.q), load(&self.p));
             for step in 0..length {
-                for l in 0..GROUP {
+                for l in 0..G {
                     let (q_old, p_old) = (q[l], p[l]);
                     let (qb, pd) = if FORCED {
                         (Real::mul_add(b[l], p_old, push_q[l]), Real::mul_add(d[l], p_old, push_p[l]))
@@ -306,17 +304,15 @@ impl ModalKernel {
                     q[l] = Real::mul_add(a[l], q_old, qb);
                     p[l] = Real::mul_add(c[l], q_old, pd);
                 }
-                let (taps, padded) = (&self.taps, self.q.len());
-                for t in 0..taps.len() {
-                    let weights = &taps.weights[t * padded + g * GROUP..][..GROUP];
-                    let sums = &mut partial[(t * length + step) * LANES..][..LANES];
-                    // Position taps first; the loop-invariant test costs nothing, and choosing an
-                    // array by reference instead would keep `q` and `p` out of registers.
-                    if t < taps.positions {
-                        accumulate(weights, &q, sums);
-                    } else {
-                        accumulate(weights, &p, sums);
-                    }
+                // Two plain loops, one per array: choosing `q` or `p` by reference instead would
+                // keep them out of registers.
+                for &(signal, weights) in &outputs.over_q[g] {
+                    let sums = &mut partial[(signal * length + step) * LANES..][..LANES];
+                    accumulate(&outputs.rows[weights..][..G], &q, sums);
+                }
+                for &(signal, weights) in &outputs.over_p[g] {
+                    let sums = &mut partial[(signal * length + step) * LANES..][..LANES];
+                    accumulate(&outputs.rows[weights..][..G], &p, sums);
                 }
             }
             finite &= q.iter().chain(&p).all(|v| v.is_finite());
@@ -327,15 +323,27 @@ impl ModalKernel {
     }
 }
 
-/// Adds `weights . values` to `sums`, lane by lane (the group's vectors summed into one).
+/// Adds `weights . values` to `sums`, lane by lane (the group's vectors summed into one), in
+/// two chains of multiply-adds so that each is short.
 #[inline(always)]
-fn accumulate(weights: &[f64], values: &[f64; GROUP], sums: &mut [f64]) {
-    for lane in 0..LANES {
-        let mut sum = sums[lane];
-        for vector in 0..GROUP / LANES {
-            let l = vector * LANES + lane;
-            sum = Real::mul_add(weights[l], values[l], sum);
+fn accumulate<const G: usize>(weights: &[f64], values: &[f64; G], sums: &mut [f64]) {
+    if G == LANES {
+        for lane in 0..LANES {
+            sums[lane] = Real::mul_add(weights[lane], values[lane], sums[lane]);
         }
-        sums[lane] = sum;
+        return;
+    }
+    for lane in 0..LANES {
+        let (mut even, mut odd) = (sums[lane], 0.0);
+        for pair in 0..G / LANES / 2 {
+            let (l, m) = (2 * pair * LANES + lane, (2 * pair + 1) * LANES + lane);
+            even = Real::mul_add(weights[l], values[l], even);
+            odd = Real::mul_add(weights[m], values[m], odd);
+        }
+        if G / LANES % 2 == 1 {
+            let l = (G / LANES - 1) * LANES + lane;
+            even = Real::mul_add(weights[l], values[l], even);
+        }
+        sums[lane] = even + odd;
     }
 }

@@ -1,0 +1,103 @@
+//! The modal kernel's outputs: channels, each a weighted sum of masses' positions and
+//! velocities (the pickups). The kernel reads *signals*: the sum of one channel's terms on one
+//! body, as weights over that body's modes, `s = w_q . q + w_p . p`, so a signal costs the same
+//! whatever number of terms it sums and a group of modes reads only its own bodies' signals. A
+//! channel whose terms on a body are another channel's scaled (a string panned across two
+//! channels) reuses that signal with a gain.
+
+use super::Bodies;
+use crate::kernel::chain::Tap;
+use crate::quantity::Quantity;
+
+/// The signals' weight rows, which rows reach each group of modes, and the mix into channels.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Outputs {
+    /// Weight rows, each over the groups of one signal's body.
+    pub(super) rows: Vec<f64>,
+    /// For each group: `(signal, index in rows of the group's weights)` of the rows over
+    /// positions `q` that are not zero in the group.
+    pub(super) over_q: Vec<Vec<(usize, usize)>>,
+    /// The same for the rows over velocities `p`.
+    pub(super) over_p: Vec<Vec<(usize, usize)>>,
+    /// The number of signals.
+    pub(super) signals: usize,
+    /// `(signal, channel, gain)`: the channel gets the signal times the gain.
+    pub(super) mix: Vec<(usize, usize, f64)>,
+    /// The number of channels.
+    pub(super) channels: usize,
+}
+
+/// The gain `g` with `terms = g base` (the same masses and quantities in the same order, each
+/// weight `g` times the base's to 1e-12), if there is one.
+fn gain(base: &[Tap], terms: &[Tap]) -> Option<f64> {
+    let gain = terms.first()?.weight / base.first()?.weight;
+    let scaled = |(b, t): (&Tap, &Tap)| {
+        (b.mass, b.quantity) == (t.mass, t.quantity)
+            && (t.weight - gain * b.weight).abs() <= 1e-12 * t.weight.abs()
+    };
+    (base.len() == terms.len() && base.iter().zip(terms).all(scaled)).then_some(gain)
+}
+
+impl Outputs {
+    /// The channels `channels`, each the sum of its terms (by mass), over `padded` modes of
+    /// `bodies` in groups of `group`.
+    pub(super) fn new(bodies: &Bodies, channels: &[Vec<Tap>], padded: usize, group: usize) -> Self {
+        let mut signals: Vec<(usize, Vec<Tap>)> = Vec::new();
+        let mut mix = Vec::new();
+        for (channel, terms) in channels.iter().enumerate() {
+            let mut on_bodies: Vec<(usize, Tap)> =
+                terms.iter().filter(|t| t.weight != 0.0).map(|&t| (bodies.body_of(t.mass), t)).collect();
+            on_bodies.sort_by_key(|(body, _)| *body);
+            for same in on_bodies.chunk_by(|a, b| a.0 == b.0) {
+                let (body, terms): (usize, Vec<Tap>) = (same[0].0, same.iter().map(|(_, t)| *t).collect());
+                let reused = signals.iter().enumerate().find_map(|(s, (b, base))| {
+                    (*b == body).then(|| gain(base, &terms)).flatten().map(|g| (s, g))
+                });
+                match reused {
+                    Some((signal, gain)) => mix.push((signal, channel, gain)),
+                    None => {
+                        mix.push((signals.len(), channel, 1.0));
+                        signals.push((body, terms));
+                    }
+                }
+            }
+        }
+        let groups = padded / group;
+        let mut this = Self {
+            rows: Vec::new(),
+            over_q: vec![Vec::new(); groups],
+            over_p: vec![Vec::new(); groups],
+            signals: signals.len(),
+            mix,
+            channels: channels.len(),
+        };
+        let mut shape = vec![0.0; padded];
+        for (signal, (body, terms)) in signals.iter().enumerate() {
+            let range = bodies.range(*body);
+            let (first, last) = (range.start / group, (range.end - 1) / group);
+            for quantity in [Quantity::Position, Quantity::Velocity] {
+                let mut row = vec![0.0; (last + 1 - first) * group];
+                let mut any = false;
+                for tap in terms.iter().filter(|tap| tap.quantity == quantity) {
+                    for j in bodies.shape_at(tap.mass, &mut shape) {
+                        row[j - first * group] += tap.weight * shape[j];
+                    }
+                    any = true;
+                }
+                if !any {
+                    continue;
+                }
+                for (g, weights) in (first..=last).zip(row.chunks_exact(group)) {
+                    if weights.iter().any(|&w| w != 0.0) {
+                        let index = this.rows.len() + (g - first) * group;
+                        let lists =
+                            if quantity == Quantity::Position { &mut this.over_q } else { &mut this.over_p };
+                        lists[g].push((signal, index));
+                    }
+                }
+                this.rows.extend(row);
+            }
+        }
+        this
+    }
+}
