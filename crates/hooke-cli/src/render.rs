@@ -284,8 +284,12 @@ fn render_sources(
     if let Some(name) = &score.name {
         eprintln!("score: {name}");
     }
-    let options =
-        PerformanceOptions { oversample, threads: args.threads, kernels: !args.general, modal: !args.no_modal };
+    let options = PerformanceOptions {
+        oversample,
+        threads: args.threads,
+        kernels: !args.general,
+        modal: !args.no_modal,
+    };
     let device = args.device.device()?;
     let mut performance =
         Performance::with_device(&instrument, score, options, device).map_err(|e| miette!("{e}"))?;

@@ -25,7 +25,7 @@ def test_a_string_on_the_gpu_renders_the_cpu_frames():
     pickups = ["s.7", {"mass": "s.20", "quantity": "velocity", "weight": 1e-3, "channel": 2}]
     gpu = gpu_simulation(plucked_string(), rate=48000, pickups=pickups)
     cpu = plucked_string().simulate(rate=48000, pickups=pickups)
-    assert gpu.path == "device" and cpu.path == "chain kernel"
+    assert gpu.path == "device" and cpu.path == "modal kernel"
     on_gpu = np.concatenate([gpu.render(700, dtype="float64") for _ in range(4)], axis=1)
     on_cpu = cpu.render(2800, dtype="float64")
     assert on_gpu.shape == on_cpu.shape == (2, 2800)

@@ -117,14 +117,16 @@ impl Performance {
 
     /// `instrument` ready to be played live: no score, no end; cues come through
     /// [`Performance::play`] and frames through [`Performance::render_frames`]. Room is made for
-    /// `excitations` excitations at once ([`Engine::reserve_for_play`]).
+    /// `excitations` excitations at once ([`Engine::reserve_for_play`]). Never on the modal
+    /// kernel: a fret or a tension change would rebuild it, and allocate, on the audio thread,
+    /// where the string bank takes every change in place.
     pub fn live(
         instrument: &Instrument,
         options: PerformanceOptions,
         excitations: usize,
     ) -> Result<Self, EngineError> {
         let score = Score { name: None, description: None, duration: f64::INFINITY, cues: Vec::new() };
-        let mut performance = Self::new(instrument, score, options)?;
+        let mut performance = Self::new(instrument, score, PerformanceOptions { modal: false, ..options })?;
         performance.engine.reserve_for_play(excitations);
         Ok(performance)
     }
