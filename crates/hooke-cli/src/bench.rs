@@ -1,6 +1,8 @@
 //! `hooke bench`: mass-steps per second on Faust mi.lib's benchmark string, a membrane or any
 //! model file, through the engine (which picks the kernel where one applies); `--voices` times
-//! the voice bank kernel itself, which the engine does not drive.
+//! many copies of the string at once: through the engine (the modal kernel takes them as
+//! bodies side by side), or with symplectic Euler in f32 or `--no-modal` the voice bank kernel
+//! itself, which the engine does not drive.
 
 use crate::load::{load_run, read_model, StepArgs};
 use clap::Args;
@@ -71,8 +73,8 @@ pub struct BenchArgs {
     /// Run the string kernel in 32-bit floats.
     #[arg(long)]
     pub f32: bool,
-    /// Run this many voices of the string at once (the voices in the vector lanes; counts
-    /// mass-steps over all voices).
+    /// Run this many voices of the string at once, heard together (counts mass-steps over all
+    /// voices).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub voices: u64,
     /// Wall-clock seconds to measure for (after a warm-up of a tenth of that); with --play,
@@ -138,7 +140,8 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
             if n == 0 {
                 return Err(miette!("--string: expected at least 1 mass, found 0"));
             }
-            if args.voices > 1 && args.scheme == SchemeKind::SymplecticEuler && !args.general {
+            let voice_bank = args.scheme == SchemeKind::SymplecticEuler && (args.f32 || args.no_modal);
+            if args.voices > 1 && voice_bank && !args.general {
                 let chain = benchmark_chain(n);
                 let voices = args.voices as usize;
                 let rate = if args.f32 {
@@ -148,11 +151,20 @@ pub fn bench(args: &BenchArgs) -> miette::Result<()> {
                 };
                 (n * voices, rate, "voice bank")
             } else {
+                // One string per voice, all heard at their centres on one channel (a mix).
                 let mut model = Model::new(1).map_err(|e| miette!("{e}"))?;
-                let string = StringSpec::new("s", n).mass(MASS).stiffness(STIFFNESS).damping(DAMPING);
-                model.add_string(string).map_err(|e| miette!("{e}"))?;
-                model.set_initial_position(n / 2, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
-                time_engine(System::new(&model), centre_pickup(&model, n / 2)?, args, 1.0 / RATE)?
+                let voices = args.voices as usize;
+                let mut pickups = Vec::with_capacity(voices);
+                for voice in 0..voices {
+                    let id = if voices == 1 { "s".to_string() } else { format!("v{voice}") };
+                    let string = StringSpec::new(&id, n).mass(MASS).stiffness(STIFFNESS).damping(DAMPING);
+                    model.add_string(string).map_err(|e| miette!("{e}"))?;
+                    let centre = voice * n + n / 2;
+                    model.set_initial_position(centre, &[DISPLACEMENT]).map_err(|e| miette!("{e}"))?;
+                    pickups.push(PickupSpec::position(model.masses()[centre].id.as_str()));
+                }
+                let pickups = Pickups::new(&pickups, &model).map_err(|e| miette!("{e}"))?;
+                time_engine(System::new(&model), pickups, args, 1.0 / RATE)?
             }
         }
     };

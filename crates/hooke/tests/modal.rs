@@ -280,3 +280,34 @@ fn a_change_that_leaves_the_strings_as_they_were_keeps_the_modal_kernel() {
     engine.apply(Event::Drag { mass: 3, drag: 4.0 * 1e-3 }).unwrap();
     assert_eq!(engine.path(), PathKind::General);
 }
+
+#[test]
+fn many_small_strings_heard_together_equal_the_general_path() {
+    // Twelve 3-mass strings of different tunings mixed into one channel (the kernel reads one
+    // signal over every mode then) and two of them alone on a second.
+    let mut model = Model::new(1).unwrap();
+    let mut pickups = Vec::new();
+    for voice in 0..12 {
+        let id = format!("v{voice}");
+        let spec =
+            StringSpec::new(&id, 3).mass(1e-3).stiffness(1e5 * (1.0 + 0.1 * voice as f64)).damping(1e-3);
+        model.add_string(spec.pluck(0.4, 1e-3 * (1.0 + voice as f64))).unwrap();
+        pickups.push(PickupSpec::position(format!("{id}.2").as_str()).weight(1.0 + 0.5 * voice as f64));
+    }
+    pickups.push(PickupSpec::velocity("v3.1").channel(2));
+    pickups.push(PickupSpec::position("v9.3").channel(2));
+    for scheme in [SchemeKind::SymplecticEuler, SchemeKind::CaldirolaKanai] {
+        let render = |config: EngineConfig| {
+            let mut engine = Engine::new(&model, &pickups, config.scheme(scheme).rate(48_000.0)).unwrap();
+            let path = engine.path();
+            let mut output = vec![Vec::new(); 2];
+            engine.advance(3000, &mut output).unwrap();
+            (output, path)
+        };
+        let ((kernel, path), (general, _)) =
+            (render(EngineConfig::default()), render(EngineConfig::default().general_only()));
+        assert_eq!(path, PathKind::Modal, "{scheme}");
+        let difference = relative_difference(&kernel, &general);
+        assert!(difference < 1e-12, "{scheme}: {difference:e} of the peak");
+    }
+}

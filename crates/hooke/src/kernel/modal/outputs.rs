@@ -3,7 +3,8 @@
 //! body, as weights over that body's modes, `s = w_q . q + w_p . p`, so a signal costs the same
 //! whatever number of terms it sums and a group of modes reads only its own bodies' signals. A
 //! channel whose terms on a body are another channel's scaled (a string panned across two
-//! channels) reuses that signal with a gain.
+//! channels) reuses that signal with a gain. Where many small bodies share a channel, one
+//! signal per channel, over every mode, costs less; the kernel takes the cheaper.
 
 use super::Bodies;
 use crate::kernel::chain::Tap;
@@ -38,30 +39,73 @@ fn gain(base: &[Tap], terms: &[Tap]) -> Option<f64> {
     (base.len() == terms.len() && base.iter().zip(terms).all(scaled)).then_some(gain)
 }
 
-impl Outputs {
-    /// The channels `channels`, each the sum of its terms (by mass), over `padded` modes of
-    /// `bodies` in groups of `group`.
-    pub(super) fn new(bodies: &Bodies, channels: &[Vec<Tap>], padded: usize, group: usize) -> Self {
-        let mut signals: Vec<(usize, Vec<Tap>)> = Vec::new();
-        let mut mix = Vec::new();
-        for (channel, terms) in channels.iter().enumerate() {
-            let mut on_bodies: Vec<(usize, Tap)> =
-                terms.iter().filter(|t| t.weight != 0.0).map(|&t| (bodies.body_of(t.mass), t)).collect();
-            on_bodies.sort_by_key(|(body, _)| *body);
-            for same in on_bodies.chunk_by(|a, b| a.0 == b.0) {
-                let (body, terms): (usize, Vec<Tap>) = (same[0].0, same.iter().map(|(_, t)| *t).collect());
-                let reused = signals.iter().enumerate().find_map(|(s, (b, base))| {
-                    (*b == body).then(|| gain(base, &terms)).flatten().map(|g| (s, g))
-                });
-                match reused {
-                    Some((signal, gain)) => mix.push((signal, channel, gain)),
-                    None => {
-                        mix.push((signals.len(), channel, 1.0));
-                        signals.push((body, terms));
-                    }
+/// A signal: a sum of terms, over the modes of one body or of all.
+struct Signal {
+    body: Option<usize>,
+    terms: Vec<Tap>,
+}
+
+/// One signal per channel (all its terms).
+fn signals_by_channel(channels: &[Vec<Tap>]) -> (Vec<Signal>, Vec<(usize, usize, f64)>) {
+    let signals: Vec<Signal> =
+        channels.iter().map(|terms| Signal { body: None, terms: terms.clone() }).collect();
+    let mix = (0..channels.len()).map(|c| (c, c, 1.0)).collect();
+    (signals, mix)
+}
+
+/// One signal per body and channel, a channel whose terms on a body are another's scaled
+/// reusing that one's with a gain.
+fn signals_by_body(bodies: &Bodies, channels: &[Vec<Tap>]) -> (Vec<Signal>, Vec<(usize, usize, f64)>) {
+    let mut signals: Vec<Signal> = Vec::new();
+    let mut mix = Vec::new();
+    for (channel, terms) in channels.iter().enumerate() {
+        let mut on_bodies: Vec<(usize, Tap)> =
+            terms.iter().filter(|t| t.weight != 0.0).map(|&t| (bodies.body_of(t.mass), t)).collect();
+        on_bodies.sort_by_key(|(body, _)| *body);
+        for same in on_bodies.chunk_by(|a, b| a.0 == b.0) {
+            let (body, terms): (usize, Vec<Tap>) = (same[0].0, same.iter().map(|(_, t)| *t).collect());
+            let reused = signals.iter().enumerate().find_map(|(s, signal)| {
+                (signal.body == Some(body)).then(|| gain(&signal.terms, &terms)).flatten().map(|g| (s, g))
+            });
+            match reused {
+                Some((signal, gain)) => mix.push((signal, channel, gain)),
+                None => {
+                    mix.push((signals.len(), channel, 1.0));
+                    signals.push(Signal { body: Some(body), terms });
                 }
             }
         }
+    }
+    (signals, mix)
+}
+
+impl Outputs {
+    /// The channels `channels`, each the sum of its terms (by mass), over `padded` modes of
+    /// `bodies` in groups of `group`: read per body (a guitar's strings, panned) or per channel
+    /// (many small bodies on few channels), whichever makes fewer weighted sums a step.
+    pub(super) fn new(bodies: &Bodies, channels: &[Vec<Tap>], padded: usize, group: usize) -> Self {
+        let by_body = Self::build(bodies, signals_by_body(bodies, channels), channels.len(), padded, group);
+        let by_channel = Self::build(bodies, signals_by_channel(channels), channels.len(), padded, group);
+        if by_channel.sums_per_step() <= by_body.sums_per_step() {
+            by_channel
+        } else {
+            by_body
+        }
+    }
+
+    /// The number of weighted sums over a group a step takes.
+    fn sums_per_step(&self) -> usize {
+        self.over_q.iter().chain(&self.over_p).map(Vec::len).sum()
+    }
+
+    /// The rows of `signals` mixed into `channels` channels by `mix`.
+    fn build(
+        bodies: &Bodies,
+        (signals, mix): (Vec<Signal>, Vec<(usize, usize, f64)>),
+        channels: usize,
+        padded: usize,
+        group: usize,
+    ) -> Self {
         let groups = padded / group;
         let mut this = Self {
             rows: Vec::new(),
@@ -69,16 +113,21 @@ impl Outputs {
             over_p: vec![Vec::new(); groups],
             signals: signals.len(),
             mix,
-            channels: channels.len(),
+            channels,
         };
         let mut shape = vec![0.0; padded];
-        for (signal, (body, terms)) in signals.iter().enumerate() {
-            let range = bodies.range(*body);
-            let (first, last) = (range.start / group, (range.end - 1) / group);
+        for (s, signal) in signals.iter().enumerate() {
+            let (first, last) = match signal.body {
+                Some(body) => {
+                    let range = bodies.range(body);
+                    (range.start / group, (range.end - 1) / group)
+                }
+                None => (0, groups - 1),
+            };
             for quantity in [Quantity::Position, Quantity::Velocity] {
                 let mut row = vec![0.0; (last + 1 - first) * group];
                 let mut any = false;
-                for tap in terms.iter().filter(|tap| tap.quantity == quantity) {
+                for tap in signal.terms.iter().filter(|tap| tap.quantity == quantity) {
                     for j in bodies.shape_at(tap.mass, &mut shape) {
                         row[j - first * group] += tap.weight * shape[j];
                     }
@@ -92,7 +141,7 @@ impl Outputs {
                         let index = this.rows.len() + (g - first) * group;
                         let lists =
                             if quantity == Quantity::Position { &mut this.over_q } else { &mut this.over_p };
-                        lists[g].push((signal, index));
+                        lists[g].push((s, index));
                     }
                 }
                 this.rows.extend(row);
