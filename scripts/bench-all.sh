@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The figures of BENCHMARKS.md (besides the Faust comparison, scripts/bench-vs-faust.sh):
 # scaling with N, threads, f32, memory per mass, per-scheme costs, every scheme on its kernel,
-# membranes per scheme. About 8 minutes.
+# membranes per scheme. About 9 minutes.
 #   bash scripts/bench-all.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,16 +9,19 @@ cargo build --release -q -p hooke-cli
 H=target/release/hooke
 best() { for _ in 1 2 3; do "$H" bench "$@" --seconds 1 | tail -1 | cut -d' ' -f1; done | sort -g | tail -1; }
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
-echo "## scaling (string, symplectic Euler, 1 thread): N, f64, f32 mass-steps/s"
+echo "## scaling (string, symplectic Euler, 1 thread): N, f64 (modal kernel up to 2048 masses),"
+echo "## f64 on the chain stencil (--no-modal), f32 (chain stencil) mass-steps/s"
 for n in 5 20 80 320 640 1000 10000 100000 1000000; do
-  printf '%-8s %12s %12s\n' "$n" "$(best --string "$n")" "$(best --string "$n" --f32)"
+  printf '%-8s %12s %12s %12s\n' "$n" "$(best --string "$n")" "$(best --string "$n" --no-modal)" "$(best --string "$n" --f32)"
 done
 echo "## threads (string): N, 1 thread, 2 threads mass-steps/s"
 for n in 100000 1000000; do
   printf '%-8s %12s %12s\n' "$n" "$(best --string "$n")" "$(best --string "$n" --threads 2)"
 done
-echo "## voices (5-mass string): voices, mass-steps/s"
-for v in 1 16 64 256; do printf '%-8s %12s\n' "$v" "$(best --string 5 --voices "$v")"; done
+echo "## voices (5-mass string): voices, modal kernel, voice bank (--no-modal) mass-steps/s"
+for v in 1 16 64 256; do
+  printf '%-8s %12s %12s\n' "$v" "$(best --string 5 --voices "$v")" "$(best --string 5 --voices "$v" --no-modal)"
+done
 echo "## membrane: size, mass-steps/s, peak RSS bytes per mass"
 for s in 100 1000; do
   rss=$( { /usr/bin/time -f '%M' "$H" bench --membrane "${s}x${s}" --seconds 1 >/dev/null; } 2>&1 | tail -1)

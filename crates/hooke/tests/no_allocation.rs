@@ -45,7 +45,8 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
     )
     .unwrap();
     for (config, path) in [
-        (EngineConfig::default(), PathKind::Chain),
+        (EngineConfig::default(), PathKind::Modal),
+        (EngineConfig::default().without_modal(), PathKind::Chain),
         (EngineConfig::default().general_only(), PathKind::General),
         (EngineConfig::default().scheme(SchemeKind::Rk4), PathKind::Modal),
         (EngineConfig::default().scheme(SchemeKind::CaldirolaKanai), PathKind::Modal),
@@ -64,14 +65,20 @@ fn rendering_blocks_allocates_nothing_on_any_path() {
         }
     }
 
-    // The guitar on the string bank, oversampled, with a force pulse playing through the blocks.
+    // The guitar on the modal kernel and on the string bank, oversampled, with a force pulse
+    // playing through the blocks.
     let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap();
-    let config = EngineConfig::default().dt(instrument.dt).oversample(2);
-    let mut engine = Engine::new(&instrument.model, &instrument.pickups, config).unwrap();
-    let pulse = Pulse { coordinate: 40, peak: 0.5, duration: 0.05 };
-    engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
-    assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "guitar");
-    assert_eq!(engine.path(), PathKind::Strings);
+    for (config, path) in [
+        (EngineConfig::default(), PathKind::Modal),
+        (EngineConfig::default().without_modal(), PathKind::Strings),
+    ] {
+        let config = config.dt(instrument.dt).oversample(2);
+        let mut engine = Engine::new(&instrument.model, &instrument.pickups, config).unwrap();
+        let pulse = Pulse { coordinate: 40, peak: 0.5, duration: 0.05 };
+        engine.apply(Event::Excite(Excitation::Pulse(pulse))).unwrap();
+        assert_eq!(heap_operations_per_render(&mut engine, 100), 0, "guitar, {path:?}");
+        assert_eq!(engine.path(), path);
+    }
 }
 
 fn example(name: &str) -> ModelFile {

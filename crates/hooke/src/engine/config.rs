@@ -153,7 +153,7 @@ pub enum PathKind {
     Membrane,
     /// Symplectic Euler on independent 1D strings: the string bank, in vector lanes.
     Strings,
-    /// Any other scheme on a uniform chain or membrane: the modal kernel.
+    /// Any scheme on uniform strings or a uniform membrane, mode by mode: the modal kernel.
     Modal,
     /// A device's path ([`super::Device`]: the GPU).
     Device,
