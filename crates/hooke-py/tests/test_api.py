@@ -101,7 +101,8 @@ def test_a_pluck_sets_a_resting_string_going():
     sim.pluck("s.3", 0.1, duration=1e-3)
     assert np.abs(sim.render(100)).max() > 0
     sim.set_shape({"s.3": 1e-3, "s.4": 2e-3})
-    assert sim.state()["positions"][2:4, 0].tolist() == [1e-3, 2e-3]
+    # To rounding: on the modal kernel the state is kept mode by mode.
+    np.testing.assert_allclose(sim.state()["positions"][2:4, 0], [1e-3, 2e-3], rtol=1e-12, atol=0)
     sim.stop("s.3")
     sim.render(10)
     assert sim.state()["velocities"][2, 0] == 0.0

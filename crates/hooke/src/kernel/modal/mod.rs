@@ -250,7 +250,9 @@ impl ModalKernel {
             std::mem::swap(&mut self.p, &mut self.p_next);
             let values = &mut values[..signals * length];
             for (value, lanes) in values.iter_mut().zip(sums.chunks_exact(LANES)) {
-                *value = lanes.iter().sum();
+                // A tree of pairs of lanes, which vectorises.
+                let [a, b, c, d, e, f, g, h] = lanes.try_into().unwrap_or([0.0; LANES]);
+                *value = ((a + e) + (c + g)) + ((b + f) + (d + h));
             }
             for channel in 0..self.outputs.channels {
                 record[channel * steps + done..][..length].fill(0.0);
