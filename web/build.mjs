@@ -21,17 +21,21 @@ await esbuild.build({ ...common, entryPoints: [join(here, 'src/worklet.ts')], ou
 await esbuild.build({ ...common, entryPoints: [join(here, 'src/checker.ts')], outfile: join(dist, 'checker.js'), format: 'iife' });
 for (const file of ['index.html', 'style.css']) copyFileSync(join(here, file), join(dist, file));
 copyFileSync(wasm, join(dist, 'hooke_web.wasm'));
-// The model files of examples/, and the instrument files of examples/instruments/ (the files
-// there without a [score] table: scores are not played here yet).
+// The model files of examples/ and the instrument files of examples/instruments/ (the menu,
+// examples/index.json), and the score files there (those with a [score] table: the score
+// editor's menu, examples/scores.json).
 const examples = join(here, '..', 'examples');
 const models = readdirSync(examples).filter((name) => name.endsWith('.toml')).sort();
-const instruments = readdirSync(join(examples, 'instruments'))
+const files = readdirSync(join(examples, 'instruments'))
   .filter((name) => name.endsWith('.toml'))
-  .filter((name) => !/^\[score\]/m.test(readFileSync(join(examples, 'instruments', name), 'utf8')))
   .sort()
   .map((name) => `instruments/${name}`);
+const isScore = (name) => /^\[score\]/m.test(readFileSync(join(examples, name), 'utf8'));
+const instruments = files.filter((name) => !isScore(name));
+const scores = files.filter(isScore);
 mkdirSync(join(dist, 'examples', 'instruments'));
 const names = [...models, ...instruments];
-for (const name of names) copyFileSync(join(examples, name), join(dist, 'examples', name));
+for (const name of [...names, ...scores]) copyFileSync(join(examples, name), join(dist, 'examples', name));
 writeFileSync(join(dist, 'examples', 'index.json'), JSON.stringify(names));
-console.log(`built ${dist}: ${models.length} model and ${instruments.length} instrument examples`);
+writeFileSync(join(dist, 'examples', 'scores.json'), JSON.stringify(scores));
+console.log(`built ${dist}: ${models.length} model, ${instruments.length} instrument and ${scores.length} score examples`);

@@ -1,11 +1,14 @@
 // The checker: a dedicated worker with its own instance of the wasm module, so that the page's
 // thread never waits on the simulation. For each text the page sends, it parses and builds the
-// model (or parses the instrument), applies the sliders' factors, asks the analysis for the
-// modes and renders a preview; it answers with what the page shows, or the error.
+// model (or parses the instrument) at the page's scheme and rate, applies the sliders' factors,
+// asks the analysis for the modes and renders a preview; for a score, it builds the instrument
+// (once per instrument text, scheme and rate) and reads the score against it. It answers with
+// what the page shows, or the error.
 
-import type { Answer, Checked, Request } from './checked';
+import type { Answer, Checked, CheckedScore, Request, Settings } from './checked';
 import { INSTRUMENT_RATE, INSTRUMENT_RENDER_SECONDS, PLUCK_AMPLITUDE } from './checked';
-import { decodeError, HookeError, HookeInstrument, HookeModel, isModelFile } from './hooke';
+import { decodeError, HookeError, HookeModel, isModelFile, maxAbs, schemeNames } from './hooke';
+import { HookeBuilt, HookeInstrument } from './hooke-play';
 
 /** Frames of the preview render (signal and spectrum while stopped; the live gain). */
 const PREVIEW_FRAMES = 16384;
@@ -16,61 +19,97 @@ declare const self: { onmessage: ((event: MessageEvent<Request>) => void) | null
 
 const encoder = new TextEncoder();
 const fileName = encoder.encode('model.toml');
+const scoreName = encoder.encode('score.toml');
 let instance: WebAssembly.Instance | null = null;
+/** The instrument the last score was read against, and what it was built from. */
+let built: { key: string; instrument: HookeBuilt } | null = null;
 
-function maxAbs(samples: Float32Array): number {
-  let peak = 0;
-  for (const x of samples) peak = Math.max(peak, Math.abs(x));
-  return peak;
+/** Renders `frames` frames of channel 1 of `model`; null on an instability. */
+function renderFrames(model: HookeModel, frames: number): Float32Array | null {
+  const samples = new Float32Array(frames);
+  for (let at = 0; at < frames; at += model.maxFrames) {
+    const n = Math.min(model.maxFrames, frames - at);
+    const block = model.render(n);
+    if (block === null) return null;
+    samples.set(block.subarray(0, n), at);
+  }
+  return samples;
 }
 
-/** Checks a model file at the factors `tension` and `damping`. */
-function checkModel(instance: WebAssembly.Instance, text: string, tension: number, damping: number): Checked | HookeError {
-  const model = HookeModel.load(instance, encoder.encode(text), fileName);
+/** Checks a model file at the page's settings. */
+function checkModel(instance: WebAssembly.Instance, text: string, settings: Settings): Checked | HookeError {
+  const model = HookeModel.load(instance, encoder.encode(text), fileName, settings);
   if (model instanceof Uint8Array) return decodeError(model);
   try {
-    const failed = (tension !== 1 ? model.setTension(tension) : null) ?? (damping !== 1 ? model.setDamping(damping) : null);
+    const failed = model.setFactors(settings);
     if (failed !== null) return decodeError(failed);
     const predicted = model.lowestFrequency();
     const modes = model.modes();
     if (modes === null) return decodeError(model.lastError());
-    const preview = new Float32Array(PREVIEW_FRAMES);
-    for (let at = 0; at < PREVIEW_FRAMES; at += model.maxFrames) {
-      const n = Math.min(model.maxFrames, PREVIEW_FRAMES - at);
-      const block = model.render(n);
-      if (block === null) return decodeError(model.lastError());
-      preview.set(block.subarray(0, n), at);
+    const shape = { ...model.shape(), positions: model.positions() };
+    let preview = renderFrames(model, PREVIEW_FRAMES);
+    if (preview === null) return decodeError(model.lastError());
+    const atRest = maxAbs(preview) === 0;
+    if (atRest && model.pluck(settings.pluck, PLUCK_AMPLITUDE) === null) {
+      preview = renderFrames(model, PREVIEW_FRAMES);
+      if (preview === null) return decodeError(model.lastError());
     }
-    let peak = maxAbs(preview);
-    if (peak === 0 && model.pluck(0.3, PLUCK_AMPLITUDE) === null) {
-      const block = model.render(Math.min(model.maxFrames, PREVIEW_FRAMES));
-      peak = block === null ? 0 : maxAbs(block);
-    }
+    const peak = maxAbs(preview);
     const gain = peak > 0 ? LIVE_PEAK / peak : 1;
-    return { kind: 'model', text, rate: model.rate, frames: model.frames, predicted, gain, preview, modes };
+    const scheme = schemeName(model.scheme());
+    return { kind: 'model', text, rate: model.rate, scheme, frames: model.frames, predicted, gain, atRest, preview, modes, shape };
   } finally {
     model.free();
   }
 }
 
+let names: string[] = [];
+function schemeName(index: number): string {
+  return names[index] ?? '';
+}
+
 /** Checks an instrument file as it is read (it is built when played). */
-function checkInstrument(instance: WebAssembly.Instance, text: string): Checked | HookeError {
+function checkInstrument(instance: WebAssembly.Instance, text: string, settings: Settings): Checked | HookeError {
   const error = HookeInstrument.check(instance, encoder.encode(text), fileName);
   if (error !== null) return decodeError(error);
-  const rate = INSTRUMENT_RATE;
+  const rate = settings.rate > 0 ? settings.rate : INSTRUMENT_RATE;
   const frames = INSTRUMENT_RENDER_SECONDS * rate;
   const [preview, modes] = [new Float32Array(0), new Float64Array(0)];
-  return { kind: 'instrument', text, rate, frames, predicted: NaN, gain: 1, preview, modes };
+  const scheme = schemeName(settings.scheme);
+  return { kind: 'instrument', text, rate, scheme, frames, predicted: NaN, gain: 1, atRest: false, preview, modes, shape: null };
+}
+
+/** Reads a score against its instrument, built at the page's scheme and rate (the build is
+ * kept for the next score of the same instrument). */
+function checkScore(instance: WebAssembly.Instance, score: string, instrument: string, settings: Settings): CheckedScore | HookeError {
+  const rate = settings.rate > 0 ? settings.rate : INSTRUMENT_RATE;
+  const key = `${settings.scheme} ${rate} ${instrument}`;
+  if (built?.key !== key) {
+    built?.instrument.free();
+    built = null;
+    const loaded = HookeBuilt.load(instance, encoder.encode(instrument), fileName, { scheme: settings.scheme, rate });
+    if (loaded instanceof Uint8Array) return decodeError(loaded);
+    built = { key, instrument: loaded };
+  }
+  const frames = built.instrument.checkScore(encoder.encode(score), scoreName);
+  return frames instanceof Uint8Array ? decodeError(frames) : { frames, rate };
 }
 
 self.onmessage = (event: MessageEvent<Request>) => {
   const request = event.data;
   if ('module' in request) {
     instance = new WebAssembly.Instance(request.module, {});
+    names = schemeNames(instance);
     return;
   }
   if (instance === null) return;
-  const { id, text, tension, damping } = request;
-  const result = isModelFile(text) ? checkModel(instance, text, tension, damping) : checkInstrument(instance, text);
+  const { id, settings } = request;
+  if ('score' in request) {
+    const result = checkScore(instance, request.score, request.instrument, settings);
+    self.postMessage('frames' in result ? { id, score: result } : { id, error: result });
+    return;
+  }
+  const text = request.text;
+  const result = isModelFile(text) ? checkModel(instance, text, settings) : checkInstrument(instance, text, settings);
   self.postMessage('kind' in result ? { id, checked: result } : { id, error: result });
 };

@@ -1,5 +1,5 @@
 // The pictures: the pickup signal against time and its spectrum in dB against frequency, with
-// the analysis' lowest mode marked.
+// the analysis' modes marked; the scheme's poles in the z-plane and its warping.
 
 /** Spectrum in dB (Hann window, |FFT|^2, bins 0 to n/2 - 1) of the first n frames of
  * `samples`, n the largest power of two that fits. */
@@ -80,26 +80,32 @@ export function drawSignal(canvas: HTMLCanvasElement, samples: Float32Array, rat
   g.stroke();
 }
 
-/** The spectrum `db` (bins 0 to Nyquist at `rate` Hz) with the lowest mode `predicted` (Hz)
- * marked; shown up to 12 times the predicted frequency, or 5 kHz without one. */
-export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: number, predicted: number): void {
+/** The spectrum `db` (bins 0 to Nyquist at `rate` Hz) with every mode's digital frequency of
+ * `modes` marked (4 numbers per mode, the digital frequency second; light red) and the lowest
+ * vibrating mode `predicted` (Hz; red); shown up to 12 times the predicted frequency, or 5 kHz
+ * without one. */
+export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: number, predicted: number, modes: Float64Array): void {
   const nyquist = rate / 2;
   const top = Math.min(nyquist, Number.isFinite(predicted) ? Math.max(12 * predicted, 200) : 5000);
   const label = Number.isFinite(predicted) ? `lowest mode ${predicted.toFixed(2)} Hz` : 'no vibrating mode';
-  const g = frame(canvas, `spectrum, 0 to ${top.toFixed(0)} Hz, 80 dB range (red: ${label})`);
+  let shown = 0;
+  for (let i = 1; i < modes.length; i += 4) if (modes[i] > 0 && modes[i] <= top) shown++;
+  const g = frame(canvas, `spectrum, 0 to ${top.toFixed(0)} Hz, 80 dB range (red: ${label}; ${shown} predicted modes)`);
   const { width, height } = canvas;
   const bins = Math.max(2, Math.floor((db.length * top) / nyquist));
   let peak = -Infinity;
   for (let k = 0; k < bins; k++) peak = Math.max(peak, db[k]);
   const y = (value: number) => 20 + ((peak - value) / 80) * (height - 24);
-  if (Number.isFinite(predicted)) {
-    const x = (predicted / top) * width;
-    g.strokeStyle = '#c01c28';
+  const mark = (hz: number, colour: string) => {
+    const x = (hz / top) * width;
+    g.strokeStyle = colour;
     g.beginPath();
     g.moveTo(x, 18);
     g.lineTo(x, height);
     g.stroke();
-  }
+  };
+  for (let i = 1; i < modes.length; i += 4) if (modes[i] > 0 && modes[i] <= top) mark(modes[i], '#f0a0a0');
+  if (Number.isFinite(predicted)) mark(predicted, '#c01c28');
   g.strokeStyle = '#26a269';
   g.beginPath();
   for (let k = 0; k < bins; k++) {
@@ -113,8 +119,8 @@ export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: 
 
 /** The discrete poles (`modes`: 4 numbers per mode, analog Hz, digital Hz, re z, im z) in the
  * z-plane with the unit circle: each pole and its conjugate. */
-export function drawPoles(canvas: HTMLCanvasElement, modes: Float64Array): void {
-  const g = frame(canvas, `z-plane: ${modes.length / 4} poles of the scheme (and conjugates)`);
+export function drawPoles(canvas: HTMLCanvasElement, modes: Float64Array, scheme: string): void {
+  const g = frame(canvas, `z-plane: ${modes.length / 4} poles of ${scheme} (and conjugates)`);
   const { width, height } = canvas;
   const [cx, cy, r] = [width / 2, height / 2 + 8, Math.min(width, height - 20) / 2 - 12];
   g.strokeStyle = '#ccc';
@@ -137,7 +143,7 @@ export function drawPoles(canvas: HTMLCanvasElement, modes: Float64Array): void 
 
 /** The warping: each mode's digital frequency over its analog frequency against the analog
  * frequency, up to the Nyquist frequency of `rate` Hz. */
-export function drawWarping(canvas: HTMLCanvasElement, modes: Float64Array, rate: number): void {
+export function drawWarping(canvas: HTMLCanvasElement, modes: Float64Array, rate: number, scheme: string): void {
   let [low, high] = [1, 1];
   for (let i = 0; i < modes.length; i += 4) {
     if (modes[i] > 0) {
@@ -146,7 +152,7 @@ export function drawWarping(canvas: HTMLCanvasElement, modes: Float64Array, rate
     }
   }
   const span = Math.max(high - low, 1e-6);
-  const g = frame(canvas, `warping: digital / analog frequency, ${low.toFixed(4)} to ${high.toFixed(4)}`);
+  const g = frame(canvas, `${scheme} warping: digital / analog, ${low.toFixed(4)} to ${high.toFixed(4)}`);
   const { width, height } = canvas;
   const x = (hz: number) => 8 + (hz / (rate / 2)) * (width - 16);
   const y = (ratio: number) => height - 8 - ((ratio - low) / span) * (height - 36);

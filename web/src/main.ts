@@ -1,18 +1,21 @@
-// The playground page: the editor checked while typing (by the checker worker), play/stop
-// through the AudioWorklet, the sliders and keys sent to it as engine events, the pictures, the
-// examples, the share link and the WAV download. The page compiles the wasm module once; the
-// checker and each AudioWorklet node make their own instance of it.
+// The playground page: the model editor checked while typing (by the checker worker), play/stop
+// through the AudioWorklet (audio.ts), the sliders and menus sent to it between blocks, keys and
+// MIDI, the pictures (signal, spectrum with the predicted modes, poles, warping, the model in
+// motion), the score editor (score-editor.ts), the examples, the share link and the WAV download.
 
-import type { Answer, Checked } from './checked';
+import type { Answer, Checked, Settings } from './checked';
 import { PLUCK_AMPLITUDE } from './checked';
-import { decodeError, HookeError } from './hooke';
+import { decodeError, HookeError, maxAbs, schemeNames } from './hooke';
+import * as audio from './audio';
+import type { NodeMessage } from './audio';
+import { CodeEditor } from './editor';
 import { drawPoles, drawSignal, drawSpectrum, drawWarping, spectrumDb } from './draw';
+import { drawModel } from './view';
+import { playScore, scoreAnswer, setUpScores, showFor } from './score-editor';
 import { fromShareHash, toShareHash } from './share';
 import { encodeWav } from './wav';
 
-/** Milliseconds of quiet typing before the editor's text is checked. */
-const CHECK_DELAY = 250;
-/** The keys that pluck a model, from near one end of the string to near the other. */
+/** The keys that pluck a model, at 0.1 to 0.9 of the string (moving the pluck slider there). */
 const PLUCK_KEYS = 'asdfghjkl';
 /** The keys that play an instrument, a piano's white and black keys from C4 (MIDI 60) to C5. */
 const NOTE_KEYS = 'awsedftgyhujk';
@@ -22,156 +25,93 @@ const FIRST_NOTE = 60;
 const NOTE_VELOCITY = 100;
 /** The notes an instrument's WAV render strikes when none has been played: C4, E4, G4. */
 const DEFAULT_CHORD = [60, 64, 67];
-
-/** Longest offline render, s. */
-const MAX_RENDER_SECONDS = 30;
-/** The sample rates Web Audio renders at, Hz (the AudioContext's range in the specification). */
-const AUDIO_RATES = [3000, 768000];
+/** Milliseconds between two readings of the live model's positions (the drawing). */
+const POSITIONS_EVERY = 66;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const editor = $<HTMLTextAreaElement>('editor');
-const gutter = $<HTMLPreElement>('gutter');
-const errorBox = $<HTMLDivElement>('error');
 const playButton = $<HTMLButtonElement>('play');
 const wavButton = $<HTMLButtonElement>('wav');
-const tension = $<HTMLInputElement>('tension');
-const damping = $<HTMLInputElement>('damping');
-const predictedText = $<HTMLElement>('predicted');
+const sliders = ['tension', 'damping', 'mass', 'pluck'] as const;
+const schemeSelect = $<HTMLSelectElement>('scheme');
+const rateSelect = $<HTMLSelectElement>('rate');
 const examples = $<HTMLSelectElement>('examples');
 const scope = $<HTMLCanvasElement>('scope');
 const spectrum = $<HTMLCanvasElement>('spectrum');
+const modelView = $<HTMLCanvasElement>('model-view');
 
-const encoder = new TextEncoder();
-const fileName = encoder.encode('model.toml');
-
-let module: WebAssembly.Module;
+const editor = new CodeEditor('editor', 'gutter', 'error', check);
 /** The checker worker (checker.ts): the page's thread never waits on the simulation. */
 const checker = new Worker('checker.js');
-/** The number of the last text sent to the checker. */
+/** The number of the last request to the checker, and of the last model text sent. */
 let lastRequest = 0;
-
+let lastModelRequest = 0;
 /** The last text that loaded, with what the page knows of it. */
 let checked: Checked | null = null;
-
-/** The live audio graph while playing. */
-interface Live {
-  context: AudioContext;
-  node: AudioWorkletNode;
-  analyser: AnalyserNode;
-  time: Float32Array<ArrayBuffer>;
-  freq: Float32Array<ArrayBuffer>;
-  /** Whether the worklet has built its model and renders it. */
-  ready: boolean;
-}
-let live: Live | null = null;
 /** The notes last played on an instrument (a WAV render strikes them). */
 let lastNotes: number[] = [];
+/** Whether playback restarts once the next check answers (a new rate or an instrument's scheme). */
+let restart = false;
+/** When the live positions were last asked for, ms, and whether an answer is awaited. */
+let positionsAsked = 0;
+let positionsPending = false;
 
-function factors(): { tension: number; damping: number } {
-  return { tension: Number(tension.value), damping: Number(damping.value) };
+function settings(): Settings {
+  const value = (id: string) => Number($<HTMLInputElement>(id).value);
+  const scheme = schemeSelect.value === '' ? -1 : Number(schemeSelect.value);
+  return { tension: value('tension'), damping: value('damping'), mass: value('mass'), pluck: value('pluck'), scheme, rate: Number(rateSelect.value) };
 }
 
-/** Sends the editor's text to the checker, which answers with its error at its line and
- * column, or what the page shows of it (`answer`). */
+/** Sends the editor's text to the checker at the page's settings. */
 function check(): void {
-  const { tension, damping } = factors();
   lastRequest += 1;
-  checker.postMessage({ id: lastRequest, text: editor.value, tension, damping });
+  lastModelRequest = lastRequest;
+  checker.postMessage({ id: lastRequest, text: editor.value, settings: settings() });
 }
 
-/** The checker's answer: the error, or the file to play; an answer to an older text is dropped. */
+/** The checker's answer: the error, or the file (or score) to play; older answers are dropped. */
 function answer(event: MessageEvent<Answer>): void {
   const reply = event.data;
-  if (reply.id !== lastRequest) return;
-  if ('error' in reply) {
-    showError(reply.error);
+  if ('score' in reply || reply.id !== lastModelRequest) {
+    scoreAnswer(reply.id, reply as Parameters<typeof scoreAnswer>[1]);
     return;
   }
-  const model = reply.checked;
-  const status =
-    model.kind === 'model'
-      ? `OK: model, ${model.rate} Hz, ${(model.frames / model.rate).toFixed(3)} s`
-      : `OK: instrument, ${model.rate} Hz; keys A W S E D F T G Y H U J K play C4 to C5`;
-  accept(model, status);
-  if (live !== null && model.kind === 'model') live.node.port.postMessage({ type: 'gain', value: model.gain });
+  if ('error' in reply) {
+    editor.showError(reply.error);
+    return;
+  }
+  accept(reply.checked);
 }
 
-/** Takes `model` as the one to play and shows `status`. */
-function accept(model: Checked, status: string): void {
+/** Takes `model` as the one to play. */
+function accept(model: Checked): void {
   checked = model;
-  errorBox.className = 'ok';
-  errorBox.textContent = status;
-  errorBox.removeAttribute('data-line');
-  errorBox.removeAttribute('data-column');
-  renderGutter(null);
+  const at = `${model.scheme || 'its scheme'} at ${model.rate} Hz`;
+  editor.showOk(
+    model.kind === 'model'
+      ? `OK: model, ${at}, ${(model.frames / model.rate).toFixed(3)} s`
+      : `OK: instrument, ${at}; keys A W S E D F T G Y H U J K play C4 to C5`,
+  );
   const predicted = model.predicted;
-  predictedText.textContent = Number.isFinite(predicted) ? `${predicted.toFixed(3)} Hz` : 'none';
+  $<HTMLElement>('predicted').textContent = Number.isFinite(predicted) ? `${predicted.toFixed(3)} Hz` : 'none';
   $<HTMLElement>('hint').textContent =
     model.kind === 'model'
-      ? 'Keys A S D F G H J K L pluck the string (a 1D model) from near one end to near the other.'
+      ? 'Keys A S D F G H J K L pluck the string (a 1D model) at 0.1 to 0.9 of its length; Space plucks at the slider.'
       : 'Keys A W S E D F T G Y H U J K play C4 to C5 (several at once); the sliders act on models only.';
   playButton.disabled = false;
   wavButton.disabled = false;
-  drawPoles($<HTMLCanvasElement>('poles'), model.modes);
-  drawWarping($<HTMLCanvasElement>('warping'), model.modes, model.rate);
-  if (live === null) drawPreview();
+  drawPoles($<HTMLCanvasElement>('poles'), model.modes, model.scheme);
+  drawWarping($<HTMLCanvasElement>('warping'), model.modes, model.rate, model.scheme);
+  showFor(model, examples.value);
+  if (audio.live === null) drawStopped();
+  else if (model.kind === 'model') audio.send({ type: 'gain', value: model.gain });
+  if (restart) {
+    restart = false;
+    reporting(play);
+  }
 }
 
 function showError(error: HookeError): void {
-  const where = error.line === null ? error.file : `${error.file}:${error.line}:${error.column}`;
-  errorBox.className = 'bad';
-  errorBox.textContent = `${where}: ${error.message}`;
-  errorBox.dataset.line = String(error.line ?? '');
-  errorBox.dataset.column = String(error.column ?? '');
-  renderGutter(error.line);
-}
-
-function renderGutter(badLine: number | null): void {
-  const lines = editor.value.split('\n').length;
-  gutter.replaceChildren();
-  for (let i = 1; i <= lines; i++) {
-    const span = document.createElement('span');
-    span.textContent = String(i);
-    if (i === badLine) span.className = 'bad';
-    gutter.append(span, '\n');
-  }
-  gutter.scrollTop = editor.scrollTop;
-}
-
-function maxAbs(samples: Float32Array): number {
-  let peak = 0;
-  for (const x of samples) peak = Math.max(peak, Math.abs(x));
-  return peak;
-}
-
-/** The processor's options for the checked model at the sliders' factors. */
-function processorOptions(model: Checked, gain: number, notes: number[]) {
-  const { tension: t, damping: d } = factors();
-  const text = encoder.encode(model.text);
-  return { module, kind: model.kind, text, name: fileName, tension: t, damping: d, gain, rate: model.rate, notes };
-}
-
-/** A worklet node playing `model` (an instrument striking `notes` first), with the page's
- * handler of its messages. */
-function makeNode(context: BaseAudioContext, model: Checked, gain: number, notes: number[] = []): AudioWorkletNode {
-  const node = new AudioWorkletNode(context, 'hooke', {
-    numberOfInputs: 0,
-    numberOfOutputs: 1,
-    outputChannelCount: [model.kind === 'instrument' ? 2 : 1],
-    processorOptions: processorOptions(model, gain, notes),
-  });
-  node.port.onmessage = (event: MessageEvent<{ type: 'error'; error: Uint8Array } | { type: 'ready' }>) => {
-    if (event.data.type === 'error') showError(decodeError(event.data.error));
-    else if (live !== null && live.node === node) live.ready = true;
-  };
-  return node;
-}
-
-/** Refuses a rate Web Audio cannot render at, naming it. */
-function checkAudioRate(rate: number): void {
-  if (!(rate >= AUDIO_RATES[0] && rate <= AUDIO_RATES[1])) {
-    throw new Error(`the rate ${rate} Hz cannot be heard: Web Audio renders at ${AUDIO_RATES[0]} to ${AUDIO_RATES[1]} Hz ([run] rate)`);
-  }
+  editor.showError(error);
 }
 
 /** Runs `action`, showing what it throws as the file's error. */
@@ -183,97 +123,124 @@ async function reporting(action: () => Promise<void>): Promise<void> {
   }
 }
 
+/** A message from a worklet node: its error, or the live model's positions. */
+function nodeMessage(message: NodeMessage, live: boolean): void {
+  if (message.type === 'error') showError(decodeError(message.error));
+  else if (message.type === 'positions' && live && checked?.shape) {
+    positionsPending = false;
+    drawModel(modelView, checked.shape, message.positions, 'the model now (live)');
+  }
+}
+
 async function play(): Promise<void> {
-  if (checked === null || live !== null) return;
-  checkAudioRate(checked.rate);
-  const context = new AudioContext({ sampleRate: checked.rate, latencyHint: 'interactive' });
-  await context.audioWorklet.addModule('worklet.js');
-  const node = makeNode(context, checked, checked.gain);
-  const analyser = new AnalyserNode(context, { fftSize: 8192, smoothingTimeConstant: 0.5 });
-  node.connect(analyser).connect(context.destination);
-  const time = new Float32Array(analyser.fftSize);
-  const freq = new Float32Array(analyser.frequencyBinCount);
-  live = { context, node, analyser, time, freq, ready: false };
+  if (checked === null || audio.live !== null) return;
+  await audio.play(checked, settings());
   playButton.textContent = 'Stop';
+  positionsPending = false;
   requestAnimationFrame(drawLive);
 }
 
 async function stop(): Promise<void> {
-  if (live === null) return;
-  const { context, node } = live;
-  live = null;
-  node.disconnect();
-  await context.close();
+  await audio.stop();
   playButton.textContent = 'Play';
-  drawPreview();
+  drawStopped();
 }
 
-function drawLive(): void {
+function drawLive(now: number): void {
+  const live = audio.live;
   if (live === null || checked === null) return;
   live.analyser.getFloatTimeDomainData(live.time);
   live.analyser.getFloatFrequencyData(live.freq);
   drawSignal(scope, live.time, live.context.sampleRate, 'output (live)');
-  drawSpectrum(spectrum, live.freq, live.context.sampleRate, checked.predicted);
+  drawSpectrum(spectrum, live.freq, live.context.sampleRate, checked.predicted, checked.modes);
+  if (checked.shape !== null && !positionsPending && now - positionsAsked > POSITIONS_EVERY) {
+    positionsAsked = now;
+    positionsPending = true;
+    audio.send({ type: 'positions' });
+  }
   requestAnimationFrame(drawLive);
 }
 
-function drawPreview(): void {
+function drawStopped(): void {
   if (checked === null) return;
   if (checked.kind === 'instrument') {
     drawSignal(scope, new Float32Array(2), checked.rate, 'output: play to see it');
-    drawSpectrum(spectrum, new Float32Array(2).fill(-300), checked.rate, NaN);
+    drawSpectrum(spectrum, new Float32Array(2).fill(-300), checked.rate, NaN, checked.modes);
+    const g = modelView.getContext('2d') as CanvasRenderingContext2D;
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, modelView.width, modelView.height);
+    g.fillStyle = '#555';
+    g.fillText('an instrument: the drawing shows model files', 8, 14);
     return;
   }
-  drawSignal(scope, checked.preview.subarray(0, 4096), checked.rate, 'pickup, channel 1 (first frames)');
-  drawSpectrum(spectrum, spectrumDb(checked.preview), checked.rate, checked.predicted);
+  const title = checked.atRest ? `pickup, channel 1, plucked at ${settings().pluck}` : 'pickup, channel 1 (first frames)';
+  drawSignal(scope, checked.preview.subarray(0, 4096), checked.rate, title);
+  drawSpectrum(spectrum, spectrumDb(checked.preview), checked.rate, checked.predicted, checked.modes);
+  if (checked.shape !== null) drawModel(modelView, checked.shape, checked.shape.positions, 'the model at the start (Play to see it move)');
 }
 
-/** Renders the checked file for `seconds` (default: a model's [run], an instrument's 4 s)
- * through the AudioWorklet in an OfflineAudioContext: a model at the sliders' factors, its raw
- * pickup samples (gain 1); an instrument striking `notes` at the start, the mean of its two
- * channels. */
-async function renderOffline(seconds?: number, notes: number[] = DEFAULT_CHORD): Promise<Float32Array> {
+/** Renders the checked file offline at the page's settings (see audio.renderOffline). */
+function renderOffline(seconds?: number, notes: number[] = DEFAULT_CHORD): Promise<Float32Array> {
   if (checked === null) throw new Error('no model loaded');
-  const duration = Math.min(seconds ?? checked.frames / checked.rate, MAX_RENDER_SECONDS);
-  const frames = Math.max(1, Math.round(duration * checked.rate));
-  const stereo = checked.kind === 'instrument';
-  checkAudioRate(checked.rate);
-  const context = new OfflineAudioContext(stereo ? 2 : 1, frames, checked.rate);
-  await context.audioWorklet.addModule('worklet.js');
-  makeNode(context, checked, 1, stereo ? notes : []).connect(context.destination);
-  const buffer = await context.startRendering();
-  if (!stereo) return buffer.getChannelData(0);
-  const [left, right] = [buffer.getChannelData(0), buffer.getChannelData(1)];
-  return left.map((x, i) => 0.5 * (x + right[i]));
+  return audio.renderOffline(checked, settings(), notes, seconds);
 }
 
 async function downloadWav(): Promise<void> {
   if (checked === null) return;
   const samples = await renderOffline(undefined, lastNotes.length > 0 ? lastNotes : DEFAULT_CHORD);
   const peak = maxAbs(samples);
-  const scale = peak > 0 ? 0.9 / peak : 1;
   const link = $<HTMLAnchorElement>('download');
-  link.href = URL.createObjectURL(new Blob([encodeWav(samples, checked.rate, scale)], { type: 'audio/wav' }));
+  link.href = URL.createObjectURL(new Blob([encodeWav(samples, checked.rate, peak > 0 ? 0.9 / peak : 1)], { type: 'audio/wav' }));
   link.download = 'hooke.wav';
   link.click();
 }
 
-function sendFactor(kind: 'tension' | 'damping', input: HTMLInputElement): void {
-  $<HTMLOutputElement>(`${kind}-value`).value = Number(input.value).toFixed(2);
-  if (live !== null) live.node.port.postMessage({ type: kind, value: Number(input.value) });
+/** A slider moved: its value shown, sent to the live model (a factor), and the text checked
+ * again (the prediction, the preview). */
+function slider(kind: (typeof sliders)[number]): void {
+  const value = Number($<HTMLInputElement>(kind).value);
+  $<HTMLOutputElement>(`${kind}-value`).value = value.toFixed(2);
+  if (kind !== 'pluck' && checked?.kind === 'model') audio.send({ type: kind, value });
   check();
+}
+
+/** The scheme or the rate chosen: a model playing goes on at them from its state now (a rate
+ * restarts the audio, whose rate is fixed); the pictures follow the check. */
+function engineChoice(rateChanged: boolean): void {
+  const { scheme, rate } = settings();
+  if (audio.live !== null) {
+    if (rateChanged || checked?.kind !== 'model') {
+      restart = true;
+      stop();
+    } else {
+      audio.send({ type: 'configure', scheme, rate });
+    }
+  }
+  check();
+}
+
+/** Plucks the live model at `position` (starting playback if stopped). */
+async function pluck(position: number): Promise<void> {
+  if (audio.live === null) await reporting(play);
+  audio.send({ type: 'pluck', position, amplitude: PLUCK_AMPLITUDE });
 }
 
 /** A key down: a model's pluck, or an instrument's note (starting playback if stopped). */
 async function keyDown(event: KeyboardEvent): Promise<void> {
-  if (event.target === editor || event.repeat || checked === null) return;
+  const target = event.target as HTMLElement;
+  if (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT' || event.repeat || checked === null) return;
   const key = event.key.toLowerCase();
   if (checked.kind === 'model') {
     const index = PLUCK_KEYS.indexOf(key);
-    if (index < 0) return;
-    if (live === null) await reporting(play);
-    const position = (index + 1) / (PLUCK_KEYS.length + 1);
-    live?.node.port.postMessage({ type: 'pluck', position, amplitude: PLUCK_AMPLITUDE });
+    if (key === ' ') {
+      event.preventDefault();
+      await pluck(settings().pluck);
+    } else if (index >= 0) {
+      const position = (index + 1) / (PLUCK_KEYS.length + 1);
+      $<HTMLInputElement>('pluck').value = String(position);
+      $<HTMLOutputElement>('pluck-value').value = position.toFixed(2);
+      await pluck(position);
+    }
     return;
   }
   const index = NOTE_KEYS.indexOf(key);
@@ -285,18 +252,19 @@ async function keyDown(event: KeyboardEvent): Promise<void> {
 async function playNote(note: number, velocity: number): Promise<void> {
   if (checked?.kind !== 'instrument') return;
   if (velocity > 0) {
-    if (live === null) await reporting(play);
+    if (audio.live === null) await reporting(play);
     lastNotes = [...lastNotes.filter((n) => n !== note), note].slice(-6);
   }
-  live?.node.port.postMessage({ type: 'note', note, velocity });
+  audio.send({ type: 'note', note, velocity });
 }
 
-/** A MIDI message: note on and note off (any channel) play the instrument. */
+/** A MIDI message: note on and off, the sustain pedal and pitch bend (any channel) play the
+ * instrument; a note on starts playback if stopped. */
 function midiMessage(data: Uint8Array): void {
-  if (data.length < 3) return;
   const kind = data[0] & 0xf0;
-  if (kind === 0x90) playNote(data[1], data[2]);
-  else if (kind === 0x80) playNote(data[1], 0);
+  if (kind === 0x90 && data[2] > 0) playNote(data[1], data[2]);
+  else if (kind === 0x80 || kind === 0x90) playNote(data[1], 0);
+  else if ((kind === 0xb0 || kind === 0xe0) && checked?.kind === 'instrument') audio.send({ type: 'midi', bytes: Array.from(data) });
 }
 
 /** Listens to every MIDI input (Web MIDI), now and as devices come and go. */
@@ -315,34 +283,43 @@ async function enableMidi(): Promise<void> {
 /** A key up: an instrument's note lifted. */
 function keyUp(event: KeyboardEvent): void {
   const index = NOTE_KEYS.indexOf(event.key.toLowerCase());
-  if (event.target !== editor && index >= 0) playNote(FIRST_NOTE + index, 0);
+  const target = event.target as HTMLElement;
+  if (target.tagName !== 'TEXTAREA' && index >= 0) playNote(FIRST_NOTE + index, 0);
 }
 
 async function loadExample(name: string): Promise<void> {
-  const response = await fetch(`examples/${name}`);
-  editor.value = await response.text();
+  editor.value = await (await fetch(`examples/${name}`)).text();
   check();
 }
 
 async function start(): Promise<void> {
-  module = await WebAssembly.compileStreaming(fetch('hooke_web.wasm'));
+  const module = await WebAssembly.compileStreaming(fetch('hooke_web.wasm'));
+  audio.setUp(module, nodeMessage);
   checker.onmessage = answer;
   checker.postMessage({ module });
   const names = (await (await fetch('examples/index.json')).json()) as string[];
   for (const name of names) examples.add(new Option(name.replace(/\.toml$/, ''), name));
-  let timer = 0;
-  editor.addEventListener('input', () => {
-    renderGutter(null);
-    clearTimeout(timer);
-    timer = window.setTimeout(check, CHECK_DELAY);
+  schemeNames(new WebAssembly.Instance(module, {})).forEach((name, i) => schemeSelect.add(new Option(name, String(i))));
+  await setUpScores({
+    request: (score, instrument) => {
+      lastRequest += 1;
+      checker.postMessage({ id: lastRequest, score, instrument, settings: settings() });
+      return lastRequest;
+    },
+    settings,
+    show: (samples, rate) => {
+      drawSignal(scope, samples, rate, 'the score, rendered');
+      drawSpectrum(spectrum, spectrumDb(samples), rate, NaN, new Float64Array(0));
+    },
   });
-  editor.addEventListener('scroll', () => (gutter.scrollTop = editor.scrollTop));
   examples.addEventListener('change', () => examples.value && loadExample(examples.value));
-  playButton.addEventListener('click', () => reporting(live === null ? play : stop));
+  playButton.addEventListener('click', () => reporting(audio.live === null ? play : stop));
   wavButton.addEventListener('click', () => reporting(downloadWav));
   $<HTMLButtonElement>('midi').addEventListener('click', () => reporting(enableMidi));
-  tension.addEventListener('input', () => sendFactor('tension', tension));
-  damping.addEventListener('input', () => sendFactor('damping', damping));
+  $<HTMLButtonElement>('pluck-now').addEventListener('click', () => reporting(() => pluck(settings().pluck)));
+  for (const kind of sliders) $<HTMLInputElement>(kind).addEventListener('input', () => slider(kind));
+  schemeSelect.addEventListener('change', () => engineChoice(false));
+  rateSelect.addEventListener('change', () => engineChoice(true));
   document.addEventListener('keydown', keyDown);
   document.addEventListener('keyup', keyUp);
   $<HTMLButtonElement>('share').addEventListener('click', () => {
@@ -365,14 +342,18 @@ Object.assign(window, {
   hooke: {
     ready,
     renderOffline,
+    playScore,
     predicted: () => checked?.predicted ?? NaN,
     rate: () => checked?.rate ?? NaN,
-    /** The largest |sample| the live analyser holds now (0 when stopped). */
+    /** The checked model's modes: 4 numbers each (analog Hz, digital Hz, re z, im z). */
+    modes: () => Array.from(checked?.modes ?? []),
     /** Plays a MIDI message (bytes) as an input of Web MIDI does. */
     midi: (bytes: number[]) => midiMessage(Uint8Array.from(bytes)),
     /** Whether the live worklet has built its model and renders it. */
-    liveReady: () => live?.ready ?? false,
+    liveReady: () => audio.live?.ready ?? false,
+    /** The largest |sample| the live analyser holds now (0 when stopped). */
     livePeak: () => {
+      const live = audio.live;
       if (live === null) return 0;
       live.analyser.getFloatTimeDomainData(live.time);
       return maxAbs(live.time);

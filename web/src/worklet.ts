@@ -1,41 +1,48 @@
-// The AudioWorklet processor: its own instance of the wasm module, one model (or instrument)
-// in its own engine, rendered in blocks of BLOCK frames and handed out a render quantum at a
-// time. Nothing in process() allocates: the block views are made once (again only if the wasm
-// memory grows, which rendering never does once a block has been rendered) and samples are
-// copied one by one.
+// The AudioWorklet processor: its own instance of the wasm module, one model (or instrument, or
+// score) in its own engine, rendered in blocks of BLOCK frames and handed out a render quantum
+// at a time. Nothing in process() allocates: the block views are made once (again only if the
+// wasm memory grows, which rendering never does once a block has been rendered) and samples are
+// copied one by one. The page's changes (factors, a scheme or a rate, plucks, notes) arrive as
+// messages, handled between two calls of process(): between blocks.
 
-import { HookeInstrument, HookeModel } from './hooke';
+import type { Settings } from './checked';
+import { HookeModel } from './hooke';
+import { HookeBuilt, HookeInstrument, HookeScore } from './hooke-play';
 
 /** Frames rendered per call into the wasm module: larger calls cost less per frame than 128. */
 const BLOCK = 512;
 
 /** What the page passes when it makes the node. */
-interface Options {
+export interface Options {
   module: WebAssembly.Module;
   /** 'model': a model file, channel 1 on every output channel; 'instrument': an instrument
-   * file, played live in stereo. */
-  kind: 'model' | 'instrument';
-  /** The file, UTF-8. */
+   * file, played live in stereo; 'score': a score on an instrument file, in stereo. */
+  kind: 'model' | 'instrument' | 'score';
+  /** The model or instrument file, UTF-8, and its name for errors. */
   text: Uint8Array;
-  /** Its name for errors, UTF-8. */
   name: Uint8Array;
-  /** Models: factors on every stiffness and every damping, and output samples per pickup
-   * unit (m or m/s). */
-  tension: number;
-  damping: number;
+  /** A score's file, UTF-8, and its name (kind 'score'). */
+  score: Uint8Array;
+  scoreName: Uint8Array;
+  /** The factors (models), the scheme and the rate (Hz: an instrument's output rate). */
+  settings: Settings;
+  /** Models: output samples per pickup unit (m or m/s), and where to pluck before the first
+   * block (null: no pluck). */
   gain: number;
-  /** Instruments: the output rate, Hz, and MIDI notes struck before the first block. */
-  rate: number;
+  pluck: number | null;
+  pluckAmplitude: number;
+  /** Instruments: MIDI notes struck before the first block. */
   notes: number[];
 }
 
 /** A change from the page. */
-type Message =
-  | { type: 'tension'; value: number }
-  | { type: 'damping'; value: number }
-  | { type: 'gain'; value: number }
+export type Message =
+  | { type: 'tension' | 'damping' | 'mass' | 'gain'; value: number }
+  | { type: 'configure'; scheme: number; rate: number }
   | { type: 'pluck'; position: number; amplitude: number }
-  | { type: 'note'; note: number; velocity: number };
+  | { type: 'note'; note: number; velocity: number }
+  | { type: 'midi'; bytes: number[] }
+  | { type: 'positions' };
 
 declare const registerProcessor: (name: string, processor: unknown) => void;
 declare class AudioWorkletProcessor {
@@ -45,8 +52,9 @@ declare class AudioWorkletProcessor {
 
 class HookeProcessor extends AudioWorkletProcessor {
   private model: HookeModel | null = null;
-  private instrument: HookeInstrument | null = null;
-  /** The current block: a model's channel 1, or an instrument's interleaved stereo. */
+  /** An instrument or a score: interleaved stereo blocks. */
+  private stereo: HookeInstrument | HookeScore | null = null;
+  /** The current block: a model's channel 1, or interleaved stereo. */
   private block: Float32Array | null = null;
   /** Frames of the block already handed out. */
   private used = BLOCK;
@@ -59,34 +67,47 @@ class HookeProcessor extends AudioWorkletProcessor {
     this.gain = o.gain;
     // Synchronous: the first render quantum (frame 0 of an offline render) already has the model.
     const instance = new WebAssembly.Instance(o.module, {});
-    if (o.kind === 'instrument') {
-      const loaded = HookeInstrument.load(instance, o.text, o.name, o.rate);
-      if (loaded instanceof Uint8Array) {
-        this.fail(loaded);
-        return;
-      }
-      this.instrument = loaded;
-      for (const note of o.notes) this.check(loaded.note(note, 100));
-    } else {
-      const loaded = HookeModel.load(instance, o.text, o.name);
-      if (loaded instanceof Uint8Array) {
-        this.fail(loaded);
-        return;
-      }
-      this.model = loaded;
-      if (o.tension !== 1) this.check(loaded.setTension(o.tension));
-      if (o.damping !== 1) this.check(loaded.setDamping(o.damping));
+    const loaded = this.load(instance, o);
+    if (loaded instanceof Uint8Array) {
+      this.fail(loaded);
+      return;
     }
     this.port.onmessage = (event: MessageEvent<Message>) => this.receive(event.data);
     this.port.postMessage({ type: 'ready' });
   }
 
+  /** Loads what `o` names; the error bytes on failure. */
+  private load(instance: WebAssembly.Instance, o: Options): Uint8Array | null {
+    if (o.kind === 'model') {
+      const model = HookeModel.load(instance, o.text, o.name, o.settings);
+      if (model instanceof Uint8Array) return model;
+      this.model = model;
+      return model.setFactors(o.settings) ?? (o.pluck !== null ? model.pluck(o.pluck, o.pluckAmplitude) : null);
+    }
+    if (o.kind === 'instrument') {
+      const instrument = HookeInstrument.load(instance, o.text, o.name, o.settings);
+      if (instrument instanceof Uint8Array) return instrument;
+      this.stereo = instrument;
+      for (const note of o.notes) this.check(instrument.note(note, 100));
+      return null;
+    }
+    const built = HookeBuilt.load(instance, o.text, o.name, o.settings);
+    if (built instanceof Uint8Array) return built;
+    const score = built.score(o.score, o.scoreName);
+    built.free();
+    if (score instanceof Uint8Array) return score;
+    this.stereo = score;
+    return null;
+  }
+
   private receive(message: Message): void {
-    const model = this.model;
-    if (message.type === 'note') {
-      if (this.instrument !== null) this.check(this.instrument.note(message.note, message.velocity));
+    const stereo = this.stereo;
+    if (stereo instanceof HookeInstrument) {
+      if (message.type === 'note') this.check(stereo.note(message.note, message.velocity));
+      else if (message.type === 'midi') this.check(stereo.midi(message.bytes));
       return;
     }
+    const model = this.model;
     if (model === null) return;
     switch (message.type) {
       case 'tension':
@@ -95,11 +116,21 @@ class HookeProcessor extends AudioWorkletProcessor {
       case 'damping':
         this.check(model.setDamping(message.value));
         break;
+      case 'mass':
+        this.check(model.setMass(message.value));
+        break;
+      case 'configure':
+        this.check(model.reconfigure(message));
+        break;
       case 'gain':
         this.gain = message.value;
         break;
       case 'pluck':
         this.check(model.pluck(message.position, message.amplitude));
+        break;
+      case 'positions':
+        // Here, between blocks, not in process(): the copy and the message allocate.
+        this.port.postMessage({ type: 'positions', positions: model.positions() });
         break;
     }
   }
@@ -115,11 +146,11 @@ class HookeProcessor extends AudioWorkletProcessor {
 
   process(_inputs: Float32Array[][], outputs: Float32Array[][]): boolean {
     const output = outputs[0];
-    if (this.failed || (this.model === null && this.instrument === null)) {
+    if (this.failed || (this.model === null && this.stereo === null)) {
       for (const channel of output) channel.fill(0);
       return true;
     }
-    const stereo = this.instrument !== null;
+    const stereo = this.stereo !== null;
     const left = output[0];
     const right = output.length > 1 ? output[1] : null;
     let i = 0;
@@ -148,14 +179,10 @@ class HookeProcessor extends AudioWorkletProcessor {
   /** Renders the next block; false (after reporting) on an instability. */
   private next(): boolean {
     this.used = 0;
-    if (this.instrument !== null) {
-      this.block = this.instrument.render(BLOCK);
-      return true;
-    }
-    const model = this.model as HookeModel;
-    this.block = model.render(BLOCK);
+    const source = (this.stereo ?? this.model) as HookeModel | HookeInstrument | HookeScore;
+    this.block = source.render(BLOCK);
     if (this.block === null) {
-      this.fail(model.lastError());
+      this.fail(source.lastError());
       return false;
     }
     return true;

@@ -1,11 +1,28 @@
 // The fundamental of a recording, measured independently of the page's code: the peak of the
 // Hann-windowed spectrum (zero-padded to 2^20 points) within 20% of an expected frequency,
-// refined by a parabola through the log magnitudes of the peak bin and its neighbours.
+// refined by a parabola through the log magnitudes of the peak bin and its neighbours; and the
+// level of such a peak (a harmonic's), in dB.
 
 const SIZE = 1 << 20;
 
 /** The frequency (Hz) of the spectral peak of `samples` (at `rate` Hz) nearest `near` Hz. */
 export function fundamental(samples, rate, near) {
+  const { best, power, bin } = peak(samples, rate, near);
+  const [a, b, c] = [power(best - 1), power(best), power(best + 1)];
+  const offset = (0.5 * (a - c)) / (a - 2 * b + c);
+  return (best + offset) * bin;
+}
+
+/** The level (dB, of the power spectrum) of the spectral peak of `samples` (at `rate` Hz)
+ * within 20% of `near` Hz. */
+export function peakDb(samples, rate, near) {
+  const { best, power } = peak(samples, rate, near);
+  return (10 * power(best)) / Math.LN10;
+}
+
+/** The bin of the largest power within 20% of `near` Hz, the log power of any bin, and the
+ * bin width (Hz). */
+function peak(samples, rate, near) {
   const re = new Float64Array(SIZE);
   const im = new Float64Array(SIZE);
   const n = Math.min(samples.length, SIZE);
@@ -15,9 +32,7 @@ export function fundamental(samples, rate, near) {
   const power = (k) => Math.log(re[k] * re[k] + im[k] * im[k] + 1e-300);
   let best = Math.ceil((0.8 * near) / bin);
   for (let k = best; k <= Math.floor((1.2 * near) / bin); k++) if (power(k) > power(best)) best = k;
-  const [a, b, c] = [power(best - 1), power(best), power(best + 1)];
-  const offset = (0.5 * (a - c)) / (a - 2 * b + c);
-  return (best + offset) * bin;
+  return { best, power, bin };
 }
 
 /** In-place iterative radix-2 complex FFT. */

@@ -21,12 +21,20 @@
 //! # Ok::<(), hooke_web::WebError>(())
 //! ```
 
+mod instrument;
 mod live;
+mod play_exports;
 mod playground;
+mod score;
 
+pub use instrument::BuiltInstrument;
 pub use live::{LiveInstrument, MAX_LIVE_FRAMES};
-pub use playground::{Playground, WebError, MAX_CHANNELS, MAX_FRAMES, MODE_FIELDS};
+pub use play_exports::*;
+pub use playground::{Config, Playground, WebError, MAX_CHANNELS, MAX_FRAMES, MODE_FIELDS};
+pub use score::{ScorePlayer, MAX_SCORE_FRAMES};
+use hooke::scheme::SchemeKind;
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 thread_local! {
     /// The last call's error, as UTF-8 JSON.
@@ -34,12 +42,19 @@ thread_local! {
 }
 
 /// Keeps `error` for [`hooke_error_ptr`] and [`hooke_error_len`].
-fn keep(error: &WebError) {
+pub(crate) fn keep(error: &WebError) {
     LAST_ERROR.with(|last| *last.borrow_mut() = error.to_json());
 }
 
+/// The scheme numbered `index` in [`hooke_schemes`] (`None` for a negative `index`, or one past
+/// the list) and the rate `rate` Hz (`None` unless > 0): the file's where `None`.
+fn config(index: i32, rate: f64) -> Config {
+    let scheme = usize::try_from(index).ok().and_then(|i| SchemeKind::ALL.get(i).copied());
+    Config { scheme, rate: (rate > 0.0).then_some(rate) }
+}
+
 /// 0 on success; 1 after keeping the error.
-fn status(result: Result<(), WebError>) -> i32 {
+pub(crate) fn status(result: Result<(), WebError>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(error) => {
@@ -74,7 +89,7 @@ pub unsafe extern "C" fn hooke_free(ptr: *mut u8, len: usize) {
 ///
 /// # Safety
 /// `ptr` points to `len` readable bytes (or `len` is 0).
-unsafe fn text(ptr: *const u8, len: usize) -> String {
+pub(crate) unsafe fn text(ptr: *const u8, len: usize) -> String {
     if len == 0 {
         return String::new();
     }
@@ -82,8 +97,9 @@ unsafe fn text(ptr: *const u8, len: usize) -> String {
 }
 
 /// Parses the model file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes at
-/// `name` in errors) and builds its engine at the file's scheme and rate. Returns the handle,
-/// or null after keeping the error (a parse error names its line and column).
+/// `name` in errors) and builds its engine at scheme number `scheme` of [`hooke_schemes`] and
+/// `rate` Hz, the file's (`[run]`) for a `scheme` < 0 and a `rate` <= 0. Returns the handle, or
+/// null after keeping the error (a parse error names its line and column).
 ///
 /// # Safety
 /// `text` and `name` point to that many readable bytes.
@@ -93,9 +109,11 @@ pub unsafe extern "C" fn hooke_load(
     text_len: usize,
     name: *const u8,
     name_len: usize,
+    scheme: i32,
+    rate: f64,
 ) -> *mut Playground {
     let (source, file) = (self::text(text, text_len), self::text(name, name_len));
-    match Playground::load(&source, &file) {
+    match Playground::load_with(&source, &file, config(scheme, rate)) {
         Ok(playground) => Box::into_raw(Box::new(playground)),
         Err(error) => {
             keep(&error);
@@ -252,89 +270,106 @@ pub unsafe extern "C" fn hooke_mode_count(handle: *const Playground) -> usize {
     (*handle).mode_count()
 }
 
-/// Parses the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes
-/// at `name` in errors) and builds it to be played live at `rate` Hz (the output rate; the
-/// simulation runs at a multiple the file or the analysis chooses). Returns the handle, or null
-/// after keeping the error.
+/// Rebuilds the engine at scheme number `scheme` of [`hooke_schemes`] and `rate` Hz (the
+/// file's for a `scheme` < 0 and a `rate` <= 0) from the state now, with the factors set: the
+/// sound goes on. 0, or 1 after keeping the error (the engine is then unchanged).
 ///
 /// # Safety
-/// `text` and `name` point to that many readable bytes.
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_load(
-    text: *const u8,
-    text_len: usize,
-    name: *const u8,
-    name_len: usize,
-    rate: f64,
-) -> *mut LiveInstrument {
-    let (source, file) = (self::text(text, text_len), self::text(name, name_len));
-    match LiveInstrument::load(&source, &file, rate) {
-        Ok(instrument) => Box::into_raw(Box::new(instrument)),
-        Err(error) => {
-            keep(&error);
-            std::ptr::null_mut()
-        }
-    }
+pub unsafe extern "C" fn hooke_reconfigure(handle: *mut Playground, scheme: i32, rate: f64) -> i32 {
+    status((*handle).reconfigure(config(scheme, rate)))
 }
 
-/// Checks the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes
-/// at `name` in errors) as it is read, without building it. 0, or 1 after keeping the error.
+/// The number in [`hooke_schemes`] of the scheme the engine runs.
 ///
 /// # Safety
-/// `text` and `name` point to that many readable bytes.
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_check(
-    text: *const u8,
-    text_len: usize,
-    name: *const u8,
-    name_len: usize,
-) -> i32 {
-    status(LiveInstrument::check(&self::text(text, text_len), &self::text(name, name_len)))
+pub unsafe extern "C" fn hooke_scheme(handle: *const Playground) -> i32 {
+    let scheme = (*handle).scheme();
+    SchemeKind::ALL.iter().position(|&s| s == scheme).map_or(-1, |i| i as i32)
 }
 
-/// Frees a handle from [`hooke_live_load`].
+/// The schemes' names as UTF-8 JSON, an array in the order [`hooke_load`] numbers them from 0;
+/// [`hooke_schemes_len`] bytes, valid as long as the module.
+#[no_mangle]
+pub extern "C" fn hooke_schemes() -> *const u8 {
+    schemes().as_ptr()
+}
+
+/// The length in bytes of [`hooke_schemes`].
+#[no_mangle]
+pub extern "C" fn hooke_schemes_len() -> usize {
+    schemes().len()
+}
+
+fn schemes() -> &'static str {
+    static NAMES: OnceLock<String> = OnceLock::new();
+    NAMES.get_or_init(|| serde_json::to_string(&SchemeKind::ALL.map(SchemeKind::name)).unwrap_or_default())
+}
+
+/// Sets every mass to `factor` (> 0) times its mass as loaded. 0, or 1 after keeping the error.
 ///
 /// # Safety
-/// `handle` comes from [`hooke_live_load`] and is freed once.
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_drop(handle: *mut LiveInstrument) {
-    if !handle.is_null() {
-        drop(Box::from_raw(handle));
-    }
+pub unsafe extern "C" fn hooke_set_mass(handle: *mut Playground, factor: f64) -> i32 {
+    status((*handle).set_mass(factor))
 }
 
-/// The most frames one [`hooke_live_render`] call gives.
-#[no_mangle]
-pub extern "C" fn hooke_live_max_frames() -> usize {
-    MAX_LIVE_FRAMES
-}
-
-/// Simulation steps per output frame of the built instrument.
+/// Coordinates per node: 1, 2 or 3.
 ///
 /// # Safety
-/// `handle` comes from [`hooke_live_load`].
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_oversample(handle: *const LiveInstrument) -> usize {
-    (*handle).oversample()
+pub unsafe extern "C" fn hooke_dimension(handle: *const Playground) -> usize {
+    (*handle).engine().system().dimension()
 }
 
-/// MIDI note `note` (60 = C4) pressed with `velocity` (1 to 127), or lifted (`velocity` 0),
-/// from the next block on. 0, or 1 after keeping the error (a note the instrument cannot play).
+/// The number of masses (the first nodes; the anchors follow).
 ///
 /// # Safety
-/// `handle` comes from [`hooke_live_load`].
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_note(handle: *mut LiveInstrument, note: u8, velocity: u8) -> i32 {
-    status((*handle).note(note, velocity))
+pub unsafe extern "C" fn hooke_mass_count(handle: *const Playground) -> usize {
+    (*handle).engine().system().mass_count()
 }
 
-/// Renders the next `frames` frames (at most [`hooke_live_max_frames`]) and returns them,
-/// interleaved stereo, full scale 1. The buffer is allocated at load and never moves; nothing
-/// is allocated.
+/// Every node's position now, m: [`hooke_dimension`] f64s per node, masses then anchors (a 1D
+/// model's are displacements); `hooke_node_count` nodes. Valid until the next call on `handle`.
 ///
 /// # Safety
-/// `handle` comes from [`hooke_live_load`].
+/// `handle` comes from [`hooke_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_render(handle: *mut LiveInstrument, frames: usize) -> *const f32 {
-    (*handle).render(frames).as_ptr()
+pub unsafe extern "C" fn hooke_positions(handle: *mut Playground) -> *const f64 {
+    (*handle).positions().as_ptr()
+}
+
+/// The number of nodes (masses and anchors).
+///
+/// # Safety
+/// `handle` comes from [`hooke_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_node_count(handle: *const Playground) -> usize {
+    (*handle).engine().system().node_ids().len()
+}
+
+/// The links (springs and dampers, by their nodes): two u32 node numbers each,
+/// [`hooke_link_count`] links. Valid as long as the handle.
+///
+/// # Safety
+/// `handle` comes from [`hooke_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_links(handle: *const Playground) -> *const u32 {
+    (*handle).link_nodes().as_ptr()
+}
+
+/// The number of links of [`hooke_links`].
+///
+/// # Safety
+/// `handle` comes from [`hooke_load`].
+#[no_mangle]
+pub unsafe extern "C" fn hooke_link_count(handle: *const Playground) -> usize {
+    (*handle).link_nodes().len() / 2
 }

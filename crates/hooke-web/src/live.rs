@@ -2,17 +2,14 @@
 //! the live core's queue, blocks out of [`LiveCore::process`], the real-time body `hooke play`
 //! runs in its audio callback (it never allocates).
 
+use crate::instrument::BuiltInstrument;
 use crate::playground::WebError;
-use hooke::format::instrument::parse;
-use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
-use hooke::score::notes::{NoteInput, NoteKind, StringRule};
-use hooke::score::performance::PerformanceOptions;
+use hooke::scheme::SchemeKind;
+use hooke::score::live::{live, LiveCore, LiveInput, LiveOptions};
+use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 
 /// The most frames one [`LiveInstrument::render`] call gives.
 pub const MAX_LIVE_FRAMES: usize = 8192;
-
-/// A fortissimo note's peak, as a fraction of full scale (room for chords), as `hooke play`.
-const NOTE_LEVEL: f64 = 0.25;
 
 /// Cues the queue between notes and blocks holds.
 const QUEUE: usize = 1024;
@@ -35,31 +32,32 @@ impl LiveInstrument {
     /// scheme at `rate` Hz (the output rate), oversampled as its `[render]` says or as the
     /// analysis finds stable; its gain puts a fortissimo note at a quarter of full scale.
     pub fn load(source: &str, file: &str, rate: f64) -> Result<Self, WebError> {
-        let instrument_file = parse(source, file)?;
-        let (oversample, instrument) =
-            instrument_file.build_stable(instrument_file.scheme, rate, instrument_file.oversample)?;
-        let performance = PerformanceOptions { oversample, ..PerformanceOptions::default() };
-        let run = |e: &dyn std::fmt::Display| WebError::run(file, e.to_string());
-        let (gain, _) = calibrate(&instrument, performance, NOTE_LEVEL).map_err(|e| run(&e))?;
+        Self::load_with(source, file, rate, None)
+    }
+
+    /// As [`LiveInstrument::load`], for `scheme` (the file's when `None`).
+    pub fn load_with(source: &str, file: &str, rate: f64, scheme: Option<SchemeKind>) -> Result<Self, WebError> {
+        let built = BuiltInstrument::load(source, file, rate, scheme)?;
         let options = LiveOptions {
-            performance,
+            performance: built.options(),
             rate,
             max_frames: MAX_LIVE_FRAMES,
-            gain,
+            gain: built.gain,
             queue: QUEUE,
             record: 0,
             rule: StringRule::LowestFret,
             controls: Vec::new(),
         };
-        let (input, core, _, _) = live(&instrument, options).map_err(|e| run(&e))?;
+        let (input, core, _, _) =
+            live(&built.instrument, options).map_err(|e| WebError::run(file, e.to_string()))?;
         let output = vec![0.0; 2 * MAX_LIVE_FRAMES];
-        Ok(Self { file: file.to_string(), input, core, output, rate, oversample })
+        Ok(Self { file: file.to_string(), input, core, output, rate, oversample: built.oversample })
     }
 
     /// Checks the instrument file `source` (called `file` in errors) as it is read, without
-    /// building it (a build designs every string, too slow to do at each keystroke).
+    /// building it.
     pub fn check(source: &str, file: &str) -> Result<(), WebError> {
-        parse(source, file).map(|_| ()).map_err(WebError::from)
+        BuiltInstrument::check(source, file)
     }
 
     /// The output rate, Hz.
@@ -76,7 +74,21 @@ impl LiveInstrument {
     /// C4), played from the next block on.
     pub fn note(&mut self, note: u8, velocity: u8) -> Result<(), WebError> {
         let kind = if velocity == 0 { NoteKind::Off { note } } else { NoteKind::On { note, velocity } };
-        let input = NoteInput { time: 0.0, track: 0, channel: 0, kind };
+        self.send(0, kind)
+    }
+
+    /// A live MIDI message, status byte first: note on and off, the sustain pedal (CC 64),
+    /// pitch bend (2 semitones either way) and the other controllers (which do nothing: none is
+    /// mapped), from the next block on. Anything else is ignored.
+    pub fn midi(&mut self, bytes: &[u8]) -> Result<(), WebError> {
+        match from_midi(bytes) {
+            Some((channel, kind)) => self.send(channel, kind),
+            None => Ok(()),
+        }
+    }
+
+    fn send(&mut self, channel: u8, kind: NoteKind) -> Result<(), WebError> {
+        let input = NoteInput { time: 0.0, track: 0, channel, kind };
         self.input.send(&input).map(|_| ()).map_err(|e| WebError::run(&self.file, e.to_string()))
     }
 

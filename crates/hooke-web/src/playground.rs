@@ -5,6 +5,7 @@ use hooke::analysis::report::AnalysisOptions;
 use hooke::engine::{Engine, EngineConfig, Event};
 use hooke::format::model::parse;
 use hooke::format::SourceError;
+use hooke::scheme::SchemeKind;
 use serde_json::json;
 
 /// The most frames one [`Playground::render`] call gives (the buffer is allocated at load).
@@ -63,47 +64,90 @@ struct Link {
     damping: f64,
 }
 
+/// The scheme and simulation rate the page asks for, each `None` for the file's (`[run]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Config {
+    /// The integrator.
+    pub scheme: Option<SchemeKind>,
+    /// The simulation and output rate, Hz.
+    pub rate: Option<f64>,
+}
+
+/// The page's factors on the model as loaded.
+#[derive(Debug, Clone, Copy)]
+struct Factors {
+    /// On every stiffness.
+    tension: f64,
+    /// On every damping and drag.
+    damping: f64,
+    /// On every mass.
+    mass: f64,
+}
+
 /// A loaded model, its engine and the page's settings.
 pub struct Playground {
     file: String,
+    /// The model file's text, parsed again when the scheme or the rate changes.
+    source: String,
     engine: Engine,
     /// The links as loaded (springs and dampers joined by their nodes).
     links: Vec<Link>,
+    /// The links' nodes, two per link (the drawing of the model).
+    link_nodes: Vec<u32>,
     /// Each mass's drag as loaded, N s/m.
     drags: Vec<f64>,
-    /// The factor on every stiffness now.
-    tension: f64,
-    /// The factor on every damping and drag now.
-    damping: f64,
+    /// Each mass as loaded, kg.
+    masses: Vec<f64>,
+    factors: Factors,
     /// Every channel's frames of the last render, channel after channel (`MAX_FRAMES` each).
     output: Vec<f32>,
     /// The frames the file's `[run]` asks for (its duration at its rate).
     frames: u64,
     /// The modes of the last [`Playground::modes`] call, [`MODE_FIELDS`] numbers each.
     modes: Vec<f64>,
+    /// Every node's position of the last [`Playground::positions`] call, m.
+    positions: Vec<f64>,
 }
 
 /// Numbers per mode in [`Playground::modes`]: analog frequency (Hz), digital frequency (Hz),
 /// and the discrete pole's real and imaginary parts.
 pub const MODE_FIELDS: usize = 4;
 
+/// The engine of the file's model (with its pickups and `[run]`, the scheme and rate of `config`
+/// where it gives them), and the frames the `[run]` asks for at that rate.
+fn build(
+    model_file: &hooke::format::model::ModelFile,
+    config: Config,
+    file: &str,
+) -> Result<(Engine, u64), WebError> {
+    let settings = model_file.run.or_defaults();
+    let dt = config.rate.map_or(settings.step.seconds(), |hz| 1.0 / hz);
+    let engine_config = EngineConfig::default().scheme(config.scheme.unwrap_or(settings.scheme)).dt(dt);
+    let system = hooke::system::System::new(&model_file.model);
+    let engine = Engine::from_system(system, model_file.pickups.clone(), engine_config)
+        .map_err(|e| WebError::run(file, e.to_string()))?;
+    if engine.channels() > MAX_CHANNELS {
+        let message = format!(
+            "the playground renders at most {MAX_CHANNELS} channels; the pickups make {}",
+            engine.channels()
+        );
+        return Err(WebError::run(file, message));
+    }
+    Ok((engine, settings.length.steps(dt)))
+}
+
 impl Playground {
     /// Parses the model file `source` (called `file` in errors) and builds its engine at the
     /// file's scheme and rate (`[run]`, or the defaults).
     pub fn load(source: &str, file: &str) -> Result<Self, WebError> {
+        Self::load_with(source, file, Config::default())
+    }
+
+    /// Parses the model file `source` (called `file` in errors) and builds its engine at the
+    /// scheme and rate of `config`, the file's where it gives none.
+    pub fn load_with(source: &str, file: &str, config: Config) -> Result<Self, WebError> {
         let model_file = parse(source, file)?;
-        let settings = model_file.run.or_defaults();
-        let config = EngineConfig::default().scheme(settings.scheme).dt(settings.step.seconds());
-        let system = hooke::system::System::new(&model_file.model);
-        let engine = Engine::from_system(system, model_file.pickups.clone(), config)
-            .map_err(|e| WebError::run(file, e.to_string()))?;
-        if engine.channels() > MAX_CHANNELS {
-            let message = format!(
-                "the playground renders at most {MAX_CHANNELS} channels; the pickups make {}",
-                engine.channels()
-            );
-            return Err(WebError::run(file, message));
-        }
+        let (engine, frames) = build(&model_file, config, file)?;
         let system = engine.system();
         let (springs, dampers) = (system.springs(), system.dampers());
         let mut links: Vec<Link> = (0..springs.len())
@@ -121,23 +165,54 @@ impl Playground {
                 None => links.push(Link { a, b, stiffness: 0.0, damping: dampers.coefficient[i] }),
             }
         }
+        let link_nodes = links.iter().flat_map(|l| [l.a as u32, l.b as u32]).collect();
         let dimension = system.dimension();
         let drags = (0..system.mass_count())
             .map(|m| system.drag().get(m * dimension).copied().unwrap_or(0.0))
             .collect();
-        let frames = settings.length.steps(settings.step.seconds());
+        let masses = system.masses().to_vec();
         let output = vec![0.0; MAX_FRAMES * engine.channels()];
         Ok(Self {
             file: file.to_string(),
+            source: source.to_string(),
             engine,
             links,
+            link_nodes,
             drags,
-            tension: 1.0,
-            damping: 1.0,
+            masses,
+            factors: Factors { tension: 1.0, damping: 1.0, mass: 1.0 },
             output,
             frames,
             modes: Vec::new(),
+            positions: Vec::new(),
         })
+    }
+
+    /// Rebuilds the engine at the scheme and rate of `config` (the file's where it gives none),
+    /// from the state now (every mass's position and velocity), with the factors set: the sound
+    /// goes on from where it was. Allocates (the page calls it between blocks).
+    pub fn reconfigure(&mut self, config: Config) -> Result<(), WebError> {
+        let mut model_file = parse(&self.source, &self.file)?;
+        let state = self.engine.state();
+        let dimension = self.engine.system().dimension();
+        let model = &mut model_file.model;
+        for mass in 0..self.masses.len() {
+            let at = mass * dimension..(mass + 1) * dimension;
+            model
+                .set_initial_position(mass, &state.x[at.clone()])
+                .and_then(|()| model.set_initial_velocity(mass, &state.v[at]))
+                .map_err(|e| WebError::run(&self.file, e.to_string()))?;
+        }
+        let (engine, frames) = build(&model_file, config, &self.file)?;
+        (self.engine, self.frames) = (engine, frames);
+        // The new engine has the links, drags and masses as loaded: set those a factor changes.
+        if (self.factors.tension, self.factors.damping) != (1.0, 1.0) {
+            self.set_damping(self.factors.damping)?;
+        }
+        if self.factors.mass != 1.0 {
+            self.set_mass(self.factors.mass)?;
+        }
+        Ok(())
     }
 
     /// The engine (read only: every change goes through the methods below).
@@ -177,7 +252,7 @@ impl Playground {
     /// string: its frequencies scale by `sqrt(factor)`). `factor` is finite and > 0.
     pub fn set_tension(&mut self, factor: f64) -> Result<(), WebError> {
         self.check_factor("tension", factor, 0.0)?;
-        self.tension = factor;
+        self.factors.tension = factor;
         self.apply_links()
     }
 
@@ -185,7 +260,7 @@ impl Playground {
     /// loaded. `factor` is finite and >= 0.
     pub fn set_damping(&mut self, factor: f64) -> Result<(), WebError> {
         self.check_factor("damping", factor, -1.0)?;
-        self.damping = factor;
+        self.factors.damping = factor;
         self.apply_links()?;
         for mass in 0..self.drags.len() {
             let drag = self.drags[mass];
@@ -194,6 +269,35 @@ impl Playground {
             }
         }
         Ok(())
+    }
+
+    /// Sets every mass to `factor` times its mass as loaded (a string's frequencies scale by
+    /// `1 / sqrt(factor)`). `factor` is finite and > 0.
+    pub fn set_mass(&mut self, factor: f64) -> Result<(), WebError> {
+        self.check_factor("mass", factor, 0.0)?;
+        self.factors.mass = factor;
+        for mass in 0..self.masses.len() {
+            let kilograms = self.masses[mass] * factor;
+            self.event(Event::Mass { mass, kilograms })?;
+        }
+        Ok(())
+    }
+
+    /// The scheme the engine runs.
+    pub fn scheme(&self) -> SchemeKind {
+        self.engine.scheme()
+    }
+
+    /// Every node's position now, m (`node * dimension + axis`, masses then anchors; a 1D
+    /// model's are displacements). Allocates (the state is copied out of the engine's path).
+    pub fn positions(&mut self) -> &[f64] {
+        self.positions.clone_from(&self.engine.state().x);
+        &self.positions
+    }
+
+    /// The nodes each link joins, two per link (springs and dampers, joined by their nodes).
+    pub fn link_nodes(&self) -> &[u32] {
+        &self.link_nodes
     }
 
     /// Plucks the model as a string: its masses in file order are set at rest to a triangle of
@@ -273,8 +377,8 @@ impl Playground {
             self.event(Event::Link {
                 a: link.a,
                 b: link.b,
-                stiffness: link.stiffness * self.tension,
-                damping: link.damping * self.damping,
+                stiffness: link.stiffness * self.factors.tension,
+                damping: link.damping * self.factors.damping,
             })?;
         }
         Ok(())

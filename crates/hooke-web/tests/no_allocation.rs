@@ -6,7 +6,9 @@
 #[path = "../../hooke/tests/counting/mod.rs"]
 mod counting;
 use counting::{heap_operations, Counting};
-use hooke_web::{hooke_drop, hooke_load, hooke_pluck, hooke_render, hooke_set_damping, hooke_set_tension};
+use hooke_web::{
+    hooke_drop, hooke_load, hooke_pluck, hooke_render, hooke_set_damping, hooke_set_mass, hooke_set_tension,
+};
 
 #[global_allocator]
 static COUNTING: Counting = Counting;
@@ -18,13 +20,14 @@ fn rendering_blocks_through_the_exports_allocates_nothing() {
     let name = "plucked-string.toml";
     // SAFETY: the pointers are those of live strings; the handle is used, then dropped, once.
     unsafe {
-        let handle = hooke_load(source.as_ptr(), source.len(), name.as_ptr(), name.len());
+        let handle = hooke_load(source.as_ptr(), source.len(), name.as_ptr(), name.len(), -1, 0.0);
         assert!(!handle.is_null());
         let mut blocks_allocating = Vec::new();
-        for change in 0..3 {
+        for change in 0..4 {
             match change {
                 0 => assert_eq!(hooke_set_tension(handle, 1.5), 0),
                 1 => assert_eq!(hooke_set_damping(handle, 0.5), 0),
+                2 => assert_eq!(hooke_set_mass(handle, 2.0), 0),
                 _ => assert_eq!(hooke_pluck(handle, 0.3, 1e-3), 0),
             }
             assert!(!hooke_render(handle, 512).is_null());
@@ -35,7 +38,7 @@ fn rendering_blocks_through_the_exports_allocates_nothing() {
             blocks_allocating.push(heap_operations() - before);
         }
         hooke_drop(handle);
-        assert_eq!(blocks_allocating, [0, 0, 0], "heap operations in 100 blocks after each change");
+        assert_eq!(blocks_allocating, [0, 0, 0, 0], "heap operations in 100 blocks after each change");
     }
 }
 
@@ -47,7 +50,7 @@ fn playing_an_instrument_live_allocates_nothing() {
     let name = "guitar.toml";
     // SAFETY: the pointers are those of live strings; the handle is used, then dropped, once.
     unsafe {
-        let handle = hooke_live_load(source.as_ptr(), source.len(), name.as_ptr(), name.len(), 44_100.0);
+        let handle = hooke_live_load(source.as_ptr(), source.len(), name.as_ptr(), name.len(), 44_100.0, -1);
         assert!(!handle.is_null());
         hooke_live_render(handle, 512);
         // The notes go in between blocks (the worklet's message handler, the input side, which
@@ -63,5 +66,36 @@ fn playing_an_instrument_live_allocates_nothing() {
         }
         hooke_live_drop(handle);
         assert_eq!(operations, 0, "heap operations while playing notes");
+    }
+}
+
+#[test]
+fn playing_a_score_allocates_nothing() {
+    use hooke_web::{
+        hooke_instrument_drop, hooke_instrument_load, hooke_score_drop, hooke_score_load, hooke_score_render,
+    };
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("{}/../../examples/instruments/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let (instrument, score) = (read("guitar.toml"), read("guitar-phrase.toml"));
+    let (name, score_name) = ("guitar.toml", "score.toml");
+    // SAFETY: the pointers are those of live strings; the handles are used, then dropped, once.
+    unsafe {
+        let built =
+            hooke_instrument_load(instrument.as_ptr(), instrument.len(), name.as_ptr(), name.len(), 44_100.0, -1);
+        assert!(!built.is_null());
+        let player = hooke_score_load(built, score.as_ptr(), score.len(), score_name.as_ptr(), score_name.len());
+        assert!(!player.is_null());
+        assert!(!hooke_score_render(player, 512).is_null());
+        // The phrase's cues (plucks, frets, a strum) come within these 2 s.
+        let mut operations = 0;
+        for _ in 0..172 {
+            let before = heap_operations();
+            assert!(!hooke_score_render(player, 512).is_null());
+            operations += heap_operations() - before;
+        }
+        hooke_score_drop(player);
+        hooke_instrument_drop(built);
+        assert_eq!(operations, 0, "heap operations while playing the score");
     }
 }
