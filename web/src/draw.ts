@@ -46,7 +46,8 @@ function fft(re: Float64Array, im: Float64Array): void {
   }
 }
 
-function frame(canvas: HTMLCanvasElement, title: string): CanvasRenderingContext2D {
+/** Clears `canvas` to white with `title` at its top left; its drawing context. */
+export function frame(canvas: HTMLCanvasElement, title: string): CanvasRenderingContext2D {
   const g = canvas.getContext('2d') as CanvasRenderingContext2D;
   g.fillStyle = '#fff';
   g.fillRect(0, 0, canvas.width, canvas.height);
@@ -90,7 +91,8 @@ export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: 
   const label = Number.isFinite(predicted) ? `lowest mode ${predicted.toFixed(2)} Hz` : 'no vibrating mode';
   let shown = 0;
   for (let i = 1; i < modes.length; i += 4) if (modes[i] > 0 && modes[i] <= top) shown++;
-  const g = frame(canvas, `spectrum, 0 to ${top.toFixed(0)} Hz, 80 dB range (red: ${label}; ${shown} predicted modes)`);
+  const marks = modes.length === 0 ? '' : ` (red: ${label}; light red: ${shown} predicted modes)`;
+  const g = frame(canvas, `spectrum, 0 to ${top.toFixed(0)} Hz, 80 dB range${marks}`);
   const { width, height } = canvas;
   const bins = Math.max(2, Math.floor((db.length * top) / nyquist));
   let peak = -Infinity;
@@ -120,7 +122,7 @@ export function drawSpectrum(canvas: HTMLCanvasElement, db: Float32Array, rate: 
 /** The discrete poles (`modes`: 4 numbers per mode, analog Hz, digital Hz, re z, im z) in the
  * z-plane with the unit circle: each pole and its conjugate. */
 export function drawPoles(canvas: HTMLCanvasElement, modes: Float64Array, scheme: string): void {
-  const g = frame(canvas, `z-plane: ${modes.length / 4} poles of ${scheme} (and conjugates)`);
+  const g = frame(canvas, modes.length === 0 ? 'z-plane (model files)' : `z-plane: ${modes.length / 4} poles of ${scheme} (and conjugates)`);
   const { width, height } = canvas;
   const [cx, cy, r] = [width / 2, height / 2 + 8, Math.min(width, height - 20) / 2 - 12];
   g.strokeStyle = '#ccc';
@@ -152,7 +154,8 @@ export function drawWarping(canvas: HTMLCanvasElement, modes: Float64Array, rate
     }
   }
   const span = Math.max(high - low, 1e-6);
-  const g = frame(canvas, `${scheme} warping: digital / analog, ${low.toFixed(4)} to ${high.toFixed(4)}`);
+  const title = modes.length === 0 ? 'warping (model files)' : `${scheme} warping f_d/f_a: ${low.toFixed(4)} to ${high.toFixed(4)}`;
+  const g = frame(canvas, title);
   const { width, height } = canvas;
   const x = (hz: number) => 8 + (hz / (rate / 2)) * (width - 16);
   const y = (ratio: number) => height - 8 - ((ratio - low) / span) * (height - 36);

@@ -9,7 +9,7 @@ import { decodeError, HookeError, maxAbs, schemeNames } from './hooke';
 import * as audio from './audio';
 import type { NodeMessage } from './audio';
 import { CodeEditor } from './editor';
-import { drawPoles, drawSignal, drawSpectrum, drawWarping, spectrumDb } from './draw';
+import { drawPoles, drawSignal, drawSpectrum, drawWarping, frame, spectrumDb } from './draw';
 import { drawModel } from './view';
 import { playScore, scoreAnswer, setUpScores, showFor } from './score-editor';
 import { fromShareHash, toShareHash } from './share';
@@ -166,11 +166,11 @@ function drawStopped(): void {
   if (checked.kind === 'instrument') {
     drawSignal(scope, new Float32Array(2), checked.rate, 'output: play to see it');
     drawSpectrum(spectrum, new Float32Array(2).fill(-300), checked.rate, NaN, checked.modes);
-    const g = modelView.getContext('2d') as CanvasRenderingContext2D;
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, modelView.width, modelView.height);
-    g.fillStyle = '#555';
-    g.fillText('an instrument: the drawing shows model files', 8, 14);
+    const g = frame(modelView, 'the model in motion');
+    g.fillStyle = '#777';
+    g.textAlign = 'center';
+    g.fillText('An instrument: the model in motion is drawn for model files (their masses and links).', modelView.width / 2, modelView.height / 2);
+    g.textAlign = 'start';
     return;
   }
   const title = checked.atRest ? `pickup, channel 1, plucked at ${settings().pluck}` : 'pickup, channel 1 (first frames)';

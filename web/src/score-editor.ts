@@ -98,11 +98,13 @@ export async function playScore(): Promise<Float32Array> {
     const samples = await renderScore(instrument, scoreEditor.value, page.settings(), score.frames);
     const seconds = (performance.now() - started) / 1000;
     const duration = samples.length / score.rate;
-    scoreEditor.showOk(`rendered ${duration.toFixed(2)} s in ${seconds.toFixed(2)} s (${(duration / seconds).toFixed(1)}x real time), peak ${maxAbs(samples).toFixed(3)}; playing`);
+    scoreEditor.showOk(`rendered ${duration.toFixed(2)} s in ${seconds.toFixed(2)} s (${(duration / seconds).toFixed(1)}x real time), peak ${maxAbs(samples).toFixed(3)}; playing it normalised to 0.9`);
     page.show(samples, score.rate);
     const context = new AudioContext({ sampleRate: score.rate });
     const buffer = context.createBuffer(1, samples.length, score.rate);
-    buffer.getChannelData(0).set(samples);
+    const peak = maxAbs(samples);
+    const scale = peak > 0 ? 0.9 / peak : 1;
+    buffer.getChannelData(0).set(samples.map((x) => x * scale));
     const player = new AudioBufferSourceNode(context, { buffer });
     player.connect(context.destination);
     player.onended = () => context.close();

@@ -5,16 +5,15 @@
 // grows to hold every position it has shown.
 
 import type { Shape } from './checked';
+import { frame } from './draw';
 
 /** The frame of a 2D drawing: the box of every position shown since the model was loaded. */
-let frame: { links: Uint32Array; box: number[] } = { links: new Uint32Array(0), box: [Infinity, Infinity, -Infinity, -Infinity] };
+let seen: { links: Uint32Array; box: number[] } = { links: new Uint32Array(0), box: [Infinity, Infinity, -Infinity, -Infinity] };
 
 /** Draws the model `shape` at `positions` (m; dimension numbers per node), titled `title`. */
 export function drawModel(canvas: HTMLCanvasElement, shape: Shape, positions: Float64Array, title: string): void {
-  const g = canvas.getContext('2d') as CanvasRenderingContext2D;
+  const g = frame(canvas, title);
   const { width, height } = canvas;
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, width, height);
   const nodes = positions.length / shape.dimension;
   const place = shape.dimension === 1 ? placeAcross(shape, positions, width, height) : placeInFrame(shape, positions, width, height);
   g.strokeStyle = '#888';
@@ -39,9 +38,6 @@ export function drawModel(canvas: HTMLCanvasElement, shape: Shape, positions: Fl
       g.fillRect(x - 4, y - 4, 8, 8);
     }
   }
-  g.fillStyle = '#333';
-  g.font = '12px sans-serif';
-  g.fillText(title, 8, 14);
 }
 
 /** Where node n of a 1D model goes: masses evenly across, anchors at the nearer end, height
@@ -65,8 +61,8 @@ function placeAcross(shape: Shape, positions: Float64Array, width: number, heigh
  * shown (the same scale on both axes). */
 function placeInFrame(shape: Shape, positions: Float64Array, width: number, height: number): (n: number) => [number, number] {
   const d = shape.dimension;
-  if (frame.links !== shape.links) frame = { links: shape.links, box: [Infinity, Infinity, -Infinity, -Infinity] };
-  const box = frame.box;
+  if (seen.links !== shape.links) seen = { links: shape.links, box: [Infinity, Infinity, -Infinity, -Infinity] };
+  const box = seen.box;
   for (let i = 0; i < positions.length; i += d) {
     box[0] = Math.min(box[0], positions[i]);
     box[1] = Math.min(box[1], positions[i + 1]);
@@ -74,7 +70,7 @@ function placeInFrame(shape: Shape, positions: Float64Array, width: number, heig
     box[3] = Math.max(box[3], positions[i + 1]);
   }
   const span = Math.max(box[2] - box[0], box[3] - box[1], 1e-9);
-  const scale = Math.min((width - 40) / span, (height - 44) / span);
+  const scale = Math.min((width - 40) / span, (height - 60) / span);
   const [cx, cy] = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2];
   return (n) => [width / 2 + (positions[n * d] - cx) * scale, height / 2 + 8 - (positions[n * d + 1] - cy) * scale];
 }

@@ -5,7 +5,8 @@
 //
 // NATIVE_SAMPLES: channel 1 of examples/plucked-string.toml rendered natively for 3 s
 // (little-endian f32, crates/hooke-web/examples/render.rs); NATIVE_LOWEST: the analysis' lowest
-// mode printed by the same native run. Screenshots go to $WEB_TEST_OUTPUT, or web/test-output/.
+// mode printed by the same native run. Screenshots go to $WEB_TEST_OUTPUT, or web/test-output/;
+// WEB_TEST_ONLY=TEXT runs only the tests whose names contain TEXT.
 // Each test runs even when one before it failed; the exit status is 1 if any failed.
 
 import { chromium } from 'playwright-core';
@@ -80,7 +81,10 @@ async function setSlider(page, id, value) {
 }
 
 const results = [];
+/** WEB_TEST_ONLY=TEXT runs only the tests whose names contain TEXT. */
+const only = process.env.WEB_TEST_ONLY;
 async function test(name, body) {
+  if (only && !name.includes(only)) return;
   const started = Date.now();
   try {
     await body();
@@ -377,6 +381,15 @@ await test('the model is drawn, and moves while playing', async () => {
   await page.close();
 });
 
+/** Puts `text` in the score editor as typing does. */
+function typeScore(page, text) {
+  return page.evaluate((value) => {
+    const editor = document.getElementById('score-editor');
+    editor.value = value;
+    editor.dispatchEvent(new Event('input'));
+  }, text);
+}
+
 await test('the score editor shows an error at its line, and a score plays', async () => {
   const { page, errors } = await open();
   await page.selectOption('#examples', 'instruments/guitar.toml');
@@ -386,11 +399,7 @@ await test('the score editor shows an error at its line, and a score plays', asy
   assert(score.includes('[score]'), 'no score was loaded with the guitar');
   const bad = score.replace('fret = 2\n', 'fret = 2.5.\n');
   const line = bad.split('\n').findIndex((l) => l.startsWith('fret = 2.5.')) + 1;
-  await page.evaluate((value) => {
-    const editor = document.getElementById('score-editor');
-    editor.value = value;
-    editor.dispatchEvent(new Event('input'));
-  }, bad);
+  await typeScore(page, bad);
   await page.waitForSelector('#score-error.bad');
   const shown = await page.evaluate(() => ({ ...document.getElementById('score-error').dataset, text: document.getElementById('score-error').textContent }));
   assert(shown.line === String(line), `score error shown at line ${shown.line}, expected ${line}: ${shown.text}`);
@@ -398,21 +407,13 @@ await test('the score editor shows an error at its line, and a score plays', asy
   assert(marked === String(line), `the score's gutter marks line ${marked}`);
   // An event the instrument cannot take: a fret past the string's last, placed on its field.
   const offString = score.replace('fret = 2\n', 'fret = 99\n');
-  await page.evaluate((value) => {
-    const editor = document.getElementById('score-editor');
-    editor.value = value;
-    editor.dispatchEvent(new Event('input'));
-  }, offString);
+  await typeScore(page, offString);
   await page.waitForFunction(() => document.getElementById('score-error').className === 'bad');
   const fretLine = offString.split('\n').findIndex((l) => l.startsWith('fret = 99')) + 1;
   const second = await page.evaluate(() => document.getElementById('score-error').textContent);
   assert(second.includes(`score.toml:${fretLine}:`), `${second}, expected line ${fretLine}`);
   await page.screenshot({ path: join(output, 'score-error.png'), fullPage: true });
-  await page.evaluate((value) => {
-    const editor = document.getElementById('score-editor');
-    editor.value = value;
-    editor.dispatchEvent(new Event('input'));
-  }, score);
+  await typeScore(page, score);
   await page.waitForSelector('#score-error.ok', { timeout: 60000 });
   const started = Date.now();
   const result = await page.evaluate(async () => {

@@ -33,7 +33,8 @@ impl BuiltInstrument {
     pub fn load(source: &str, file: &str, rate: f64, scheme: Option<SchemeKind>) -> Result<Self, WebError> {
         let instrument_file = parse(source, file)?;
         let scheme = scheme.unwrap_or(instrument_file.scheme);
-        let (oversample, instrument) = instrument_file.build_stable(scheme, rate, instrument_file.oversample)?;
+        let (oversample, instrument) =
+            instrument_file.build_stable(scheme, rate, instrument_file.oversample)?;
         let (gain, _) = calibrate(&instrument, Self::options_for(oversample), NOTE_LEVEL)
             .map_err(|e| WebError::run(file, e.to_string()))?;
         Ok(Self { file: file.to_string(), instrument, rate, oversample, gain })

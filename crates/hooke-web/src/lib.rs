@@ -27,12 +27,12 @@ mod play_exports;
 mod playground;
 mod score;
 
+use hooke::scheme::SchemeKind;
 pub use instrument::BuiltInstrument;
 pub use live::{LiveInstrument, MAX_LIVE_FRAMES};
 pub use play_exports::*;
 pub use playground::{Config, Playground, WebError, MAX_CHANNELS, MAX_FRAMES, MODE_FIELDS};
 pub use score::{ScorePlayer, MAX_SCORE_FRAMES};
-use hooke::scheme::SchemeKind;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 

@@ -36,7 +36,12 @@ impl LiveInstrument {
     }
 
     /// As [`LiveInstrument::load`], for `scheme` (the file's when `None`).
-    pub fn load_with(source: &str, file: &str, rate: f64, scheme: Option<SchemeKind>) -> Result<Self, WebError> {
+    pub fn load_with(
+        source: &str,
+        file: &str,
+        rate: f64,
+        scheme: Option<SchemeKind>,
+    ) -> Result<Self, WebError> {
         let built = BuiltInstrument::load(source, file, rate, scheme)?;
         let options = LiveOptions {
             performance: built.options(),

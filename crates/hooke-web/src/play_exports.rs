@@ -106,7 +106,13 @@ pub unsafe extern "C" fn hooke_live_render(handle: *mut LiveInstrument, frames: 
 /// # Safety
 /// `handle` comes from [`hooke_live_load`].
 #[no_mangle]
-pub unsafe extern "C" fn hooke_live_midi(handle: *mut LiveInstrument, status_byte: u8, data1: u8, data2: u8, len: usize) -> i32 {
+pub unsafe extern "C" fn hooke_live_midi(
+    handle: *mut LiveInstrument,
+    status_byte: u8,
+    data1: u8,
+    data2: u8,
+    len: usize,
+) -> i32 {
     let bytes = [status_byte, data1, data2];
     status((*handle).midi(&bytes[..len.min(3)]))
 }

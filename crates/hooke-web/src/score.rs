@@ -74,11 +74,8 @@ impl ScorePlayer {
         let available = self.pending[0].len().min(frames);
         let right = self.pending.len().min(2) - 1;
         for i in 0..frames {
-            let (left, right) = if i < available {
-                (self.pending[0][i], self.pending[right][i])
-            } else {
-                (0.0, 0.0)
-            };
+            let (left, right) =
+                if i < available { (self.pending[0][i], self.pending[right][i]) } else { (0.0, 0.0) };
             self.output[2 * i] = (left * self.gain) as f32;
             self.output[2 * i + 1] = (right * self.gain) as f32;
         }
@@ -100,7 +97,8 @@ mod tests {
 
     #[test]
     fn a_score_plays_to_its_end_then_falls_silent() {
-        let pendulum = BuiltInstrument::load(&example("pendulum.toml"), "pendulum.toml", 44_100.0, None).unwrap();
+        let pendulum =
+            BuiltInstrument::load(&example("pendulum.toml"), "pendulum.toml", 44_100.0, None).unwrap();
         let mut player = ScorePlayer::load(&pendulum, &example("pendulum-score.toml"), "score.toml").unwrap();
         let frames = player.frames() as usize;
         let (mut peak, mut rendered, mut after) = (0.0f32, 0, 0.0f32);
@@ -121,7 +119,8 @@ mod tests {
 
     #[test]
     fn a_score_error_names_its_line_and_column() {
-        let pendulum = BuiltInstrument::load(&example("pendulum.toml"), "pendulum.toml", 44_100.0, None).unwrap();
+        let pendulum =
+            BuiltInstrument::load(&example("pendulum.toml"), "pendulum.toml", 44_100.0, None).unwrap();
         let text = example("pendulum-score.toml");
         let bad = text.replacen("\ntime = 1.0\n", "\ntime = -1.0\n", 1);
         let line = bad.lines().position(|l| l.starts_with("time = -")).unwrap() + 1;

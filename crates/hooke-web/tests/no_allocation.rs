@@ -75,16 +75,24 @@ fn playing_a_score_allocates_nothing() {
         hooke_instrument_drop, hooke_instrument_load, hooke_score_drop, hooke_score_load, hooke_score_render,
     };
     let read = |name: &str| {
-        std::fs::read_to_string(format!("{}/../../examples/instruments/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read_to_string(format!("{}/../../examples/instruments/{name}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
     };
     let (instrument, score) = (read("guitar.toml"), read("guitar-phrase.toml"));
     let (name, score_name) = ("guitar.toml", "score.toml");
     // SAFETY: the pointers are those of live strings; the handles are used, then dropped, once.
     unsafe {
-        let built =
-            hooke_instrument_load(instrument.as_ptr(), instrument.len(), name.as_ptr(), name.len(), 44_100.0, -1);
+        let built = hooke_instrument_load(
+            instrument.as_ptr(),
+            instrument.len(),
+            name.as_ptr(),
+            name.len(),
+            44_100.0,
+            -1,
+        );
         assert!(!built.is_null());
-        let player = hooke_score_load(built, score.as_ptr(), score.len(), score_name.as_ptr(), score_name.len());
+        let player =
+            hooke_score_load(built, score.as_ptr(), score.len(), score_name.as_ptr(), score_name.len());
         assert!(!player.is_null());
         assert!(!hooke_score_render(player, 512).is_null());
         // The phrase's cues (plucks, frets, a strum) come within these 2 s.
