@@ -54,6 +54,17 @@ export class CodeEditor {
     this.status.dataset.line = String(error.line ?? '');
     this.status.dataset.column = String(error.column ?? '');
     this.renderGutter(error.line);
+    if (error.line !== null) this.reveal(error.line);
+  }
+
+  /** Scrolls the text so that line `line` (1-based) is in view. */
+  private reveal(line: number): void {
+    const height = parseFloat(getComputedStyle(this.text).lineHeight) || 18;
+    const top = (line - 1) * height;
+    if (top < this.text.scrollTop || top + height > this.text.scrollTop + this.text.clientHeight) {
+      this.text.scrollTop = Math.max(0, top - this.text.clientHeight / 3);
+      this.gutter.scrollTop = this.text.scrollTop;
+    }
   }
 
   private renderGutter(badLine: number | null): void {

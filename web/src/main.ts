@@ -165,7 +165,7 @@ function drawStopped(): void {
   if (checked === null) return;
   if (checked.kind === 'instrument') {
     drawSignal(scope, new Float32Array(2), checked.rate, 'output: play to see it');
-    drawSpectrum(spectrum, new Float32Array(2).fill(-300), checked.rate, NaN, checked.modes);
+    frame(spectrum, 'spectrum: play to see it');
     const g = frame(modelView, 'the model in motion');
     g.fillStyle = '#777';
     g.textAlign = 'center';

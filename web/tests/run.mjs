@@ -328,6 +328,23 @@ await test('the scheme menu changes the predicted poles, and the pitch follows t
   await page.close();
 });
 
+await test('the rate menu renders at another rate, at the pitch predicted there', async () => {
+  const { page, errors } = await open();
+  await page.evaluate(() => (document.getElementById('error').className = 'pending'));
+  await page.selectOption('#rate', '48000');
+  await page.waitForSelector('#error.ok');
+  const status = await page.textContent('#error');
+  assert(status.includes('48000 Hz'), status);
+  const [rate, predicted] = await page.evaluate(() => [window.hooke.rate(), window.hooke.predicted()]);
+  assert(rate === 48000, `rate ${rate}`);
+  const heard = fundamental(await renderOffline(page, 3), rate, predicted);
+  const error = heard / predicted - 1;
+  console.log(`     at ${rate} Hz: fundamental ${heard.toFixed(4)} Hz, predicted ${predicted.toFixed(4)} Hz: error ${(error * 100).toExponential(2)} %`);
+  assert(Math.abs(error) < 1e-3, `the fundamental is off by ${(error * 100).toFixed(4)} %`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 await test('a pluck at the middle removes the even harmonics', async () => {
   const { page, errors } = await open();
   await type(page, exampleText.replace(/^pluck = .*$/m, ''));
@@ -382,12 +399,14 @@ await test('the model is drawn, and moves while playing', async () => {
 });
 
 /** Puts `text` in the score editor as typing does. */
-function typeScore(page, text) {
-  return page.evaluate((value) => {
+async function typeScore(page, text) {
+  await page.evaluate((value) => {
     const editor = document.getElementById('score-editor');
     editor.value = value;
     editor.dispatchEvent(new Event('input'));
+    document.getElementById('score-error').className = 'pending';
   }, text);
+  await page.waitForSelector('#score-error.ok, #score-error.bad', { timeout: 60000 });
 }
 
 await test('the score editor shows an error at its line, and a score plays', async () => {
@@ -400,21 +419,18 @@ await test('the score editor shows an error at its line, and a score plays', asy
   const bad = score.replace('fret = 2\n', 'fret = 2.5.\n');
   const line = bad.split('\n').findIndex((l) => l.startsWith('fret = 2.5.')) + 1;
   await typeScore(page, bad);
-  await page.waitForSelector('#score-error.bad');
   const shown = await page.evaluate(() => ({ ...document.getElementById('score-error').dataset, text: document.getElementById('score-error').textContent }));
   assert(shown.line === String(line), `score error shown at line ${shown.line}, expected ${line}: ${shown.text}`);
   const marked = await page.$eval('#score-gutter .bad', (el) => el.textContent);
   assert(marked === String(line), `the score's gutter marks line ${marked}`);
   // An event the instrument cannot take: a fret past the string's last, placed on its field.
-  const offString = score.replace('fret = 2\n', 'fret = 99\n');
+  const offString = score.replace('fret = 4\n', 'fret = 99\n');
   await typeScore(page, offString);
-  await page.waitForFunction(() => document.getElementById('score-error').className === 'bad');
   const fretLine = offString.split('\n').findIndex((l) => l.startsWith('fret = 99')) + 1;
   const second = await page.evaluate(() => document.getElementById('score-error').textContent);
-  assert(second.includes(`score.toml:${fretLine}:`), `${second}, expected line ${fretLine}`);
+  assert(second.includes(`score.toml:${fretLine}:`) && second.includes('99'), `${second}, expected line ${fretLine}`);
   await page.screenshot({ path: join(output, 'score-error.png'), fullPage: true });
   await typeScore(page, score);
-  await page.waitForSelector('#score-error.ok', { timeout: 60000 });
   const started = Date.now();
   const result = await page.evaluate(async () => {
     const samples = await window.hooke.playScore();
