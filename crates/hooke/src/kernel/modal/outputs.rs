@@ -10,16 +10,22 @@ use super::Bodies;
 use crate::kernel::chain::Tap;
 use crate::quantity::Quantity;
 
-/// The signals' weight rows, which rows reach each group of modes, and the mix into channels.
+/// One signal's rows over one group: where in [`Outputs::rows`] its weights over positions `q`
+/// and over velocities `p` start (None where they are all zero in the group).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Read {
+    pub(super) signal: usize,
+    pub(super) q: Option<usize>,
+    pub(super) p: Option<usize>,
+}
+
+/// The signals' weight rows, which signals read each group of modes, and the mix into channels.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Outputs {
     /// Weight rows, each over the groups of one signal's body.
     pub(super) rows: Vec<f64>,
-    /// For each group: `(signal, index in rows of the group's weights)` of the rows over
-    /// positions `q` that are not zero in the group.
-    pub(super) over_q: Vec<Vec<(usize, usize)>>,
-    /// The same for the rows over velocities `p`.
-    pub(super) over_p: Vec<Vec<(usize, usize)>>,
+    /// For each group, the signals that read it.
+    pub(super) reads: Vec<Vec<Read>>,
     /// The number of signals.
     pub(super) signals: usize,
     /// `(signal, channel, gain)`: the channel gets the signal times the gain.
@@ -95,7 +101,11 @@ impl Outputs {
 
     /// The number of weighted sums over a group a step takes.
     fn sums_per_step(&self) -> usize {
-        self.over_q.iter().chain(&self.over_p).map(Vec::len).sum()
+        self.reads
+            .iter()
+            .flatten()
+            .map(|read| usize::from(read.q.is_some()) + usize::from(read.p.is_some()))
+            .sum()
     }
 
     /// The rows of `signals` mixed into `channels` channels by `mix`.
@@ -107,14 +117,8 @@ impl Outputs {
         group: usize,
     ) -> Self {
         let groups = padded / group;
-        let mut this = Self {
-            rows: Vec::new(),
-            over_q: vec![Vec::new(); groups],
-            over_p: vec![Vec::new(); groups],
-            signals: signals.len(),
-            mix,
-            channels,
-        };
+        let mut this =
+            Self { rows: Vec::new(), reads: vec![Vec::new(); groups], signals: signals.len(), mix, channels };
         let mut shape = vec![0.0; padded];
         for (s, signal) in signals.iter().enumerate() {
             let (first, last) = match signal.body {
@@ -124,6 +128,7 @@ impl Outputs {
                 }
                 None => (0, groups - 1),
             };
+            let mut reads = vec![Read { signal: s, q: None, p: None }; last + 1 - first];
             for quantity in [Quantity::Position, Quantity::Velocity] {
                 let mut row = vec![0.0; (last + 1 - first) * group];
                 let mut any = false;
@@ -136,15 +141,22 @@ impl Outputs {
                 if !any {
                     continue;
                 }
-                for (g, weights) in (first..=last).zip(row.chunks_exact(group)) {
+                for ((g, weights), read) in row.chunks_exact(group).enumerate().zip(&mut reads) {
                     if weights.iter().any(|&w| w != 0.0) {
-                        let index = this.rows.len() + (g - first) * group;
-                        let lists =
-                            if quantity == Quantity::Position { &mut this.over_q } else { &mut this.over_p };
-                        lists[g].push((s, index));
+                        let index = Some(this.rows.len() + g * group);
+                        if quantity == Quantity::Position {
+                            read.q = index;
+                        } else {
+                            read.p = index;
+                        }
                     }
                 }
                 this.rows.extend(row);
+            }
+            for (g, read) in (first..=last).zip(reads) {
+                if read.q.is_some() || read.p.is_some() {
+                    this.reads[g].push(read);
+                }
             }
         }
         this
