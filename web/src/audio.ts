@@ -1,9 +1,9 @@
 // The sound: worklet nodes (worklet.ts) made for a checked file at the page's settings, live in
-// an AudioContext at the model's rate, or rendered in an OfflineAudioContext (a WAV, a score,
-// the tests). The page compiles the wasm module once; each node makes its own instance of it.
+// an AudioContext at the model's rate, or rendered in an OfflineAudioContext (a WAV, the
+// tests). The page compiles the wasm module once; each node makes its own instance of it.
 
 import type { Checked, Settings } from './checked';
-import { INSTRUMENT_RATE, PLUCK_AMPLITUDE } from './checked';
+import { PLUCK_AMPLITUDE } from './checked';
 import type { Message, Options } from './worklet';
 
 /** Longest offline render, s. */
@@ -13,7 +13,6 @@ const AUDIO_RATES = [3000, 768000];
 
 const encoder = new TextEncoder();
 const fileName = encoder.encode('model.toml');
-const scoreName = encoder.encode('score.toml');
 
 /** The live audio graph while playing. */
 export interface Live {
@@ -41,24 +40,15 @@ export function setUp(compiled: WebAssembly.Module, handler: (message: NodeMessa
   onMessage = handler;
 }
 
-/** What a node plays: the checked file, or a score on the checked instrument. */
-interface Source {
-  checked: Checked;
-  score?: string;
-}
-
-/** A worklet node playing `source` at `settings` (a model scaled by `gain` and plucked first if
- * at rest; an instrument striking `notes` first). */
-function makeNode(context: BaseAudioContext, source: Source, settings: Settings, gain: number, notes: number[] = []): AudioWorkletNode {
-  const { checked, score } = source;
-  const kind = score !== undefined ? 'score' : checked.kind;
+/** A worklet node playing `checked` at `settings` (a model scaled by `gain` and plucked first
+ * if at rest; an instrument striking `notes` first). */
+function makeNode(context: BaseAudioContext, checked: Checked, settings: Settings, gain: number, notes: number[] = []): AudioWorkletNode {
+  const kind = checked.kind;
   const options: Options = {
     module,
     kind,
     text: encoder.encode(checked.text),
     name: fileName,
-    score: encoder.encode(score ?? ''),
-    scoreName,
     // An instrument plays at the rate it was checked for (the menu's, or 44.1 kHz).
     settings: checked.kind === 'instrument' ? { ...settings, rate: checked.rate } : settings,
     gain,
@@ -93,7 +83,7 @@ export async function play(checked: Checked, settings: Settings): Promise<void> 
   checkAudioRate(checked.rate);
   const context = new AudioContext({ sampleRate: checked.rate, latencyHint: 'interactive' });
   await context.audioWorklet.addModule('worklet.js');
-  const node = makeNode(context, { checked: { ...checked, atRest: false } }, settings, checked.gain);
+  const node = makeNode(context, { ...checked, atRest: false }, settings, checked.gain);
   const analyser = new AnalyserNode(context, { fftSize: 8192, smoothingTimeConstant: 0.5 });
   node.connect(analyser).connect(context.destination);
   const time = new Float32Array(analyser.fftSize);
@@ -115,15 +105,14 @@ export function send(message: Message): void {
   live?.node.port.postMessage(message);
 }
 
-/** Renders `source` for `frames` frames at `rate` Hz through the worklet in an
- * OfflineAudioContext: a model's raw pickup samples (gain 1); an instrument or a score, the
- * mean of its two channels. */
-async function renderFrames(source: Source, settings: Settings, frames: number, rate: number, notes: number[]): Promise<Float32Array> {
-  const stereo = source.score !== undefined || source.checked.kind === 'instrument';
-  checkAudioRate(rate);
-  const context = new OfflineAudioContext(stereo ? 2 : 1, Math.max(1, frames), rate);
+/** Renders `checked` for `frames` frames through the worklet in an OfflineAudioContext: a
+ * model's raw pickup samples (gain 1); an instrument, the mean of its two channels. */
+async function renderFrames(checked: Checked, settings: Settings, frames: number, notes: number[]): Promise<Float32Array> {
+  const stereo = checked.kind === 'instrument';
+  checkAudioRate(checked.rate);
+  const context = new OfflineAudioContext(stereo ? 2 : 1, Math.max(1, frames), checked.rate);
   await context.audioWorklet.addModule('worklet.js');
-  makeNode(context, source, settings, 1, notes).connect(context.destination);
+  makeNode(context, checked, settings, 1, notes).connect(context.destination);
   const buffer = await context.startRendering();
   if (!stereo) return buffer.getChannelData(0);
   const [left, right] = [buffer.getChannelData(0), buffer.getChannelData(1)];
@@ -136,11 +125,5 @@ async function renderFrames(source: Source, settings: Settings, frames: number, 
 export function renderOffline(checked: Checked, settings: Settings, notes: number[], seconds?: number): Promise<Float32Array> {
   const duration = Math.min(seconds ?? checked.frames / checked.rate, MAX_RENDER_SECONDS);
   const frames = Math.round(duration * checked.rate);
-  return renderFrames({ checked }, settings, frames, checked.rate, checked.kind === 'instrument' ? notes : []);
-}
-
-/** Renders the score `score` (`frames` frames) on the instrument `instrument` at `settings`. */
-export function renderScore(instrument: Checked, score: string, settings: Settings, frames: number): Promise<Float32Array> {
-  const rate = settings.rate > 0 ? settings.rate : INSTRUMENT_RATE;
-  return renderFrames({ checked: instrument, score }, settings, frames, rate, []);
+  return renderFrames(checked, settings, frames, checked.kind === 'instrument' ? notes : []);
 }

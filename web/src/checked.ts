@@ -28,7 +28,7 @@ export interface Settings extends EngineChoice {
 export type Request =
   | { module: WebAssembly.Module }
   | { id: number; text: string; settings: Settings }
-  | { id: number; score: string; instrument: string; settings: Settings };
+  | { id: number; score: string; instrument: string; settings: Settings; render?: boolean };
 
 /** What the drawing of a model needs. */
 export interface Shape {
@@ -72,8 +72,9 @@ export interface CheckedScore {
   rate: number;
 }
 
-/** The answer to request `id`. */
+/** The answer to request `id`; a score asked to be rendered comes with its samples (the mean
+ * of its two channels, full scale 1). */
 export type Answer =
   | { id: number; checked: Checked }
-  | { id: number; score: CheckedScore }
+  | { id: number; score: CheckedScore; samples?: Float32Array }
   | { id: number; error: HookeError };

@@ -2,8 +2,9 @@
 // thread never waits on the simulation. For each text the page sends, it parses and builds the
 // model (or parses the instrument) at the page's scheme and rate, applies the sliders' factors,
 // asks the analysis for the modes and renders a preview; for a score, it builds the instrument
-// (once per instrument text, scheme and rate) and reads the score against it. It answers with
-// what the page shows, or the error.
+// (once per instrument text, scheme and rate) and reads the score against it, and renders it
+// when asked (here rather than in the worklet: a score's cues allocate as they apply, which a
+// worklet's process() must not). It answers with what the page shows, or the error.
 
 import type { Answer, Checked, CheckedScore, Request, Settings } from './checked';
 import { INSTRUMENT_RATE, INSTRUMENT_RENDER_SECONDS, PLUCK_AMPLITUDE } from './checked';
@@ -95,6 +96,25 @@ function checkScore(instance: WebAssembly.Instance, score: string, instrument: s
   return frames instanceof Uint8Array ? decodeError(frames) : { frames, rate };
 }
 
+/** Renders a score on the instrument the last check built: the mean of its two channels. */
+function renderScore(score: string, frames: number): Float32Array | HookeError {
+  const player = built?.instrument.score(encoder.encode(score), scoreName);
+  if (player === undefined) return { file: 'score.toml', line: null, column: null, message: 'no instrument built' };
+  if (player instanceof Uint8Array) return decodeError(player);
+  try {
+    const samples = new Float32Array(frames);
+    for (let at = 0; at < frames; at += player.maxFrames) {
+      const n = Math.min(player.maxFrames, frames - at);
+      const block = player.render(n);
+      if (block === null) return decodeError(player.lastError());
+      for (let i = 0; i < n; i++) samples[at + i] = 0.5 * (block[2 * i] + block[2 * i + 1]);
+    }
+    return samples;
+  } finally {
+    player.free();
+  }
+}
+
 self.onmessage = (event: MessageEvent<Request>) => {
   const request = event.data;
   if ('module' in request) {
@@ -106,7 +126,13 @@ self.onmessage = (event: MessageEvent<Request>) => {
   const { id, settings } = request;
   if ('score' in request) {
     const result = checkScore(instance, request.score, request.instrument, settings);
-    self.postMessage('frames' in result ? { id, score: result } : { id, error: result });
+    if (!('frames' in result)) {
+      self.postMessage({ id, error: result });
+      return;
+    }
+    const samples = request.render ? renderScore(request.score, result.frames) : undefined;
+    if (samples !== undefined && !(samples instanceof Float32Array)) self.postMessage({ id, error: samples });
+    else self.postMessage({ id, score: result, samples });
     return;
   }
   const text = request.text;

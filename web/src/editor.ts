@@ -39,7 +39,7 @@ export class CodeEditor {
   /** Shows `message` as the state of a good text (class `ok`), or of one being checked
    * (`pending`). */
   showOk(message: string, state: 'ok' | 'pending' = 'ok'): void {
-    this.status.className = state;
+    this.status.className = `status ${state}`;
     this.status.textContent = message;
     this.status.removeAttribute('data-line');
     this.status.removeAttribute('data-column');
@@ -49,7 +49,7 @@ export class CodeEditor {
   /** Shows `error` at its line and column, and marks the line. */
   showError(error: HookeError): void {
     const where = error.line === null ? error.file : `${error.file}:${error.line}:${error.column}`;
-    this.status.className = 'bad';
+    this.status.className = 'status bad';
     this.status.textContent = `${where}: ${error.message}`;
     this.status.dataset.line = String(error.line ?? '');
     this.status.dataset.column = String(error.column ?? '');

@@ -301,9 +301,9 @@ async function start(): Promise<void> {
   for (const name of names) examples.add(new Option(name.replace(/\.toml$/, ''), name));
   schemeNames(new WebAssembly.Instance(module, {})).forEach((name, i) => schemeSelect.add(new Option(name, String(i))));
   await setUpScores({
-    request: (score, instrument) => {
+    request: (score, instrument, render) => {
       lastRequest += 1;
-      checker.postMessage({ id: lastRequest, score, instrument, settings: settings() });
+      checker.postMessage({ id: lastRequest, score, instrument, settings: settings(), render });
       return lastRequest;
     },
     settings,

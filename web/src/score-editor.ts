@@ -1,13 +1,12 @@
 // The score editor: shown while an instrument is loaded, a score file (docs/score-format.md)
 // checked against the instrument while typing (by the checker worker, which builds the
-// instrument once), its error at its line and column; "Play score" renders it through the
-// worklet in an OfflineAudioContext and plays the result.
+// instrument once), its error at its line and column; "Play score" has the checker render it on
+// that instrument and plays the result.
 
 import type { Checked, CheckedScore, Settings } from './checked';
 import type { HookeError } from './hooke';
 import { maxAbs } from './hooke';
 import { CodeEditor } from './editor';
-import { renderScore } from './audio';
 
 const section = document.getElementById('score-section') as HTMLElement;
 const scores = document.getElementById('scores') as HTMLSelectElement;
@@ -21,14 +20,16 @@ let checked: CheckedScore | null = null;
 
 /** What the score editor needs of the page. */
 export interface Page {
-  /** Sends a score to the checker; returns the request's id. */
-  request(score: string, instrument: string): number;
+  /** Sends a score to the checker (to be rendered too if `render`); returns the request's id. */
+  request(score: string, instrument: string, render?: boolean): number;
   settings(): Settings;
   /** Shows a rendered score (the signal and its spectrum) at `rate` Hz. */
   show(samples: Float32Array, rate: number): void;
 }
 let page: Page;
 let lastRequest = -1;
+/** The render awaited, if any. */
+let rendering: { id: number; done: (samples: Float32Array | HookeError) => void } | null = null;
 
 export const scoreEditor = new CodeEditor('score-editor', 'score-gutter', 'score-error', check);
 
@@ -72,8 +73,13 @@ function check(): void {
 }
 
 /** The checker's answer to request `id`; false if it is not the score's last request. */
-export function scoreAnswer(id: number, answer: { score: CheckedScore } | { error: HookeError }): boolean {
+export function scoreAnswer(id: number, answer: { score: CheckedScore; samples?: Float32Array } | { error: HookeError }): boolean {
   if (id !== lastRequest) return false;
+  if (rendering?.id === id) {
+    rendering.done('error' in answer ? answer.error : (answer.samples ?? new Float32Array(0)));
+    rendering = null;
+    return true;
+  }
   if ('error' in answer) {
     scoreEditor.showError(answer.error);
     return true;
@@ -95,7 +101,16 @@ export async function playScore(): Promise<Float32Array> {
   playButton.disabled = true;
   const started = performance.now();
   try {
-    const samples = await renderScore(instrument, scoreEditor.value, page.settings(), score.frames);
+    const text = scoreEditor.value;
+    const answer = await new Promise<Float32Array | HookeError>((done) => {
+      lastRequest = page.request(text, (instrument as Checked).text, true);
+      rendering = { id: lastRequest, done };
+    });
+    if (!(answer instanceof Float32Array)) {
+      scoreEditor.showError(answer);
+      throw new Error(answer.message);
+    }
+    const samples = answer;
     const seconds = (performance.now() - started) / 1000;
     const duration = samples.length / score.rate;
     scoreEditor.showOk(`rendered ${duration.toFixed(2)} s in ${seconds.toFixed(2)} s (${(duration / seconds).toFixed(1)}x real time), peak ${maxAbs(samples).toFixed(3)}; playing it normalised to 0.9`);

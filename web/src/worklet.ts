@@ -1,5 +1,5 @@
-// The AudioWorklet processor: its own instance of the wasm module, one model (or instrument, or
-// score) in its own engine, rendered in blocks of BLOCK frames and handed out a render quantum
+// The AudioWorklet processor: its own instance of the wasm module, one model (or instrument) in
+// its own engine, rendered in blocks of BLOCK frames and handed out a render quantum
 // at a time. Nothing in process() allocates: the block views are made once (again only if the
 // wasm memory grows, which rendering never does once a block has been rendered) and samples are
 // copied one by one. The page's changes (factors, a scheme or a rate, plucks, notes) arrive as
@@ -7,7 +7,7 @@
 
 import type { Settings } from './checked';
 import { HookeModel } from './hooke';
-import { HookeBuilt, HookeInstrument, HookeScore } from './hooke-play';
+import { HookeInstrument } from './hooke-play';
 
 /** Frames rendered per call into the wasm module: larger calls cost less per frame than 128. */
 const BLOCK = 512;
@@ -16,14 +16,11 @@ const BLOCK = 512;
 export interface Options {
   module: WebAssembly.Module;
   /** 'model': a model file, channel 1 on every output channel; 'instrument': an instrument
-   * file, played live in stereo; 'score': a score on an instrument file, in stereo. */
-  kind: 'model' | 'instrument' | 'score';
+   * file, played live in stereo. */
+  kind: 'model' | 'instrument';
   /** The model or instrument file, UTF-8, and its name for errors. */
   text: Uint8Array;
   name: Uint8Array;
-  /** A score's file, UTF-8, and its name (kind 'score'). */
-  score: Uint8Array;
-  scoreName: Uint8Array;
   /** The factors (models), the scheme and the rate (Hz: an instrument's output rate). */
   settings: Settings;
   /** Models: output samples per pickup unit (m or m/s), and where to pluck before the first
@@ -52,8 +49,8 @@ declare class AudioWorkletProcessor {
 
 class HookeProcessor extends AudioWorkletProcessor {
   private model: HookeModel | null = null;
-  /** An instrument or a score: interleaved stereo blocks. */
-  private stereo: HookeInstrument | HookeScore | null = null;
+  /** An instrument: interleaved stereo blocks. */
+  private stereo: HookeInstrument | null = null;
   /** The current block: a model's channel 1, or interleaved stereo. */
   private block: Float32Array | null = null;
   /** Frames of the block already handed out. */
@@ -84,25 +81,16 @@ class HookeProcessor extends AudioWorkletProcessor {
       this.model = model;
       return model.setFactors(o.settings) ?? (o.pluck !== null ? model.pluck(o.pluck, o.pluckAmplitude) : null);
     }
-    if (o.kind === 'instrument') {
-      const instrument = HookeInstrument.load(instance, o.text, o.name, o.settings);
-      if (instrument instanceof Uint8Array) return instrument;
-      this.stereo = instrument;
-      for (const note of o.notes) this.check(instrument.note(note, 100));
-      return null;
-    }
-    const built = HookeBuilt.load(instance, o.text, o.name, o.settings);
-    if (built instanceof Uint8Array) return built;
-    const score = built.score(o.score, o.scoreName);
-    built.free();
-    if (score instanceof Uint8Array) return score;
-    this.stereo = score;
+    const instrument = HookeInstrument.load(instance, o.text, o.name, o.settings);
+    if (instrument instanceof Uint8Array) return instrument;
+    this.stereo = instrument;
+    for (const note of o.notes) this.check(instrument.note(note, 100));
     return null;
   }
 
   private receive(message: Message): void {
     const stereo = this.stereo;
-    if (stereo instanceof HookeInstrument) {
+    if (stereo !== null) {
       if (message.type === 'note') this.check(stereo.note(message.note, message.velocity));
       else if (message.type === 'midi') this.check(stereo.midi(message.bytes));
       return;
@@ -179,7 +167,7 @@ class HookeProcessor extends AudioWorkletProcessor {
   /** Renders the next block; false (after reporting) on an instability. */
   private next(): boolean {
     this.used = 0;
-    const source = (this.stereo ?? this.model) as HookeModel | HookeInstrument | HookeScore;
+    const source = (this.stereo ?? this.model) as HookeModel | HookeInstrument;
     this.block = source.render(BLOCK);
     if (this.block === null) {
       this.fail(source.lastError());

@@ -439,7 +439,7 @@ await test('the score editor shows an error at its line, and a score plays', asy
     return { peak, frames: samples.length };
   });
   const seconds = (Date.now() - started) / 1000;
-  console.log(`     guitar-phrase: ${(result.frames / 44100).toFixed(2)} s rendered through the worklet in ${seconds.toFixed(2)} s (instrument build included), peak ${result.peak.toFixed(3)}`);
+  console.log(`     guitar-phrase: ${(result.frames / 44100).toFixed(2)} s rendered by the checker worker in ${seconds.toFixed(2)} s (on the instrument its check built), peak ${result.peak.toFixed(3)}`);
   assert(result.peak > 0.01, `the score's render peaks at ${result.peak}`);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(output, 'score.png'), fullPage: true });
