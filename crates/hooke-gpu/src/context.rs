@@ -1,7 +1,14 @@
 //! The adapter, device and queue the kernels run on, and the helpers they share: shader
-//! compilation with errors as values, storage buffers, and blocking read-back.
+//! compilation with errors as values (each shader compiled once per context), storage buffers,
+//! and blocking read-back.
 
 use crate::GpuError;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Pipelines made, by shader source and entry points.
+type Made = HashMap<(String, Vec<String>), Vec<wgpu::ComputePipeline>>;
 
 /// A device and its queue on the best adapter wgpu finds (a discrete GPU when there is one).
 #[derive(Debug, Clone)]
@@ -9,6 +16,11 @@ pub struct GpuContext {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
+    /// The pipelines made so far, shared by the context's clones: the engine rebuilds its path
+    /// after events, and each rebuild would otherwise compile its shader again.
+    made: Arc<Mutex<Made>>,
+    /// The number of shaders compiled.
+    compiled: Arc<AtomicUsize>,
 }
 
 impl GpuContext {
@@ -31,7 +43,7 @@ impl GpuContext {
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
             .map_err(|error| GpuError::Device(error.to_string()))?;
-        Ok(Self { device, queue, info: adapter.get_info() })
+        Ok(Self { device, queue, info: adapter.get_info(), made: Arc::default(), compiled: Arc::default() })
     }
 
     /// The adapter's name as its driver reports it (e.g. "NVIDIA H100 80GB HBM3", "llvmpipe
@@ -66,14 +78,39 @@ impl GpuContext {
         self.device.limits()
     }
 
-    /// Compiles `source` and makes a compute pipeline of its entry point `entry`, returning
-    /// wgpu's validation message as an error instead of letting wgpu panic.
+    /// The number of times this context (with its clones) has compiled a shader.
+    pub fn compiled_shaders(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
+    }
+
+    /// A compute pipeline of each entry point of `entries` in `source`: the ones made before for
+    /// the same source and entries, or compiled now, returning wgpu's validation message as an
+    /// error instead of letting wgpu panic.
     pub(crate) fn pipelines(
         &self,
         label: &str,
         source: &str,
         entries: &[&str],
     ) -> Result<Vec<wgpu::ComputePipeline>, GpuError> {
+        let key = (source.to_owned(), entries.iter().map(|&entry| entry.to_owned()).collect());
+        let mut made =
+            self.made.lock().map_err(|_| GpuError::Device("the pipeline cache was poisoned".into()))?;
+        if let Some(pipelines) = made.get(&key) {
+            return Ok(pipelines.clone());
+        }
+        let pipelines = self.compile(label, source, entries)?;
+        made.insert(key, pipelines.clone());
+        Ok(pipelines)
+    }
+
+    /// Compiles `source` and makes a compute pipeline of each entry point of `entries`.
+    fn compile(
+        &self,
+        label: &str,
+        source: &str,
+        entries: &[&str],
+    ) -> Result<Vec<wgpu::ComputePipeline>, GpuError> {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),

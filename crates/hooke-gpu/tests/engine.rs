@@ -133,6 +133,28 @@ fn events_land_between_gpu_blocks_as_on_the_cpu() {
 }
 
 #[test]
+fn a_rebuilt_path_reuses_the_shader_it_compiled() {
+    let Some(context) = context() else {
+        return;
+    };
+    let (model, pickups) = string(1e5);
+    let device = Arc::new(GpuDevice::on(context.clone()));
+    let config = EngineConfig::default().rate(RATE);
+    let started = std::time::Instant::now();
+    let mut gpu = Engine::with_device(&model, &pickups, config, device.clone()).unwrap();
+    let first = started.elapsed();
+    // A pluck that the device path cannot take in place: the engine rebuilds the path.
+    let shape: Vec<(usize, f64)> = (0..80).map(|i| (i, 1e-5 * i as f64)).collect();
+    gpu.schedule(500, Event::Shape(shape)).unwrap();
+    render(&mut gpu, 1200, 400);
+    assert_eq!(gpu.path(), PathKind::Device);
+    let started = std::time::Instant::now();
+    let _again = Engine::with_device(&model, &pickups, config, device).unwrap();
+    println!("engine on the device: {first:?} the first time, {:?} again", started.elapsed());
+    assert_eq!(context.compiled_shaders(), 1, "three paths built on one string's shader");
+}
+
+#[test]
 fn an_unstable_gpu_run_stops_at_the_cpu_step_and_mass() {
     // omega_max h = 2 sqrt(4 k / m) h = 2.5 > 2: unstable.
     let (model, pickups) = string(2.5f64.powi(2) * 1e-3 * RATE * RATE / 16.0 * 4.0);
