@@ -65,8 +65,8 @@ impl BuiltInstrument {
     /// Reads the score file `source` (called `file` in errors) against the instrument and
     /// returns the output frames it lasts, as [`crate::ScorePlayer::frames`] counts them.
     pub fn score_frames(&self, source: &str, file: &str) -> Result<u64, WebError> {
-        let score = self.score(source, file)?;
-        Ok((score.duration / self.instrument.dt).round() as u64 / self.oversample as u64 + 1)
+        let steps = self.score(source, file)?.steps(self.instrument.dt);
+        Ok(crate::score::output_frames(steps, self.oversample))
     }
 
     /// The output rate, Hz.

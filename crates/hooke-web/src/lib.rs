@@ -53,6 +53,17 @@ fn config(index: i32, rate: f64) -> Config {
     Config { scheme, rate: (rate > 0.0).then_some(rate) }
 }
 
+/// A new handle holding `value`, or null after keeping the error.
+pub(crate) fn handle<T>(value: Result<T, WebError>) -> *mut T {
+    match value {
+        Ok(value) => Box::into_raw(Box::new(value)),
+        Err(error) => {
+            keep(&error);
+            std::ptr::null_mut()
+        }
+    }
+}
+
 /// 0 on success; 1 after keeping the error.
 pub(crate) fn status(result: Result<(), WebError>) -> i32 {
     match result {
@@ -113,13 +124,7 @@ pub unsafe extern "C" fn hooke_load(
     rate: f64,
 ) -> *mut Playground {
     let (source, file) = (self::text(text, text_len), self::text(name, name_len));
-    match Playground::load_with(&source, &file, config(scheme, rate)) {
-        Ok(playground) => Box::into_raw(Box::new(playground)),
-        Err(error) => {
-            keep(&error);
-            std::ptr::null_mut()
-        }
-    }
+    handle(Playground::load_with(&source, &file, config(scheme, rate)))
 }
 
 /// Frees a handle from [`hooke_load`].

@@ -2,19 +2,8 @@
 //! scores ([`ScorePlayer`]) on an instrument built once ([`BuiltInstrument`]). Errors as the
 //! model's exports keep them ([`crate::hooke_error_ptr`]).
 
-use crate::{config, keep, status, text as text_at, BuiltInstrument, LiveInstrument, ScorePlayer, WebError};
+use crate::{config, handle, keep, status, text as text_at, BuiltInstrument, LiveInstrument, ScorePlayer};
 use crate::{MAX_LIVE_FRAMES, MAX_SCORE_FRAMES};
-
-/// A new handle holding `value`, or null after keeping the error.
-fn handle<T>(value: Result<T, WebError>) -> *mut T {
-    match value {
-        Ok(value) => Box::into_raw(Box::new(value)),
-        Err(error) => {
-            keep(&error);
-            std::ptr::null_mut()
-        }
-    }
-}
 
 /// Parses the instrument file of `text_len` UTF-8 bytes at `text` (called the `name_len` bytes
 /// at `name` in errors) and builds it to be played live for scheme number `scheme` of

@@ -10,6 +10,12 @@ use hooke::score::performance::Performance;
 /// The most frames one [`ScorePlayer::render`] call gives.
 pub const MAX_SCORE_FRAMES: usize = 8192;
 
+/// The output frames a performance of `steps` simulation steps lasts, `oversample` steps a
+/// frame, as the page counts them (the score check and the player): `steps / oversample + 1`.
+pub(crate) fn output_frames(steps: u64, oversample: usize) -> u64 {
+    steps / oversample as u64 + 1
+}
+
 /// A score being performed.
 pub struct ScorePlayer {
     file: String,
@@ -36,7 +42,7 @@ impl ScorePlayer {
         let performance = Performance::new(&instrument.instrument, score, instrument.options())
             .map_err(|e| WebError::run(&instrument.file, e.to_string()))?;
         let oversample = instrument.oversample;
-        let frames = performance.total_steps() / oversample as u64 + 1;
+        let frames = output_frames(performance.total_steps(), oversample);
         let room = 4 * MAX_SCORE_FRAMES + 1024;
         let pending = (0..performance.channels()).map(|_| Vec::with_capacity(room)).collect();
         Ok(Self {

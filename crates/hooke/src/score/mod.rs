@@ -67,3 +67,10 @@ pub struct Score {
     /// The cues, by time (ties in the order: fret/release, set, damp/undamp, excitations).
     pub cues: Vec<Cue>,
 }
+
+impl Score {
+    /// The simulation steps of `dt` seconds the rendering lasts: its duration, rounded.
+    pub fn steps(&self, dt: f64) -> u64 {
+        (self.duration / dt).round() as u64
+    }
+}

@@ -109,7 +109,7 @@ impl Performance {
             mass: masses.iter().map(|m| m.mass).collect(),
             dimension: instrument.model.dimension(),
             cue_steps: score.cues.iter().map(|c| (c.time / dt).round() as u64).collect(),
-            total_steps: (score.duration / dt).round() as u64,
+            total_steps: score.steps(dt),
             settings: vec![Setting::default(); instrument.parts.len()],
             score,
             next_cue: 0,

@@ -310,7 +310,7 @@ impl ModalKernel {
                     let sums = &mut partial[(read.signal * length + step) * LANES..][..LANES];
                     let row = |start: usize| &outputs.rows[start..][..G];
                     // One sum of both rows where a signal has both: a second pass over the same
-                    // sums would wait on the first's stores (1.6 times the time on the guitar).
+                    // sums would wait on the first's stores (about 1.5 times the time on the guitar).
                     match (read.q, read.p) {
                         (Some(w_q), Some(w_p)) => accumulate_both(row(w_q), &q, row(w_p), &p, sums),
                         (Some(w_q), None) => accumulate(row(w_q), &q, sums),
