@@ -91,6 +91,9 @@ pub struct BenchArgs {
     /// Run on the GPU (the symplectic Euler string voices and membrane kernels, f32).
     #[arg(long, conflicts_with = "play")]
     pub gpu: bool,
+    /// With --gpu --membrane: a step per dispatch instead of temporal blocking, to compare.
+    #[arg(long, requires = "gpu", requires = "membrane")]
+    pub step_per_dispatch: bool,
     /// Run exactly this many steps instead, without warm-up (for instruction counts under
     /// `valgrind --tool=callgrind`, which are repeatable where times are not).
     #[arg(long)]

@@ -57,6 +57,9 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
         let mut x = vec![0.0; columns * rows];
         x[centre] = DISPLACEMENT;
         let mut membrane = GpuMembrane::new(&context, grid, dt, &x, &vec![0.0; x.len()]).map_err(gpu)?;
+        if args.step_per_dispatch {
+            membrane = membrane.blocking(false);
+        }
         let taps = [Tap { mass: centre, quantity: Quantity::Position, weight: 1.0 }];
         let block = hooke_gpu::MEMBRANE_BLOCK;
         let chunk = (10_000_000 / (columns * rows)).clamp(1, 1 << 14).next_multiple_of(block);

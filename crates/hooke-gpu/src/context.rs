@@ -26,7 +26,8 @@ pub struct GpuContext {
 impl GpuContext {
     /// Requests an adapter on any backend this build has (Vulkan), preferring a discrete GPU,
     /// and a device with the adapter's own limits (not wgpu's conservative defaults), so that
-    /// a workgroup gets all the shared memory the hardware offers. `WGPU_BACKEND` and
+    /// a workgroup gets all the shared memory the hardware offers, and 64-bit floats in shaders
+    /// where the adapter has them (`SHADER_F64`). `WGPU_BACKEND` and
     /// `WGPU_ADAPTER_NAME` in the environment narrow the choice, as wgpu documents.
     pub fn new() -> Result<Self, GpuError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -39,6 +40,7 @@ impl GpuContext {
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("hooke"),
             required_limits: adapter.limits(),
+            required_features: adapter.features() & wgpu::Features::SHADER_F64,
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
@@ -58,7 +60,7 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// A one-line description: name, kind of device, backend and driver.
+    /// A one-line description: name, kind of device, backend, driver and whether it has f64.
     pub fn describe(&self) -> String {
         let kind = match self.info.device_type {
             wgpu::DeviceType::Cpu => "CPU driver, not a GPU",
@@ -67,10 +69,16 @@ impl GpuContext {
             wgpu::DeviceType::VirtualGpu => "virtual GPU",
             wgpu::DeviceType::Other => "other device",
         };
+        let f64 = if self.has_f64() { "f64 shaders" } else { "no f64 shaders" };
         format!(
-            "{} ({kind}; {:?}, {} {})",
+            "{} ({kind}; {:?}, {} {}; {f64})",
             self.info.name, self.info.backend, self.info.driver, self.info.driver_info
         )
+    }
+
+    /// Whether shaders can use 64-bit floats on this device (`SHADER_F64`).
+    pub fn has_f64(&self) -> bool {
+        self.device.features().contains(wgpu::Features::SHADER_F64)
     }
 
     /// The device's limits (as requested: the adapter's).
@@ -180,7 +188,20 @@ impl GpuContext {
         staging: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<Vec<W>, GpuError> {
-        self.queue.submit([encoder.finish()]);
+        let submission = self.queue.submit([encoder.finish()]);
+        self.read_submitted(submission, staging, bytes, <[W]>::to_vec)
+    }
+
+    /// Waits for `submission` (whose last commands copy into `staging`), and hands the first
+    /// `bytes` bytes of `staging` to `read` as words, in place: later submissions may still
+    /// be running.
+    pub(crate) fn read_submitted<W: bytemuck::Pod, R>(
+        &self,
+        submission: wgpu::SubmissionIndex,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        read: impl FnOnce(&[W]) -> R,
+    ) -> Result<R, GpuError> {
         let slice = staging.slice(..bytes);
         let (sender, receiver) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |result| {
@@ -189,17 +210,17 @@ impl GpuContext {
             let _ = sender.send(result);
         });
         self.device
-            .poll(wgpu::PollType::wait_indefinitely())
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: None })
             .map_err(|error| GpuError::Device(error.to_string()))?;
         receiver
             .recv()
             .map_err(|_| GpuError::Device("the read-back was dropped".into()))?
             .map_err(|error| GpuError::Device(error.to_string()))?;
-        let words = {
+        let result = {
             let view = slice.get_mapped_range().map_err(|error| GpuError::Device(error.to_string()))?;
-            bytemuck::cast_slice(&view).to_vec()
+            read(bytemuck::cast_slice(&view))
         };
         staging.unmap();
-        Ok(words)
+        Ok(result)
     }
 }

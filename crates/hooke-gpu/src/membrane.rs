@@ -22,12 +22,14 @@
 //!   read from and written to device memory once per [`DEPTH`] steps instead of once per step,
 //!   for about 2.1 times the arithmetic;
 //! - a step per dispatch (the default on a CPU driver such as lavapipe): one invocation per mass
-//!   reads one level from device memory and writes the other, then one small workgroup records
-//!   the taps. On lavapipe, whose workgroup barriers are slow, blocking measured 7 to 10 times
+//!   reads one level from device memory and writes the other; the first workgroup records the
+//!   taps of the level it reads (the step before), and one small dispatch records the block's
+//!   last step. On lavapipe, whose workgroup barriers are slow, blocking measured 7 to 10 times
 //!   slower than this; on a GPU neither has been measured.
 //!
 //! A block of [`BLOCK`] steps is one submission, with one read-back of the taps and the status
-//! at its end.
+//! at its end. Each dispatch reads the block's steps done from one of two counters and writes
+//! the count after it to the other, so counting costs no dispatch of its own.
 //!
 //! A non-finite position stops the block on the device: the later dispatches of the block leave
 //! the state as it was at the start of the offending dispatch (with blocking, at most
@@ -68,24 +70,22 @@ const DEPTH_OFFSET: u64 = 11 * 4;
 pub struct GpuMembrane {
     context: GpuContext,
     grid: UniformGrid,
-    /// Temporal blocking (`advance`, `count_steps`), or a step per dispatch (`step`,
-    /// `record_taps`).
+    /// Temporal blocking (`advance`), or a step per dispatch (`step`, `record_taps`).
     blocking: bool,
-    /// The pipelines `advance`, `count_steps`, `step` and `record_taps`.
+    /// The pipelines `advance`, `step` and `record_taps`.
     pipelines: Pipelines,
     coefficients: wgpu::Buffer,
     /// Padded positions (m), two time levels.
     x: [wgpu::Buffer; 2],
     /// Padded velocities (m/s), two time levels.
     v: [wgpu::Buffer; 2],
-    /// Steps done in the block, first non-finite step, its lowest mass.
+    /// The block's first non-finite step and its key (step in its dispatch, lowest mass).
     status: wgpu::Buffer,
+    /// The block's steps done: a dispatch reading level `l` reads counter `l` and writes the
+    /// other.
+    counters: [wgpu::Buffer; 2],
     /// The taps' buffers, and the bind groups over them.
     recorder: Recorder,
-    /// The step counter's bind group.
-    count_group: wgpu::BindGroup,
-    /// `step`'s bind groups reading level 0 and writing level 1, and the reverse.
-    step_groups: [wgpu::BindGroup; 2],
     /// Which level holds the current state.
     current: usize,
 }
@@ -126,12 +126,12 @@ impl GpuMembrane {
                 "a {w} x {h} membrane exceeds this GPU's {binding}-byte buffers or {groups} workgroups per dimension"
             )));
         }
-        let entries = ["advance", "count_steps", "step", "record_taps"];
+        let entries = ["advance", "step", "record_taps"];
         let made = context.pipelines("hooke membrane", include_str!("membrane.wgsl"), &entries)?;
-        let Ok([blocked, count, step, record]) = <[wgpu::ComputePipeline; 4]>::try_from(made) else {
+        let Ok([blocked, step, record]) = <[wgpu::ComputePipeline; 3]>::try_from(made) else {
             return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
         };
-        let pipelines = Pipelines { blocked, count, step, record };
+        let pipelines = Pipelines { blocked, step, record };
         let per_mass = dt / grid.mass;
         let bits = |value: f64| (value as f32).to_bits();
         let coefficients_value: Coefficients = [
@@ -168,15 +168,11 @@ impl GpuMembrane {
         let (xs, vs) = (level("hooke membrane x"), level("hooke membrane v"));
         context.queue.write_buffer(&xs[0], 0, bytemuck::cast_slice(&padded(x)));
         context.queue.write_buffer(&vs[0], 0, bytemuck::cast_slice(&padded(v)));
-        let status = context.storage("hooke membrane status", 12);
-        let count_group = context.bind(&pipelines.count, &[(0, &coefficients), (5, &status)]);
-        let step_groups = [0, 1].map(|from| {
-            let to = 1 - from;
-            let buffers = [&coefficients, &xs[from], &vs[from], &xs[to], &vs[to], &status];
-            context.bind(&pipelines.step, &(0..).zip(buffers).collect::<Vec<_>>())
-        });
-        let recorder =
-            Recorder::new(context, &pipelines, [&coefficients, &status], &xs, &vs, FIRST_TAP_CAPACITY);
+        let status = context.storage("hooke membrane status", 8);
+        let counters = [0, 1].map(|_| context.storage("hooke membrane steps done", 4));
+        let levels =
+            Levels { coefficients: &coefficients, status: &status, x: &xs, v: &vs, counters: &counters };
+        let recorder = Recorder::new(context, &pipelines, levels, FIRST_TAP_CAPACITY);
         Ok(Self {
             context: context.clone(),
             grid,
@@ -186,9 +182,8 @@ impl GpuMembrane {
             x: xs,
             v: vs,
             status,
+            counters,
             recorder,
-            count_group,
-            step_groups,
             current: 0,
         })
     }
@@ -227,9 +222,15 @@ impl GpuMembrane {
             )));
         }
         if taps.len() > self.recorder.capacity {
-            let shared = [&self.coefficients, &self.status];
+            let levels = Levels {
+                coefficients: &self.coefficients,
+                status: &self.status,
+                x: &self.x,
+                v: &self.v,
+                counters: &self.counters,
+            };
             let capacity = taps.len().next_power_of_two();
-            self.recorder = Recorder::new(&self.context, &self.pipelines, shared, &self.x, &self.v, capacity);
+            self.recorder = Recorder::new(&self.context, &self.pipelines, levels, capacity);
         }
         let context = &self.context;
         let encoded: Vec<u32> = taps
@@ -250,44 +251,48 @@ impl GpuMembrane {
             let length = if left >= most { BLOCK.min(left - left % most) } else { left };
             let depth = most.min(length);
             context.queue.write_buffer(&self.coefficients, DEPTH_OFFSET, bytemuck::bytes_of(&(depth as u32)));
-            context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[0, NONE, NONE]));
+            context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[NONE, NONE]));
+            context.queue.write_buffer(&self.counters[self.current], 0, bytemuck::bytes_of(&0u32));
+            let dispatches = length / depth;
+            let (pipeline, bound) = if self.blocking {
+                (&self.pipelines.blocked, &self.recorder.blocked_groups)
+            } else {
+                (&self.pipelines.step, &self.recorder.step_groups)
+            };
             let mut encoder = context.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                for dispatch in 0..length / depth {
-                    let from = (self.current + dispatch) % 2;
-                    if self.blocking {
-                        pass.set_pipeline(&self.pipelines.blocked);
-                        pass.set_bind_group(0, &self.recorder.blocked_groups[from], &[]);
-                        pass.dispatch_workgroups(groups.0, groups.1, 1);
-                        pass.set_pipeline(&self.pipelines.count);
-                        pass.set_bind_group(0, &self.count_group, &[]);
-                    } else {
-                        pass.set_pipeline(&self.pipelines.step);
-                        pass.set_bind_group(0, &self.step_groups[from], &[]);
-                        pass.dispatch_workgroups(groups.0, groups.1, 1);
-                        pass.set_pipeline(&self.pipelines.record);
-                        pass.set_bind_group(0, &self.recorder.record_groups[from], &[]);
-                    }
+                pass.set_pipeline(pipeline);
+                for dispatch in 0..dispatches {
+                    pass.set_bind_group(0, &bound[(self.current + dispatch) % 2], &[]);
+                    pass.dispatch_workgroups(groups.0, groups.1, 1);
+                }
+                if !self.blocking {
+                    pass.set_pipeline(&self.pipelines.record);
+                    pass.set_bind_group(
+                        0,
+                        &self.recorder.record_groups[(self.current + dispatches) % 2],
+                        &[],
+                    );
                     pass.dispatch_workgroups(1, 1, 1);
                 }
             }
             let record_bytes = (4 * taps.len() * BLOCK) as u64;
-            encoder.copy_buffer_to_buffer(&self.status, 0, &self.recorder.staging, 0, 12);
+            encoder.copy_buffer_to_buffer(&self.status, 0, &self.recorder.staging, 0, 8);
             if record_bytes > 0 {
                 encoder.copy_buffer_to_buffer(
                     &self.recorder.record,
                     0,
                     &self.recorder.staging,
-                    12,
+                    8,
                     record_bytes,
                 );
             }
             let words: Vec<u32> =
-                context.submit_and_read(encoder, &self.recorder.staging, 12 + record_bytes)?;
-            let (status, samples) = words.split_at(3);
+                context.submit_and_read(encoder, &self.recorder.staging, 8 + record_bytes)?;
+            let (status, samples) = words.split_at(2);
             // The dispatches before the offending one kept their steps.
-            let good = if status[1] == NONE { length } else { status[1] as usize / depth * depth };
+            let good = if status[0] == NONE { length } else { status[0] as usize / depth * depth };
             for (j, tap) in taps.iter().enumerate() {
                 let values = &samples[j * BLOCK..j * BLOCK + good];
                 for (out, &bits) in record[j * steps + done..].iter_mut().zip(values) {
@@ -296,7 +301,7 @@ impl GpuMembrane {
             }
             self.current = (self.current + good / depth) % 2;
             if good < length {
-                let (step, mass) = (done + status[1] as usize, (status[2] & ((1 << MASS_BITS) - 1)) as usize);
+                let (step, mass) = (done + status[0] as usize, (status[1] & ((1 << MASS_BITS) - 1)) as usize);
                 return Err(GpuError::NonFinite { step, voice: None, mass, kept: done + good });
             }
             done += length;
@@ -334,12 +339,24 @@ struct Recorder {
     taps: wgpu::Buffer,
     /// `capacity x BLOCK` recorded values, m or m/s.
     record: wgpu::Buffer,
-    /// The status (3 words) then the record, read back.
+    /// The status (2 words) then the record, read back.
     staging: wgpu::Buffer,
     /// `advance`'s bind groups reading level 0 and writing level 1, and the reverse.
     blocked_groups: [wgpu::BindGroup; 2],
-    /// `record_taps`'s bind groups reading what `step`'s of the same index write.
+    /// `step`'s, likewise.
+    step_groups: [wgpu::BindGroup; 2],
+    /// `record_taps`'s bind groups reading level 0, and level 1.
     record_groups: [wgpu::BindGroup; 2],
+}
+
+/// The buffers the bind groups hold besides the recorder's.
+#[derive(Clone, Copy)]
+struct Levels<'a> {
+    coefficients: &'a wgpu::Buffer,
+    status: &'a wgpu::Buffer,
+    x: &'a [wgpu::Buffer; 2],
+    v: &'a [wgpu::Buffer; 2],
+    counters: &'a [wgpu::Buffer; 2],
 }
 
 /// The membrane's compute pipelines.
@@ -347,39 +364,43 @@ struct Recorder {
 struct Pipelines {
     /// `advance`: up to [`DEPTH`] steps with temporal blocking.
     blocked: wgpu::ComputePipeline,
-    /// `count_steps`: the step counter after an `advance`.
-    count: wgpu::ComputePipeline,
-    /// `step`: one step from device memory.
+    /// `step`: one step from device memory (and the taps of the step before).
     step: wgpu::ComputePipeline,
-    /// `record_taps`: the taps and the step counter after a `step`.
+    /// `record_taps`: the taps after a block's last `step`.
     record: wgpu::ComputePipeline,
 }
 
 impl Recorder {
-    /// Buffers for `capacity` taps and the stencil's bind groups over them (reading level 0 and
-    /// writing level 1, and the reverse); `shared` is the coefficients and the status buffer,
-    /// `x` and `v` the two levels of positions and velocities.
-    fn new(
-        context: &GpuContext,
-        pipelines: &Pipelines,
-        shared: [&wgpu::Buffer; 2],
-        x: &[wgpu::Buffer; 2],
-        v: &[wgpu::Buffer; 2],
-        capacity: usize,
-    ) -> Self {
+    /// Buffers for `capacity` taps and the bind groups over them and `levels` (reading level 0
+    /// and writing level 1, and the reverse).
+    fn new(context: &GpuContext, pipelines: &Pipelines, levels: Levels<'_>, capacity: usize) -> Self {
         let taps = context.storage("hooke membrane taps", 4 * capacity as u64);
         let record = context.storage("hooke membrane record", (4 * capacity * BLOCK) as u64);
-        let staging = context.staging("hooke membrane read-back", (4 * (3 + capacity * BLOCK)) as u64);
-        let blocked_groups = [0, 1].map(|from| {
-            let to = 1 - from;
-            let buffers = [shared[0], &x[from], &v[from], &x[to], &v[to], shared[1], &taps, &record];
-            context.bind(&pipelines.blocked, &(0..).zip(buffers).collect::<Vec<_>>())
-        });
+        let staging = context.staging("hooke membrane read-back", (4 * (2 + capacity * BLOCK)) as u64);
+        let Levels { coefficients, status, x, v, counters } = levels;
+        let stepping = |pipeline: &wgpu::ComputePipeline| {
+            [0, 1].map(|from| {
+                let to = 1 - from;
+                let buffers = [
+                    coefficients,
+                    &x[from],
+                    &v[from],
+                    &x[to],
+                    &v[to],
+                    status,
+                    &taps,
+                    &record,
+                    &counters[from],
+                    &counters[to],
+                ];
+                context.bind(pipeline, &(0..).zip(buffers).collect::<Vec<_>>())
+            })
+        };
+        let (blocked_groups, step_groups) = (stepping(&pipelines.blocked), stepping(&pipelines.step));
         let record_groups = [0, 1].map(|from| {
-            let to = 1 - from;
-            let buffers = [shared[0], &x[to], &v[to], shared[1], &taps, &record];
-            context.bind(&pipelines.record, &[0, 3, 4, 5, 6, 7].into_iter().zip(buffers).collect::<Vec<_>>())
+            let buffers = [coefficients, &x[from], &v[from], &taps, &record, &counters[from]];
+            context.bind(&pipelines.record, &[0, 1, 2, 6, 7, 8].into_iter().zip(buffers).collect::<Vec<_>>())
         });
-        Self { capacity, taps, record, staging, blocked_groups, record_groups }
+        Self { capacity, taps, record, staging, blocked_groups, step_groups, record_groups }
     }
 }

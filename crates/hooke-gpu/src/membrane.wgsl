@@ -1,11 +1,14 @@
 // The uniform membrane's five-point stencil, symplectic Euler (Morgan & Qiao 2009, eq. (26));
 // see membrane.rs. Two ways to step, the same arithmetic (`updated`):
-// - temporal blocking (`advance`, then `count_steps`): one workgroup per TILE x TILE masses
-//   loads them with a halo of DEPTH masses into workgroup memory, takes `depth` steps there
-//   (the valid region shrinking by one mass a step), records its taps after each step and
-//   writes its tile back; one invocation then advances the block's step counter;
-// - a step per dispatch (`step`, then `record_taps`): one invocation per mass reading device
-//   memory, then one small workgroup recording the taps and counting the step.
+// - temporal blocking (`advance`): one workgroup per TILE x TILE masses loads them with a halo
+//   of DEPTH masses into workgroup memory, takes `depth` steps there (the valid region
+//   shrinking by one mass a step), records its taps after each step and writes its tile back;
+// - a step per dispatch (`step`): one invocation per mass reading device memory; the first
+//   workgroup records the taps of the step before (the level it reads), and `record_taps`
+//   records the block's last step.
+// Each dispatch reads the block's steps done from `count_in` and writes the count after it to
+// `count_out` (the host alternates the two counters as it alternates the levels), so no
+// dispatch is spent on counting.
 
 struct Coefficients {
     stiffness_x: f32,  // h k_x / m, 1/s
@@ -31,7 +34,8 @@ const DEPTH: u32 = 8u;
 const SPAN: u32 = TILE + 2u * DEPTH;
 const CELLS: u32 = SPAN * SPAN;
 const LANES: u32 = TILE * TILE;
-const PER_LANE: u32 = (CELLS + LANES - 1u) / LANES;
+// `advance` updates four cells per invocation, written out as four calls of `stepped`.
+const_assert CELLS == 4u * LANES;
 
 @group(0) @binding(0) var<uniform> c: Coefficients;
 // Positions (m) and velocities (m/s) on the padded (W + 2) x (H + 2) grid, row-major, with
@@ -40,14 +44,17 @@ const PER_LANE: u32 = (CELLS + LANES - 1u) / LANES;
 @group(0) @binding(2) var<storage, read> v_in: array<f32>;
 @group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
-// [0]: steps done in this block; [1]: the first step with a non-finite position (NONE: none);
-// [2]: the key (step in its dispatch << MASS_BITS | row-major mass) of the first non-finite
-// position, the lowest mass at the earliest step.
-@group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>, 3>;
+// [0]: the first step of the block with a non-finite position (NONE: none); [1]: the key (step
+// in its dispatch << MASS_BITS | row-major mass) of the first non-finite position, the lowest
+// mass at the earliest step.
+@group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>, 2>;
 // Per tap: its padded index, with VELOCITY set to record the velocity instead of the position.
 @group(0) @binding(6) var<storage, read> taps: array<u32>;
 // Tap j's value (m or m/s) after step s of the block at j * block + s.
 @group(0) @binding(7) var<storage, read_write> record: array<f32>;
+// The block's steps done before this dispatch, and after it.
+@group(0) @binding(8) var<storage, read> count_in: array<u32, 1>;
+@group(0) @binding(9) var<storage, read_write> count_out: array<u32, 1>;
 
 // The tile and its halo, SPAN x SPAN, one time level (each step computes into registers first).
 var<workgroup> xs: array<f32, CELLS>;
@@ -78,14 +85,47 @@ fn updated(x_mid: f32, v_mid: f32, x_around: vec4<f32>, v_around: vec4<f32>) -> 
     return vec2<f32>(fma(c.step, velocity, x_mid), velocity);
 }
 
+// Cell k of the span after step s of a dispatch (0-based) from the span as it is after step
+// s - 1: a mass inside the region step s computes is updated, any other cell kept. `key` is
+// the cell's non-finite key (NONE if finite or not one of the tile's own masses). (ox, oy) is
+// the span's first cell on the padded grid.
+struct Stepped {
+    x: f32,
+    v: f32,
+    key: u32,
+}
+
+fn stepped(k: u32, s: u32, ox: i32, oy: i32) -> Stepped {
+    let a = k % SPAN;
+    let b = k / SPAN;
+    let px = ox + i32(a);
+    let py = oy + i32(b);
+    let inside = a > s && b > s && a < SPAN - 1u - s && b < SPAN - 1u - s;
+    if !inside || px < 1 || py < 1 || px > i32(c.columns) || py > i32(c.rows) {
+        return Stepped(xs[k], vs[k], NONE);
+    }
+    let x_around = vec4<f32>(xs[k - 1u], xs[k + 1u], xs[k - SPAN], xs[k + SPAN]);
+    let v_around = vec4<f32>(vs[k - 1u], vs[k + 1u], vs[k - SPAN], vs[k + SPAN]);
+    let next = updated(xs[k], vs[k], x_around, v_around);
+    // Only the tile's own masses report: the halo's are other tiles' (the same values).
+    let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
+    var key = NONE;
+    if own && !is_finite(next.x) {
+        key = (s << MASS_BITS) | (u32(py - 1) * c.columns + u32(px - 1));
+    }
+    return Stepped(next.x, next.y, key);
+}
+
 @compute @workgroup_size(16, 16)
 fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    let s0 = count_in[0];
     if lane == 0u {
-        let done = atomicLoad(&status[0]);
-        start = select(done, NONE, atomicLoad(&status[1]) < done);
+        if group.x == 0u && group.y == 0u {
+            count_out[0] = s0 + c.depth;
+        }
+        start = select(s0, NONE, atomicLoad(&status[0]) < s0);
     }
-    let s0 = workgroupUniformLoad(&start);
-    if s0 == NONE {
+    if workgroupUniformLoad(&start) == NONE {
         return;  // an earlier dispatch went non-finite: its input level is the state kept
     }
     let stride = c.columns + 2u;
@@ -107,43 +147,22 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     }
     workgroupBarrier();
     var key = NONE;
-    var new_x: array<f32, PER_LANE>;
-    var new_v: array<f32, PER_LANE>;
     for (var s = 0u; s < c.depth; s++) {
         // Step s computes the cells s + 1 to SPAN - 2 - s of the span that are masses.
-        for (var q = 0u; q < PER_LANE; q++) {
-            let k = lane + q * LANES;
-            if k >= CELLS {
-                break;
-            }
-            let a = k % SPAN;
-            let b = k / SPAN;
-            let px = ox + i32(a);
-            let py = oy + i32(b);
-            let inside = a > s && b > s && a < SPAN - 1u - s && b < SPAN - 1u - s;
-            if !inside || px < 1 || py < 1 || px > i32(c.columns) || py > i32(c.rows) {
-                new_x[q] = xs[k];
-                new_v[q] = vs[k];
-                continue;
-            }
-            let x_around = vec4<f32>(xs[k - 1u], xs[k + 1u], xs[k - SPAN], xs[k + SPAN]);
-            let v_around = vec4<f32>(vs[k - 1u], vs[k + 1u], vs[k - SPAN], vs[k + SPAN]);
-            let next = updated(xs[k], vs[k], x_around, v_around);
-            let position = next.x;
-            new_x[q] = position;
-            new_v[q] = next.y;
-            // Only the tile's own masses report: the halo's are other tiles' (the same values).
-            let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
-            if own && !is_finite(position) {
-                let mass = u32(py - 1) * c.columns + u32(px - 1);
-                key = min(key, (s << MASS_BITS) | mass);
-            }
-        }
+        let n0 = stepped(lane, s, ox, oy);
+        let n1 = stepped(lane + LANES, s, ox, oy);
+        let n2 = stepped(lane + 2u * LANES, s, ox, oy);
+        let n3 = stepped(lane + 3u * LANES, s, ox, oy);
+        key = min(key, min(min(n0.key, n1.key), min(n2.key, n3.key)));
         workgroupBarrier();
-        for (var q = 0u; q < PER_LANE && lane + q * LANES < CELLS; q++) {
-            xs[lane + q * LANES] = new_x[q];
-            vs[lane + q * LANES] = new_v[q];
-        }
+        xs[lane] = n0.x;
+        vs[lane] = n0.v;
+        xs[lane + LANES] = n1.x;
+        vs[lane + LANES] = n1.v;
+        xs[lane + 2u * LANES] = n2.x;
+        vs[lane + 2u * LANES] = n2.v;
+        xs[lane + 3u * LANES] = n3.x;
+        vs[lane + 3u * LANES] = n3.v;
         workgroupBarrier();
         // The taps among the tile's own masses, after this step.
         for (var j = lane; j < c.taps; j += LANES) {
@@ -158,8 +177,8 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
         }
     }
     if key != NONE {
-        atomicMin(&status[1], s0 + (key >> MASS_BITS));
-        atomicMin(&status[2], key);
+        atomicMin(&status[0], s0 + (key >> MASS_BITS));
+        atomicMin(&status[1], key);
     }
     for (var k = lane; k < CELLS; k += LANES) {
         let a = k % SPAN;
@@ -175,15 +194,33 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     }
 }
 
-@compute @workgroup_size(1)
-fn count_steps() {
-    atomicAdd(&status[0], c.depth);
+// Tap j's value in the level `step` reads (after the block's step s - 1) at j * block + s - 1,
+// by the invocations of the first workgroup.
+fn record_read_level(lane: u32, s: u32) {
+    if s == 0u {
+        return;  // the level before the block's first step was recorded by the block before
+    }
+    for (var j = lane; j < c.taps; j += LANES) {
+        let tap = taps[j];
+        let k = tap & ~VELOCITY;
+        record[j * c.block + s - 1u] = select(x_in[k], v_in[k], (tap & VELOCITY) != 0u);
+    }
 }
 
 @compute @workgroup_size(16, 16)
-fn step(@builtin(global_invocation_id) id: vec3<u32>) {
-    let s = atomicLoad(&status[0]);
-    if id.x >= c.columns || id.y >= c.rows || atomicLoad(&status[1]) < s {
+fn step(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let s = count_in[0];
+    if group.x == 0u && group.y == 0u {
+        if lane == 0u {
+            count_out[0] = s + 1u;
+        }
+        record_read_level(lane, s);
+    }
+    if id.x >= c.columns || id.y >= c.rows || atomicLoad(&status[0]) < s {
         return;  // off the grid, or an earlier step went non-finite: keep its start state
     }
     let stride = c.columns + 2u;
@@ -194,21 +231,13 @@ fn step(@builtin(global_invocation_id) id: vec3<u32>) {
     x_out[k] = next.x;
     v_out[k] = next.y;
     if !is_finite(next.x) {
-        atomicMin(&status[1], s);
-        atomicMin(&status[2], id.y * c.columns + id.x);
+        atomicMin(&status[0], s);
+        atomicMin(&status[1], id.y * c.columns + id.x);
     }
 }
 
-@compute @workgroup_size(64)
+// The taps after the block's last step (`step` records each step's taps in the next dispatch).
+@compute @workgroup_size(16, 16)
 fn record_taps(@builtin(local_invocation_index) lane: u32) {
-    let s = atomicLoad(&status[0]);
-    for (var j = lane; j < c.taps; j += 64u) {
-        let tap = taps[j];
-        let k = tap & ~VELOCITY;
-        record[j * c.block + s] = select(x_out[k], v_out[k], (tap & VELOCITY) != 0u);
-    }
-    storageBarrier();
-    if lane == 0u {
-        atomicStore(&status[0], s + 1u);
-    }
+    record_read_level(lane, count_in[0]);
 }

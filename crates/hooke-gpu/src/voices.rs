@@ -18,6 +18,11 @@
 //! writes the chain back at the end. Workgroup memory bounds `N` (1022 masses in the 16 KiB every device offers; more on
 //! most GPUs), and [`GpuVoices::new`] refuses longer chains with that limit in the message.
 //!
+//! Two blocks are in flight: the next block is submitted before the last one's record is read
+//! back and copied out, so the GPU steps while the host reads. The state has three copies,
+//! each block reading one and writing the next, so that the state at the start of a block that
+//! goes non-finite is still there when its status is read, after the next block has run.
+//!
 //! One workgroup per voice (rather than one invocation per voice) keeps a voice's masses in
 //! parallel lanes, so a step costs one barrier rather than `N` dependent updates; on lavapipe
 //! it cannot be measured against the alternative meaningfully, and on a GPU it has not been.
@@ -46,12 +51,10 @@ pub struct GpuVoices {
     voices: usize,
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
-    /// Positions (m) and velocities (m/s), two copies each: a block reads one and writes the
-    /// other.
-    x: [wgpu::Buffer; 2],
-    v: [wgpu::Buffer; 2],
-    /// Per voice, the earliest non-finite position (step in block x masses + mass).
-    first_bad: wgpu::Buffer,
+    /// Positions (m) and velocities (m/s), three copies each: a block reads copy `c` and
+    /// writes copy `c + 1` (mod 3).
+    x: [wgpu::Buffer; 3],
+    v: [wgpu::Buffer; 3],
     /// The buffers sized for the taps of the last call.
     recorder: Recorder,
     /// Which copy holds the current state.
@@ -66,12 +69,21 @@ struct Recorder {
     block: usize,
     /// Each tap's mass and quantity flag.
     taps: wgpu::Buffer,
+    /// The buffers of two blocks in flight: block `b` uses slot `b mod 2`.
+    slots: [Slot; 2],
+}
+
+/// One block's buffers.
+#[derive(Debug)]
+struct Slot {
+    /// Per voice, the earliest non-finite position (step in block x masses + mass).
+    first_bad: wgpu::Buffer,
     /// `block x capacity x voices` tapped values, m or m/s.
     record: wgpu::Buffer,
     /// The status (a word per voice) then the record, read back.
     staging: wgpu::Buffer,
-    /// Bind groups reading copy 0 and writing copy 1, and the reverse.
-    groups: [wgpu::BindGroup; 2],
+    /// Bind groups reading copy `c` of the state and writing copy `c + 1` (mod 3).
+    groups: [wgpu::BindGroup; 3],
 }
 
 /// The per-dispatch parameters, laid out as the shader's `Params`.
@@ -146,10 +158,8 @@ impl GpuVoices {
             v0.extend(v[..n].iter().map(|&value| value as f32));
         }
         let state_bytes = (4 * n * voices) as u64;
-        let x =
-            [context.storage("hooke voices x", state_bytes), context.storage("hooke voices x", state_bytes)];
-        let v =
-            [context.storage("hooke voices v", state_bytes), context.storage("hooke voices v", state_bytes)];
+        let x = [0, 1, 2].map(|_| context.storage("hooke voices x", state_bytes));
+        let v = [0, 1, 2].map(|_| context.storage("hooke voices v", state_bytes));
         context.queue.write_buffer(&x[0], 0, bytemuck::cast_slice(&x0));
         context.queue.write_buffer(&v[0], 0, bytemuck::cast_slice(&v0));
         let per_mass = dt / chain.mass;
@@ -172,21 +182,8 @@ impl GpuVoices {
             mapped_at_creation: false,
         });
         context.queue.write_buffer(&params, 0, bytemuck::bytes_of(&params_value));
-        let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
-        let buffers = Buffers { params: &params, x: &x, v: &v, first_bad: &first_bad };
-        let recorder = Recorder::new(context, &pipeline, buffers, voices, 1)?;
-        Ok(Self {
-            context: context.clone(),
-            masses: n,
-            voices,
-            pipeline,
-            params,
-            x,
-            v,
-            first_bad,
-            recorder,
-            current: 0,
-        })
+        let recorder = Recorder::new(context, &pipeline, State { params: &params, x: &x, v: &v }, voices, 1)?;
+        Ok(Self { context: context.clone(), masses: n, voices, pipeline, params, x, v, recorder, current: 0 })
     }
 
     /// Steps per dispatch (the read-back granularity) with the taps of the last call.
@@ -222,60 +219,72 @@ impl GpuVoices {
             )));
         }
         if taps.len() > self.recorder.capacity {
-            let buffers =
-                Buffers { params: &self.params, x: &self.x, v: &self.v, first_bad: &self.first_bad };
+            let state = State { params: &self.params, x: &self.x, v: &self.v };
             let capacity = taps.len().next_power_of_two();
-            self.recorder = Recorder::new(&self.context, &self.pipeline, buffers, voices, capacity)?;
+            self.recorder = Recorder::new(&self.context, &self.pipeline, state, voices, capacity)?;
         }
-        let (context, recorder) = (&self.context, &self.recorder);
         let encoded: Vec<u32> = taps
             .iter()
             .map(|&(mass, quantity)| mass as u32 | if quantity == Quantity::Velocity { VELOCITY } else { 0 })
             .collect();
-        context.queue.write_buffer(&recorder.taps, 0, bytemuck::cast_slice(&encoded));
-        let clear = vec![NONE; voices];
-        let mut done = 0;
-        while done < steps {
-            let length = recorder.block.min(steps - done);
-            let steps_and_taps = [length as u32, taps.len() as u32];
-            context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_taps));
-            context.queue.write_buffer(&self.first_bad, 0, bytemuck::cast_slice(&clear));
-            let mut encoder = context.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &recorder.groups[self.current], &[]);
-                pass.dispatch_workgroups(voices as u32, 1, 1);
+        self.context.queue.write_buffer(&self.recorder.taps, 0, bytemuck::cast_slice(&encoded));
+        let block = self.recorder.block;
+        let mut next = (steps > 0).then(|| self.submit(0, steps.min(block), taps.len()));
+        let mut b = 0;
+        while let Some(submitted) = next.take() {
+            let done = b * block;
+            let length = block.min(steps - done);
+            if done + length < steps {
+                next = Some(self.submit(b + 1, block.min(steps - done - length), taps.len()));
             }
-            let status_bytes = (4 * voices) as u64;
-            let record_bytes = (4 * length * per_step) as u64;
-            encoder.copy_buffer_to_buffer(&self.first_bad, 0, &recorder.staging, 0, status_bytes);
-            if record_bytes > 0 {
-                encoder.copy_buffer_to_buffer(
-                    &recorder.record,
-                    0,
-                    &recorder.staging,
-                    status_bytes,
-                    record_bytes,
-                );
-            }
-            let words: Vec<u32> =
-                context.submit_and_read(encoder, &recorder.staging, status_bytes + record_bytes)?;
-            let (status, samples) = words.split_at(voices);
-            if let Some((voice, &key)) =
-                status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE)
-            {
-                let (step, mass) = (key as usize / self.masses, key as usize % self.masses);
+            let slot = &self.recorder.slots[b % 2];
+            let out = &mut record[done * per_step..(done + length) * per_step];
+            let bytes = (4 * (voices + length * per_step)) as u64;
+            let masses = self.masses;
+            let bad = self.context.read_submitted(submitted, &slot.staging, bytes, |words: &[u32]| {
+                let (status, samples) = words.split_at(voices);
+                let bad =
+                    status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE);
+                if bad.is_none() {
+                    for (out, &bits) in out.iter_mut().zip(samples) {
+                        *out = f32::from_bits(bits);
+                    }
+                }
+                bad.map(|(voice, &key)| (voice, key as usize / masses, key as usize % masses))
+            })?;
+            if let Some((voice, step, mass)) = bad {
+                self.current = (self.current + b) % 3;
                 return Err(GpuError::NonFinite { step: done + step, voice: Some(voice), mass, kept: done });
             }
-            let out = &mut record[done * per_step..(done + length) * per_step];
-            for (out, &bits) in out.iter_mut().zip(samples) {
-                *out = f32::from_bits(bits);
-            }
-            self.current = 1 - self.current;
-            done += length;
+            b += 1;
         }
+        self.current = (self.current + b) % 3;
         Ok(())
+    }
+
+    /// Submits block `b` of a call (`length` steps with `taps` taps, from copy `current + b` of
+    /// the state, into slot `b mod 2`): its dispatch, then the copy of its status and record to
+    /// the slot's staging buffer.
+    fn submit(&self, b: usize, length: usize, taps: usize) -> wgpu::SubmissionIndex {
+        let (context, voices) = (&self.context, self.voices);
+        let slot = &self.recorder.slots[b % 2];
+        let steps_and_taps = [length as u32, taps as u32];
+        context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_taps));
+        context.queue.write_buffer(&slot.first_bad, 0, bytemuck::cast_slice(&vec![NONE; voices]));
+        let mut encoder = context.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &slot.groups[(self.current + b) % 3], &[]);
+            pass.dispatch_workgroups(voices as u32, 1, 1);
+        }
+        let status_bytes = (4 * voices) as u64;
+        let record_bytes = (4 * length * taps * voices) as u64;
+        encoder.copy_buffer_to_buffer(&slot.first_bad, 0, &slot.staging, 0, status_bytes);
+        if record_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&slot.record, 0, &slot.staging, status_bytes, record_bytes);
+        }
+        context.queue.submit([encoder.finish()])
     }
 
     /// The positions of voice `voice`'s masses, m (read back from the device).
@@ -303,11 +312,10 @@ impl GpuVoices {
 
 /// The buffers every bind group holds besides the recorder's.
 #[derive(Clone, Copy)]
-struct Buffers<'a> {
+struct State<'a> {
     params: &'a wgpu::Buffer,
-    x: &'a [wgpu::Buffer; 2],
-    v: &'a [wgpu::Buffer; 2],
-    first_bad: &'a wgpu::Buffer,
+    x: &'a [wgpu::Buffer; 3],
+    v: &'a [wgpu::Buffer; 3],
 }
 
 impl Recorder {
@@ -315,7 +323,7 @@ impl Recorder {
     fn new(
         context: &GpuContext,
         pipeline: &wgpu::ComputePipeline,
-        buffers: Buffers<'_>,
+        state: State<'_>,
         voices: usize,
         capacity: usize,
     ) -> Result<Self, GpuError> {
@@ -328,14 +336,19 @@ impl Recorder {
             )));
         }
         let taps = context.storage("hooke voices taps", 4 * capacity as u64);
-        let record = context.storage("hooke voices record", (4 * block * capacity * voices) as u64);
-        let staging = context.staging("hooke voices read-back", (4 * (block * capacity + 1) * voices) as u64);
-        let groups = [0, 1].map(|from| {
-            let to = 1 - from;
-            let Buffers { params, x, v, first_bad } = buffers;
-            let bound = [params, &x[from], &v[from], &x[to], &v[to], &record, first_bad, &taps];
-            context.bind(pipeline, &(0..).zip(bound).collect::<Vec<_>>())
+        let slots = [0, 1].map(|_| {
+            let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
+            let record = context.storage("hooke voices record", (4 * block * capacity * voices) as u64);
+            let staging =
+                context.staging("hooke voices read-back", (4 * (block * capacity + 1) * voices) as u64);
+            let groups = [0, 1, 2].map(|from| {
+                let to = (from + 1) % 3;
+                let State { params, x, v } = state;
+                let bound = [params, &x[from], &v[from], &x[to], &v[to], &record, &first_bad, &taps];
+                context.bind(pipeline, &(0..).zip(bound).collect::<Vec<_>>())
+            });
+            Slot { first_bad, record, staging, groups }
         });
-        Ok(Self { capacity, block, taps, record, staging, groups })
+        Ok(Self { capacity, block, taps, slots })
     }
 }

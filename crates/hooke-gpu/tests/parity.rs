@@ -168,6 +168,47 @@ fn unstable_voices_report_the_step_voice_and_mass() {
 }
 
 #[test]
+fn unstable_voices_after_several_blocks_keep_the_failing_blocks_start() {
+    let Some(context) = context() else { return };
+    // omega h just above 2 (about 2.0011): the highest mode grows a few percent a step, so the
+    // first non-finite position comes after the first block, while the next block is in flight.
+    let masses = 30;
+    let stiffness = (1.0018f64 / DT).powi(2) * 1e-3;
+    let chain = UniformChain { force: 0.0, right: 0.0, ..chain(masses, stiffness) };
+    let (voices, tap) = (2, 3);
+    let initial = |voice: usize| pluck(masses, voice);
+    let mut gpu = GpuVoices::new(&context, chain, DT, voices, initial).unwrap();
+    let block = gpu.block();
+    let steps = 8 * block;
+    let mut record = vec![0f32; steps * voices];
+    let error = gpu.advance(steps, &[(tap, Quantity::Position)], &mut record).unwrap_err();
+    println!("{error}");
+    let GpuError::NonFinite { step, kept, .. } = error else { panic!("{error}") };
+    let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, initial);
+    let mut one = vec![0f64; voices];
+    let cpu_step = (0..steps)
+        .find(|_| {
+            cpu.advance(1, tap, &mut one);
+            (0..voices).any(|voice| (0..masses).any(|mass| !cpu.position(voice, mass).is_finite()))
+        })
+        .expect("the CPU run is unstable too");
+    assert!(cpu_step > block, "the failure comes after the first block ({cpu_step})");
+    assert_eq!(step, cpu_step, "the failing step");
+    assert_eq!(kept, step / block * block, "the state kept is the failing block's start");
+    // The GPU kept the state after `kept` steps, and recorded every step before them.
+    let mut cpu = VoiceBank::<f32>::new(chain, DT, voices, initial);
+    let mut cpu_record = vec![0f64; kept * voices];
+    cpu.advance(kept, tap, &mut cpu_record);
+    let gpu_kept: Vec<f64> = record[..kept * voices].iter().map(|&value| f64::from(value)).collect();
+    assert_close("taps before the failing block", &gpu_kept, &cpu_record);
+    for voice in 0..voices {
+        let gpu_x: Vec<f64> = gpu.positions(voice).unwrap().iter().map(|&value| f64::from(value)).collect();
+        let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(voice, mass)).collect();
+        assert_close(&format!("voice {voice}'s kept positions"), &gpu_x, &cpu_x);
+    }
+}
+
+#[test]
 fn voices_refuse_bad_sizes() {
     let Some(context) = context() else { return };
     let chain = chain(8, 1e6);

@@ -21,7 +21,8 @@ pub fn context() -> Option<GpuContext> {
     }
 }
 
-/// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero.
+/// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero; a
+/// NaN on one side only fails.
 pub fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
     assert_eq!(gpu.len(), cpu.len(), "{what}: lengths");
     let peak = cpu.iter().fold(0.0f64, |peak, value| peak.max(value.abs()));
@@ -29,7 +30,8 @@ pub fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
     let (index, error) = gpu
         .iter()
         .zip(cpu)
-        .map(|(g, c)| (g - c).abs())
+        // A NaN on either side is a difference too (it compares false with any tolerance).
+        .map(|(g, c)| if g.is_nan() != c.is_nan() { f64::INFINITY } else { (g - c).abs() })
         .enumerate()
         .fold((0, 0.0f64), |worst, (i, e)| if e > worst.1 { (i, e) } else { worst });
     println!(
