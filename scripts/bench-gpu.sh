@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU backend's figures (issue 18's targets) on the adapter wgpu finds, beside the CPU
 # kernels on the same machine: a 1000 x 1000 membrane (target 4.41e10 mass-steps/s at 44.1 kHz)
-# with temporal blocking and with a step per dispatch, larger membranes, and 10 000 voices of an
-# 80-mass string (target 3.8e10 at 48 kHz) with fewer and more voices around it.
+# with temporal blocking and with a step per dispatch, larger membranes, 10 000 voices of an
+# 80-mass string (target 3.8e10 at 48 kHz) with fewer and more voices around it, and the
+# structure-preserving schemes' voices (mode by mode).
 #   bash scripts/bench-gpu.sh [HOOKE] [SECONDS]
 # HOOKE is a hooke built with the GPU feature (default: builds one with
 # `cargo build --release -p hooke-cli --features gpu`); SECONDS per figure (default 3). Prints
@@ -41,5 +42,9 @@ row "--gpu --string 80 --voices 1000" --gpu --string 80 --voices 1000
 row "--gpu --string 80 --voices 10000" --gpu --string 80 --voices 10000
 row "--gpu --string 80 --voices 65535" --gpu --string 80 --voices 65535
 row "--gpu --string 500 --voices 10000" --gpu --string 500 --voices 10000
+for scheme in velocity-verlet caldirola-kanai energy-conserving; do
+  row "--gpu --string 80 --voices 10000 --scheme $scheme" --gpu --string 80 --voices 10000 --scheme "$scheme"
+done
+row "--gpu --string 500 --voices 10000 --scheme caldirola-kanai" --gpu --string 500 --voices 10000 --scheme caldirola-kanai
 row "--membrane 1000x1000 (CPU, 1 thread)" --membrane 1000x1000
 row "--string 80 --voices 10000 --f32 --threads $(nproc) (CPU)" --string 80 --voices 10000 --f32 --threads "$(nproc)"

@@ -88,7 +88,8 @@ pub struct BenchArgs {
     /// stencils and the string bank, other schemes on the general path), to compare.
     #[arg(long)]
     pub no_modal: bool,
-    /// Run on the GPU (the symplectic Euler string voices and membrane kernels, f32).
+    /// Run on the GPU, f32: the string's voices (symplectic Euler on the stencil, any other
+    /// linear scheme mode by mode) or the symplectic Euler membrane.
     #[arg(long, conflicts_with = "play")]
     pub gpu: bool,
     /// With --gpu --membrane: a step per dispatch instead of temporal blocking, to compare.

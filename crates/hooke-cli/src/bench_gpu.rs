@@ -1,6 +1,7 @@
 //! `hooke bench --gpu`: the GPU kernels of `hooke-gpu` on the benchmark string's voices
-//! (`--string N --voices V`) or membrane (`--membrane WxH`), timed as `hooke bench` times the
-//! CPU (same elements, same 48 kHz step, same output lines), after a line naming the adapter.
+//! (`--string N --voices V`; symplectic Euler on the stencil, any other scheme mode by mode) or
+//! membrane (`--membrane WxH`), timed as `hooke bench` times the CPU (same elements, same
+//! 48 kHz step, same output lines), after a line naming the adapter.
 
 use crate::bench::BenchArgs;
 
@@ -27,10 +28,11 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
     use hooke_gpu::{GpuContext, GpuMembrane, GpuVoices};
     use miette::miette;
 
-    if args.model.is_some() || args.general || args.scheme != SchemeKind::SymplecticEuler {
+    let symplectic_euler = args.scheme == SchemeKind::SymplecticEuler;
+    if args.model.is_some() || args.general || (args.membrane.is_some() && !symplectic_euler) {
         return Err(miette!(
-            "--gpu times the symplectic Euler string (--string N --voices V) and membrane \
-             (--membrane WxH) kernels only"
+            "--gpu times the string's voices (--string N --voices V, any linear scheme) and the \
+             symplectic Euler membrane (--membrane WxH) only"
         ));
     }
     let gpu = |error: hooke_gpu::GpuError| miette!("--gpu: {error}");
@@ -83,13 +85,18 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
             x[n / 2] = DISPLACEMENT;
             (x, vec![0.0; n])
         };
-        let mut bank = GpuVoices::new(&context, chain, dt, voices, pluck).map_err(gpu)?;
+        let mut bank = if symplectic_euler {
+            GpuVoices::new(&context, chain, dt, voices, pluck)
+        } else {
+            GpuVoices::modal(&context, chain, args.scheme, dt, voices, pluck)
+        }
+        .map_err(gpu)?;
         let chunk = bank.block();
         let mut record = vec![0.0; chunk * voices];
         let rate = measure(args.seconds, args.steps, chunk, |steps| {
             bank.advance(steps, &[(n / 2, Quantity::Position)], &mut record).map_err(gpu)
         })?;
-        (n * voices, rate, "GPU voices")
+        (n * voices, rate, if symplectic_euler { "GPU voices" } else { "GPU voices, mode by mode" })
     };
     println!("{masses} masses, {}, {path}, {}, f32", args.scheme, context.adapter_name());
     println!("{}", real_time_line(steps_per_second, RATE));

@@ -10,7 +10,8 @@ pub enum DeviceChoice {
     /// The CPU's paths (kernels and the general path).
     #[default]
     Cpu,
-    /// The GPU (crates/hooke-gpu): symplectic Euler on uniform strings and membranes, f32.
+    /// The GPU (crates/hooke-gpu), f32: uniform strings with any linear scheme (symplectic
+    /// Euler on the stencil, the others mode by mode), uniform membranes with symplectic Euler.
     Gpu,
 }
 

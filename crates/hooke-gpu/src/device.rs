@@ -2,7 +2,8 @@
 //! pickups, config, Arc::new(GpuDevice::new()?))` runs a uniform string on [`GpuVoices`] (one
 //! voice; a string longer than workgroup memory holds as a one-row [`GpuMembrane`]) and a
 //! uniform membrane on [`GpuMembrane`], symplectic Euler in f32, with the pickups recorded on
-//! the device and the state read back after every call.
+//! the device and the state read back after every call. Any other scheme runs on a uniform
+//! string mode by mode ([`GpuVoices::modal`]).
 
 use crate::{GpuContext, GpuError, GpuMembrane, GpuVoices};
 use hooke::engine::{Device, DevicePath, DeviceRequest};
@@ -36,11 +37,22 @@ impl Device for GpuDevice {
     }
 
     fn path(&self, request: &DeviceRequest<'_>) -> Result<Box<dyn DevicePath>, String> {
-        if request.scheme != SchemeKind::SymplecticEuler {
-            return Err(format!("the GPU runs symplectic Euler only, not {}", request.scheme.name()));
-        }
         let state = request.state;
         let chain = UniformChain::detect(request.system);
+        if request.scheme != SchemeKind::SymplecticEuler {
+            let Some(chain) = chain else {
+                return Err(format!(
+                    "the GPU runs {} on uniform strings only (mode by mode); membranes and other \
+                     models take symplectic Euler",
+                    request.scheme.name()
+                ));
+            };
+            let n = chain.masses;
+            let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
+            let voice = GpuVoices::modal(&self.context, chain, request.scheme, request.dt, 1, initial)
+                .map_err(|error| error.to_string())?;
+            return Ok(Box::new(ChainPath::new(voice, request.taps)));
+        }
         if let Some(chain) = chain {
             let n = chain.masses;
             let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());

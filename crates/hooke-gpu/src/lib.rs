@@ -2,7 +2,7 @@
 //! compute shaders on wgpu (Vulkan: NVIDIA, AMD and Intel GPUs, and Mesa's CPU driver lavapipe,
 //! on which the tests run without a GPU).
 //!
-//! Both kernels are symplectic Euler (Morgan & Qiao 2009, eq. (26)) in f32 with the arithmetic
+//! The stencils are symplectic Euler (Morgan & Qiao 2009, eq. (26)) in f32 with the arithmetic
 //! of the CPU kernels in the same order, each multiply-add a WGSL `fma`. On a device whose `fma`
 //! is fused the results equal the CPU's `f32` kernels'; Vulkan lets a driver round `fma` twice
 //! (lavapipe does), and then they differ by about one rounding per step (1e-5 of the peak after
@@ -10,12 +10,15 @@
 //!
 //! - [`GpuVoices`]: many voices of one uniform string ([`hooke::kernel::chain`]), one
 //!   workgroup per voice with the string in workgroup memory across all the steps of a block,
-//!   the pickup recorded on the device;
+//!   the pickup recorded on the device; [`GpuVoices::modal`] runs them with any other linear
+//!   scheme (the structure-preserving ones of Chatziioannou 2019 included) mode by mode, as
+//!   [`hooke::kernel::modal`] does on the CPU;
 //! - [`GpuMembrane`]: the membrane's five-point stencil ([`hooke::kernel::grid`]) on device
 //!   buffers, many steps per submission, taps recorded on the device.
 //!
-//! [`GpuDevice`] puts both behind the engine's choice of path: `hooke::engine::Engine::
-//! with_device` runs a model on the GPU when it is a uniform string or membrane.
+//! [`GpuDevice`] puts them behind the engine's choice of path: `hooke::engine::Engine::
+//! with_device` runs a model on the GPU when it is a uniform string (any linear scheme) or a
+//! uniform membrane (symplectic Euler).
 //!
 //! Pickups are read back once per block, and a block that produced a non-finite value is
 //! reported as [`GpuError::NonFinite`] with the step and mass, as the CPU kernels do.
@@ -23,6 +26,7 @@
 mod context;
 mod device;
 mod membrane;
+mod modes;
 mod voices;
 
 pub use context::GpuContext;

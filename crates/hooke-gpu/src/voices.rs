@@ -26,16 +26,27 @@
 //! One workgroup per voice (rather than one invocation per voice) keeps a voice's masses in
 //! parallel lanes, so a step costs one barrier rather than `N` dependent updates; on lavapipe
 //! it cannot be measured against the alternative meaningfully, and on a GPU it has not been.
+//!
+//! [`GpuVoices::modal`] runs any linear scheme instead (velocity Verlet, Caldirola-Kanai, the
+//! energy-conserving scheme, ...), mode by mode ([`crate::modes`], `modal.wgsl`): the state on
+//! the device is then the modal amplitudes, with the same buffers, blocks and read-back.
 
+use crate::modes::{ChainModes, COEFFICIENTS};
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::UniformChain;
 use hooke::quantity::Quantity;
+use hooke::scheme::SchemeKind;
 
 /// Steps per dispatch (and per read-back) at most; fewer when the record would not fit in one
 /// storage buffer binding.
 const BLOCK: usize = 1024;
 /// Workgroup size limit used even where the device allows more (a multiple of 32 and 64 lanes).
 const MAX_WORKGROUP: usize = 256;
+/// Modes per invocation of the modal voices at most (each holds its modes' state and
+/// coefficients in registers).
+const MAX_MODES_PER_LANE: usize = 8;
+/// Steps whose sums the modal voices keep in workgroup memory at most before adding them up.
+const MAX_CHUNK: usize = 32;
 /// No non-finite value (the shader's `NONE`).
 const NONE: u32 = u32::MAX;
 /// The flag of a tap recording the velocity (the shader's `VELOCITY`).
@@ -49,10 +60,10 @@ pub struct GpuVoices {
     context: GpuContext,
     masses: usize,
     voices: usize,
-    pipeline: wgpu::ComputePipeline,
+    stepping: Stepping,
     params: wgpu::Buffer,
-    /// Positions (m) and velocities (m/s), three copies each: a block reads copy `c` and
-    /// writes copy `c + 1` (mod 3).
+    /// Positions (m) and velocities (m/s), or with [`Stepping::Modal`] the modal amplitudes,
+    /// three copies each: a block reads copy `c` and writes copy `c + 1` (mod 3).
     x: [wgpu::Buffer; 3],
     v: [wgpu::Buffer; 3],
     /// The buffers sized for the taps of the last call.
@@ -61,10 +72,114 @@ pub struct GpuVoices {
     current: usize,
 }
 
-/// The buffers of up to `capacity` taps, and the bind groups over them.
+/// How the voices are stepped.
+#[derive(Debug)]
+enum Stepping {
+    /// Symplectic Euler on the chain's stencil (`voices.wgsl`).
+    Stencil,
+    /// A linear scheme mode by mode (`modal.wgsl`), with the modes' coefficients on the device.
+    Modal { modes: ChainModes, coefficients: wgpu::Buffer },
+}
+
+impl Stepping {
+    /// The state on the device of the masses' `values` (positions, m, or velocities, m/s).
+    fn to_device(&self, values: &[f64]) -> Vec<f32> {
+        match self {
+            Self::Stencil => values.iter().map(|&value| value as f32).collect(),
+            Self::Modal { modes, .. } => modes.to_modes(values),
+        }
+    }
+
+    /// The masses' values of the state on the device.
+    fn to_masses(&self, values: Vec<f32>) -> Vec<f32> {
+        match self {
+            Self::Stencil => values,
+            Self::Modal { modes, .. } => modes.to_masses(&values),
+        }
+    }
+
+    /// The mass named by a non-finite value's index in a voice's state (a mass, or a mode).
+    fn mass_of(&self, index: usize) -> usize {
+        match self {
+            Self::Stencil => index,
+            Self::Modal { modes, .. } => modes.first_mass(index),
+        }
+    }
+
+    /// The taps as the shader reads them: each tap's mass and quantity flag, or each tap's
+    /// weights on the modes (`capacity` taps' worth).
+    fn encode(&self, taps: &[(usize, Quantity)], capacity: usize) -> Vec<u32> {
+        match self {
+            Self::Stencil => taps
+                .iter()
+                .map(|&(mass, quantity)| {
+                    mass as u32 | if quantity == Quantity::Velocity { VELOCITY } else { 0 }
+                })
+                .collect(),
+            Self::Modal { modes, .. } => {
+                modes.weights(taps, capacity).into_iter().map(f32::to_bits).collect()
+            }
+        }
+    }
+
+    /// The words of `capacity` taps as [`Stepping::encode`] writes them.
+    fn tap_words(&self, capacity: usize) -> usize {
+        match self {
+            Self::Stencil => capacity,
+            Self::Modal { modes, .. } => 2 * capacity * modes.len(),
+        }
+    }
+
+    /// The shader's source for `masses` masses and up to `capacity` taps, and its extra
+    /// bindings beyond the shared eight.
+    fn shader(&self, context: &GpuContext, masses: usize, capacity: usize) -> Result<Shader<'_>, GpuError> {
+        let params = include_str!("voice_params.wgsl");
+        match self {
+            Self::Stencil => {
+                let lanes = context.limits().max_compute_invocations_per_workgroup as usize;
+                let workgroup = masses.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes);
+                let source = (params.to_owned() + include_str!("voices.wgsl"))
+                    .replace("{MASSES}", &masses.to_string())
+                    .replace("{WORKGROUP}", &workgroup.to_string());
+                Ok((source, Vec::new()))
+            }
+            Self::Modal { coefficients, .. } => {
+                let workgroup = modal_workgroup(context, masses);
+                let shared = context.limits().max_compute_workgroup_storage_size as usize;
+                // The sums take 4 (CHUNK x capacity + 1) bytes per invocation.
+                let chunk = ((shared / (4 * workgroup)).saturating_sub(1) / capacity).min(MAX_CHUNK);
+                if chunk == 0 {
+                    return Err(GpuError::Size(format!(
+                        "{capacity} taps of the modal voices exceed this GPU's {shared} bytes of workgroup memory"
+                    )));
+                }
+                let source = (params.to_owned() + include_str!("modal.wgsl"))
+                    .replace("{MODES}", &masses.to_string())
+                    .replace("{WORKGROUP}", &workgroup.to_string())
+                    .replace("{PER_LANE}", &masses.div_ceil(workgroup).to_string())
+                    .replace("{CAPACITY}", &capacity.to_string())
+                    .replace("{CHUNK}", &chunk.to_string());
+                Ok((source, vec![(8, coefficients)]))
+            }
+        }
+    }
+}
+
+/// A shader's source, and the bindings its bind groups hold beyond the eight all voices share.
+type Shader<'a> = (String, Vec<(u32, &'a wgpu::Buffer)>);
+
+/// The modal voices' workgroup for `modes` modes: a multiple of 32 invocations, at most
+/// [`MAX_WORKGROUP`] or the device's limit.
+fn modal_workgroup(context: &GpuContext, modes: usize) -> usize {
+    let lanes = context.limits().max_compute_invocations_per_workgroup as usize;
+    modes.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes)
+}
+
+/// The pipeline for up to `capacity` taps, its buffers, and the bind groups over them.
 #[derive(Debug)]
 struct Recorder {
     capacity: usize,
+    pipeline: wgpu::ComputePipeline,
     /// Steps per dispatch.
     block: usize,
     /// Each tap's mass and quantity flag.
@@ -103,9 +218,10 @@ struct Params {
 }
 
 impl GpuVoices {
-    /// `voices` copies of `chain` with step `dt` (s) on `context`'s device; `initial(voice)`
-    /// gives each voice's positions and velocities of the masses (m, m/s), as
-    /// [`hooke::kernel::voices::VoiceBank::new`] takes them.
+    /// `voices` copies of `chain` with step `dt` (s) on `context`'s device, stepped by
+    /// symplectic Euler on the stencil; `initial(voice)` gives each voice's positions and
+    /// velocities of the masses (m, m/s), as [`hooke::kernel::voices::VoiceBank::new`] takes
+    /// them.
     pub fn new(
         context: &GpuContext,
         chain: UniformChain,
@@ -114,17 +230,53 @@ impl GpuVoices {
         initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
     ) -> Result<Self, GpuError> {
         let n = chain.masses;
-        let limits = context.limits();
-        if n == 0 || voices == 0 {
-            return Err(GpuError::Size(format!(
-                "GPU voices need at least one mass and one voice (got {n} masses, {voices} voices)"
-            )));
-        }
-        let shared = limits.max_compute_workgroup_storage_size as usize;
+        let shared = context.limits().max_compute_workgroup_storage_size as usize;
         if 16 * (n + 2) > shared {
             return Err(GpuError::Size(format!(
                 "a string of {n} masses does not fit in this GPU's workgroup memory ({shared} bytes hold at most {} masses)",
                 shared / 16 - 2
+            )));
+        }
+        Self::build(context, chain, dt, voices, initial, Stepping::Stencil)
+    }
+
+    /// `voices` copies of `chain` with step `dt` (s) stepped by `scheme` (any linear scheme)
+    /// mode by mode; `initial` as for [`GpuVoices::new`]. An error if the analysis cannot
+    /// measure the scheme's step on the modes, or the string has more modes than
+    /// [`MAX_MODES_PER_LANE`] per invocation of a workgroup.
+    pub fn modal(
+        context: &GpuContext,
+        chain: UniformChain,
+        scheme: SchemeKind,
+        dt: f64,
+        voices: usize,
+        initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+    ) -> Result<Self, GpuError> {
+        let n = chain.masses;
+        let most = MAX_MODES_PER_LANE * modal_workgroup(context, n);
+        if n == 0 || n > most {
+            return Err(GpuError::Size(format!("the GPU's modal voices take 1 to {most} masses (got {n})")));
+        }
+        let modes = ChainModes::new(&chain, scheme, dt)?;
+        let coefficients = context.storage("hooke modal coefficients", (4 * COEFFICIENTS * n) as u64);
+        context.queue.write_buffer(&coefficients, 0, bytemuck::cast_slice(modes.coefficients()));
+        Self::build(context, chain, dt, voices, initial, Stepping::Modal { modes, coefficients })
+    }
+
+    /// The voices stepped by `stepping`.
+    fn build(
+        context: &GpuContext,
+        chain: UniformChain,
+        dt: f64,
+        voices: usize,
+        initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+        stepping: Stepping,
+    ) -> Result<Self, GpuError> {
+        let n = chain.masses;
+        let limits = context.limits();
+        if n == 0 || voices == 0 {
+            return Err(GpuError::Size(format!(
+                "GPU voices need at least one mass and one voice (got {n} masses, {voices} voices)"
             )));
         }
         if voices > limits.max_compute_workgroups_per_dimension as usize {
@@ -139,13 +291,6 @@ impl GpuVoices {
                 "{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers"
             )));
         }
-        let lanes = limits.max_compute_invocations_per_workgroup as usize;
-        let workgroup = n.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes);
-        let source = include_str!("voices.wgsl")
-            .replace("{MASSES}", &n.to_string())
-            .replace("{WORKGROUP}", &workgroup.to_string());
-        let pipeline = context.pipelines("hooke voices", &source, &["advance"])?.remove(0);
-
         let (mut x0, mut v0) = (Vec::with_capacity(n * voices), Vec::with_capacity(n * voices));
         for voice in 0..voices {
             let (x, v) = initial(voice);
@@ -154,8 +299,8 @@ impl GpuVoices {
                     "voice {voice}'s initial state has fewer than {n} masses"
                 )));
             }
-            x0.extend(x[..n].iter().map(|&value| value as f32));
-            v0.extend(v[..n].iter().map(|&value| value as f32));
+            x0.extend(stepping.to_device(&x[..n]));
+            v0.extend(stepping.to_device(&v[..n]));
         }
         let state_bytes = (4 * n * voices) as u64;
         let x = [0, 1, 2].map(|_| context.storage("hooke voices x", state_bytes));
@@ -182,8 +327,9 @@ impl GpuVoices {
             mapped_at_creation: false,
         });
         context.queue.write_buffer(&params, 0, bytemuck::bytes_of(&params_value));
-        let recorder = Recorder::new(context, &pipeline, State { params: &params, x: &x, v: &v }, voices, 1)?;
-        Ok(Self { context: context.clone(), masses: n, voices, pipeline, params, x, v, recorder, current: 0 })
+        let recorder =
+            Recorder::new(context, &stepping, n, State { params: &params, x: &x, v: &v }, voices, 1)?;
+        Ok(Self { context: context.clone(), masses: n, voices, stepping, params, x, v, recorder, current: 0 })
     }
 
     /// Steps per dispatch (the read-back granularity) with the taps of the last call.
@@ -221,12 +367,10 @@ impl GpuVoices {
         if taps.len() > self.recorder.capacity {
             let state = State { params: &self.params, x: &self.x, v: &self.v };
             let capacity = taps.len().next_power_of_two();
-            self.recorder = Recorder::new(&self.context, &self.pipeline, state, voices, capacity)?;
+            self.recorder =
+                Recorder::new(&self.context, &self.stepping, self.masses, state, voices, capacity)?;
         }
-        let encoded: Vec<u32> = taps
-            .iter()
-            .map(|&(mass, quantity)| mass as u32 | if quantity == Quantity::Velocity { VELOCITY } else { 0 })
-            .collect();
+        let encoded = self.stepping.encode(taps, self.recorder.capacity);
         self.context.queue.write_buffer(&self.recorder.taps, 0, bytemuck::cast_slice(&encoded));
         let block = self.recorder.block;
         let mut next = (steps > 0).then(|| self.submit(0, steps.min(block), taps.len()));
@@ -250,7 +394,9 @@ impl GpuVoices {
                         *out = f32::from_bits(bits);
                     }
                 }
-                bad.map(|(voice, &key)| (voice, key as usize / masses, key as usize % masses))
+                bad.map(|(voice, &key)| {
+                    (voice, key as usize / masses, self.stepping.mass_of(key as usize % masses))
+                })
             })?;
             if let Some((voice, step, mass)) = bad {
                 self.current = (self.current + b) % 3;
@@ -274,7 +420,7 @@ impl GpuVoices {
         let mut encoder = context.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(&self.recorder.pipeline);
             pass.set_bind_group(0, &slot.groups[(self.current + b) % 3], &[]);
             pass.dispatch_workgroups(voices as u32, 1, 1);
         }
@@ -297,7 +443,7 @@ impl GpuVoices {
         self.read(&self.v[self.current], voice)
     }
 
-    /// Voice `voice`'s part of `buffer`, read back.
+    /// Voice `voice`'s masses' values of its part of `buffer`, read back.
     fn read(&self, buffer: &wgpu::Buffer, voice: usize) -> Result<Vec<f32>, GpuError> {
         if voice >= self.voices {
             return Err(GpuError::Size(format!("voice {voice} is beyond the {} voices", self.voices)));
@@ -306,7 +452,7 @@ impl GpuVoices {
         let staging = self.context.staging("hooke voices state", bytes);
         let mut encoder = self.context.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, voice as u64 * bytes, &staging, 0, bytes);
-        self.context.submit_and_read(encoder, &staging, bytes)
+        Ok(self.stepping.to_masses(self.context.submit_and_read(encoder, &staging, bytes)?))
     }
 }
 
@@ -319,14 +465,18 @@ struct State<'a> {
 }
 
 impl Recorder {
-    /// Buffers for `capacity` taps of `voices` voices, and the bind groups over them.
+    /// The pipeline of `stepping` on `masses` masses for `capacity` taps of `voices` voices,
+    /// its buffers, and the bind groups over them and `state`.
     fn new(
         context: &GpuContext,
-        pipeline: &wgpu::ComputePipeline,
+        stepping: &Stepping,
+        masses: usize,
         state: State<'_>,
         voices: usize,
         capacity: usize,
     ) -> Result<Self, GpuError> {
+        let (source, extra) = stepping.shader(context, masses, capacity)?;
+        let pipeline = context.pipelines("hooke voices", &source, &["advance"])?.remove(0);
         let limits = context.limits();
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
         let block = BLOCK.min(binding / (4 * voices * capacity));
@@ -335,7 +485,7 @@ impl Recorder {
                 "{capacity} taps of {voices} voices exceed this GPU's {binding}-byte buffers"
             )));
         }
-        let taps = context.storage("hooke voices taps", 4 * capacity as u64);
+        let taps = context.storage("hooke voices taps", 4 * stepping.tap_words(capacity) as u64);
         let slots = [0, 1].map(|_| {
             let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
             let record = context.storage("hooke voices record", (4 * block * capacity * voices) as u64);
@@ -345,10 +495,11 @@ impl Recorder {
                 let to = (from + 1) % 3;
                 let State { params, x, v } = state;
                 let bound = [params, &x[from], &v[from], &x[to], &v[to], &record, &first_bad, &taps];
-                context.bind(pipeline, &(0..).zip(bound).collect::<Vec<_>>())
+                let entries: Vec<_> = (0..).zip(bound).chain(extra.iter().copied()).collect();
+                context.bind(&pipeline, &entries)
             });
             Slot { first_bad, record, staging, groups }
         });
-        Ok(Self { capacity, block, taps, slots })
+        Ok(Self { capacity, pipeline, block, taps, slots })
     }
 }

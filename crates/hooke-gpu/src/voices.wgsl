@@ -1,19 +1,7 @@
 // Voices of one uniform chain: one workgroup per voice, symplectic Euler (Morgan & Qiao 2009,
 // eq. (26)) with the chain in workgroup memory for all the steps of a dispatch; see voices.rs.
-// MASSES and WORKGROUP are written in by the host before compilation.
-
-struct Params {
-    stiffness: f32,  // h k / m, 1/s
-    damping: f32,    // h Z / m, dimensionless
-    retained: f32,   // 1 - h c / m, dimensionless
-    force: f32,      // h g / m, m/s
-    step: f32,       // h, s
-    left: f32,       // left anchor's position, m
-    right: f32,      // right anchor's position, m
-    steps: u32,      // steps in this dispatch
-    taps: u32,       // recorded values per step and voice
-    voices: u32,     // voices (workgroups) in this dispatch
-}
+// MASSES and WORKGROUP are written in by the host before compilation, after `Params`
+// (voice_params.wgsl).
 
 const MASSES: u32 = {MASSES}u;
 const WORKGROUP: u32 = {WORKGROUP}u;

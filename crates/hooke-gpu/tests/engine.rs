@@ -76,6 +76,36 @@ fn a_string_on_the_gpu_renders_the_cpu_frames() {
 }
 
 #[test]
+fn the_structure_preserving_schemes_run_a_string_on_the_gpu_as_on_the_cpu() {
+    // On the GPU mode by mode (GpuVoices::modal); on the CPU the general path in f64, which
+    // steps the masses and knows nothing of modes.
+    let (model, pickups) = string(1e5);
+    let schemes = [
+        SchemeKind::VelocityVerlet,
+        SchemeKind::CaldirolaKanai,
+        SchemeKind::EnergyConserving,
+        SchemeKind::Midpoint,
+        SchemeKind::VelocityVerletCs,
+        SchemeKind::Rk4,
+    ];
+    for scheme in schemes {
+        let config = EngineConfig::default().rate(RATE).scheme(scheme);
+        let Some(context) = context() else { return };
+        let mut gpu =
+            Engine::with_device(&model, &pickups, config, Arc::new(GpuDevice::on(context))).unwrap();
+        let mut cpu = Engine::new(&model, &pickups, config.general_only()).unwrap();
+        assert_eq!((gpu.path(), cpu.path()), (PathKind::Device, PathKind::General));
+        let (on_gpu, on_cpu) = (render(&mut gpu, 3000, 700), render(&mut cpu, 3000, 700));
+        for (channel, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+            assert_close(&format!("{}, channel {channel}", scheme.name()), g, c);
+        }
+        let (g, c) = (gpu.state(), cpu.state());
+        assert_close(&format!("{}, positions", scheme.name()), &g.x[..80], &c.x[..80]);
+        assert_close(&format!("{}, velocities", scheme.name()), &g.v[..80], &c.v[..80]);
+    }
+}
+
+#[test]
 fn a_string_too_long_for_workgroup_memory_runs_as_one_row_of_membrane() {
     // 3000 masses: more than the 1022 that 16 KiB of workgroup memory holds.
     let (model, pickups) = long_string(3000, 1e5);
@@ -156,26 +186,30 @@ fn a_rebuilt_path_reuses_the_shader_it_compiled() {
 
 #[test]
 fn an_unstable_gpu_run_stops_at_the_cpu_step_and_mass() {
-    // omega_max h = 2 sqrt(4 k / m) h = 2.5 > 2: unstable.
+    // omega_max h = 2 sqrt(4 k / m) h = 2.5 > 2: unstable with both schemes (on the GPU: the
+    // stencil, and the modes).
     let (model, pickups) = string(2.5f64.powi(2) * 1e-3 * RATE * RATE / 16.0 * 4.0);
-    let Some((mut gpu, _)) = engines(&model, &pickups, EngineConfig::default().rate(RATE)) else { return };
-    let mut cpu = Engine::new(&model, &pickups, EngineConfig::default().rate(RATE).general_only()).unwrap();
-    let mut outputs = vec![Vec::new(); 2];
-    let on_gpu = gpu.advance(100_000, &mut outputs).unwrap_err();
-    let mut outputs = vec![Vec::new(); 2];
-    let on_cpu = cpu.advance(100_000, &mut outputs).unwrap_err();
-    match (&on_gpu, &on_cpu) {
-        (
-            RunError::NonFinite { step: gpu_step, mass: gpu_mass, .. },
-            RunError::NonFinite { step: cpu_step, mass: cpu_mass, .. },
-        ) => {
-            println!("GPU: {on_gpu}\nCPU: {on_cpu}");
-            // The general path (f64) locates the failure from the GPU's state at the block's start,
-            // which differs from the CPU's by f32 rounding: one step either way at most.
-            assert!(gpu_step.abs_diff(*cpu_step) <= 1, "steps {gpu_step} and {cpu_step}");
-            assert_eq!(gpu_mass, cpu_mass);
+    for scheme in [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet] {
+        let config = EngineConfig::default().rate(RATE).scheme(scheme);
+        let Some((mut gpu, _)) = engines(&model, &pickups, config) else { return };
+        let mut cpu = Engine::new(&model, &pickups, config.general_only()).unwrap();
+        let mut outputs = vec![Vec::new(); 2];
+        let on_gpu = gpu.advance(100_000, &mut outputs).unwrap_err();
+        let mut outputs = vec![Vec::new(); 2];
+        let on_cpu = cpu.advance(100_000, &mut outputs).unwrap_err();
+        match (&on_gpu, &on_cpu) {
+            (
+                RunError::NonFinite { step: gpu_step, mass: gpu_mass, .. },
+                RunError::NonFinite { step: cpu_step, mass: cpu_mass, .. },
+            ) => {
+                println!("{}: GPU: {on_gpu}\nCPU: {on_cpu}", scheme.name());
+                // The general path (f64) locates the failure from the GPU's state at the block's
+                // start, which differs from the CPU's by f32 rounding: one step either way at most.
+                assert!(gpu_step.abs_diff(*cpu_step) <= 1, "steps {gpu_step} and {cpu_step}");
+                assert_eq!(gpu_mass, cpu_mass);
+            }
+            _ => panic!("expected non-finite values on both, got {on_gpu:?} and {on_cpu:?}"),
         }
-        _ => panic!("expected non-finite values on both, got {on_gpu:?} and {on_cpu:?}"),
     }
 }
 
@@ -183,14 +217,15 @@ fn an_unstable_gpu_run_stops_at_the_cpu_step_and_mass() {
 fn what_the_gpu_cannot_run_is_refused_with_the_reason() {
     let Some(context) = context() else { return };
     let device = Arc::new(GpuDevice::on(context));
-    let (model, pickups) = string(1e5);
+    let mut model = Model::new(1).unwrap();
+    let masses = model.add_membrane(MembraneSpec::new("m", 8, 6).mass(1e-3).stiffness(1e5)).unwrap();
     let config = EngineConfig::default().rate(RATE).scheme(SchemeKind::VelocityVerlet);
     let Err(EngineError::Device { reason, .. }) =
-        Engine::with_device(&model, &pickups, config, device.clone())
+        Engine::with_device(&model, &[PickupSpec::position(masses[9])], config, device.clone())
     else {
-        panic!("velocity Verlet on the GPU was not refused");
+        panic!("velocity Verlet on a membrane on the GPU was not refused");
     };
-    assert!(reason.contains("symplectic Euler only"), "{reason}");
+    assert!(reason.contains("on uniform strings only"), "{reason}");
     let mut pendulum = Model::new(2).unwrap();
     let bob = pendulum.add_mass(Mass::new("bob", 1.0).position([1.0, 0.0])).unwrap();
     let pivot = pendulum.add_anchor(Anchor::new("pivot").position([0.0, 0.0])).unwrap();

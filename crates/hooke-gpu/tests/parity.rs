@@ -15,6 +15,7 @@ use hooke::kernel::chain::{Tap, UniformChain};
 use hooke::kernel::grid::{GridKernel, UniformGrid};
 use hooke::kernel::voices::VoiceBank;
 use hooke::quantity::Quantity;
+use hooke::scheme::SchemeKind;
 use hooke_gpu::{GpuError, GpuMembrane, GpuVoices, MEMBRANE_DEPTH};
 
 mod common;
@@ -77,6 +78,50 @@ fn voices_match_the_cpu_voice_bank() {
         }
         // The voices start differently, so a kernel that mixed them up would differ above.
         assert_ne!(cpu_record[(steps - 1) * voices], cpu_record[(steps - 1) * voices + 1]);
+    }
+}
+
+#[test]
+fn modal_voices_match_the_cpu_voice_bank() {
+    let Some(context) = context() else { return };
+    // Symplectic Euler mode by mode against the CPU's stencil, with gravity, an anchor off zero
+    // and three taps (positions and a velocity); 300 masses: two modes per invocation.
+    for masses in [80, 300] {
+        let (voices, steps) = (4, 1000);
+        let chain = chain(masses, 1e6);
+        let taps = [
+            (masses / 5, Quantity::Position),
+            (masses / 2, Quantity::Velocity),
+            (masses - 1, Quantity::Position),
+        ];
+        let scheme = SchemeKind::SymplecticEuler;
+        let mut gpu =
+            GpuVoices::modal(&context, chain, scheme, DT, voices, |voice| pluck(masses, voice)).unwrap();
+        let mut gpu_record = vec![0f32; steps * taps.len() * voices];
+        gpu.advance(steps, &taps, &mut gpu_record).unwrap();
+        for (j, &(mass, quantity)) in taps.iter().enumerate() {
+            let mut cpu = VoiceBank::<f64>::new(chain, DT, voices, |voice| pluck(masses, voice));
+            let (mut cpu_record, mut one) = (Vec::with_capacity(steps * voices), vec![0f64; voices]);
+            for _ in 0..steps {
+                cpu.advance(1, mass, &mut one);
+                cpu_record.extend((0..voices).map(|voice| match quantity {
+                    Quantity::Position => cpu.position(voice, mass),
+                    Quantity::Velocity => cpu.velocity(voice, mass),
+                }));
+            }
+            let gpu_tap: Vec<f64> = (0..steps * voices)
+                .map(|k| f64::from(gpu_record[((k / voices) * taps.len() + j) * voices + k % voices]))
+                .collect();
+            assert_close(&format!("{masses} masses, tap {j}"), &gpu_tap, &cpu_record);
+            if j == 0 {
+                for voice in 0..voices {
+                    let gpu_x: Vec<f64> =
+                        gpu.positions(voice).unwrap().iter().map(|&value| f64::from(value)).collect();
+                    let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(voice, mass)).collect();
+                    assert_close(&format!("{masses} masses: voice {voice}'s positions"), &gpu_x, &cpu_x);
+                }
+            }
+        }
     }
 }
 

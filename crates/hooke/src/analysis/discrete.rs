@@ -20,6 +20,7 @@
 
 use super::error::AnalysisError;
 use super::linearise::Linearisation;
+use crate::kernel::modal::ModeStep;
 use crate::model::{Anchor, Mass, Model, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
@@ -132,6 +133,36 @@ pub fn oscillator_one_step_matrices(
     h: f64,
 ) -> Result<Vec<[[f64; 2]; 2]>, AnalysisError> {
     Ok(oscillator_steps(scheme, oscillators, h)?.into_iter().map(|step| step.matrix).collect())
+}
+
+/// The step of `scheme` on each mode of a linear system, in SI units, as the modal kernel takes
+/// it: mode `j` is `oscillators[j]` with the modal mass `masses[j]` (kg), its stiffness
+/// `m w0^2` (N/m) and damping `m gamma` (N s/m), stepped by [`oscillator_steps`] with step `h`
+/// (s), whose units (acting on `(q, h q')`, a force moving them by `h^2 F / m`) become SI.
+pub fn mode_steps(
+    scheme: SchemeKind,
+    oscillators: &[Oscillator],
+    masses: &[f64],
+    h: f64,
+) -> Result<Vec<ModeStep>, AnalysisError> {
+    let steps = oscillator_steps(scheme, oscillators, h)?;
+    Ok(steps
+        .iter()
+        .zip(oscillators.iter().zip(masses))
+        .map(|(step, (oscillator, &m))| {
+            let per_newton = |f: [f64; 2]| [f[0] * h * h / m, f[1] * h / m];
+            ModeStep {
+                matrix: [
+                    [step.matrix[0][0], step.matrix[0][1] * h],
+                    [step.matrix[1][0] / h, step.matrix[1][1]],
+                ],
+                constant_force: per_newton(step.constant_force),
+                held_force: per_newton(step.held_force),
+                stiffness: m * oscillator.omega0_squared,
+                damping: m * oscillator.gamma,
+            }
+        })
+        .collect())
 }
 
 /// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 1024 oscillators

@@ -54,6 +54,11 @@ impl<T: Real> VoiceBank<T> {
         self.x[(mass + 1) * self.voices + voice].to_f64()
     }
 
+    /// The velocity of mass `mass` (0-based) of voice `voice`, m/s.
+    pub fn velocity(&self, voice: usize, mass: usize) -> f64 {
+        self.v[(mass + 1) * self.voices + voice].to_f64()
+    }
+
     /// Advances every voice `steps` steps, writing the position of mass `tap` of each voice
     /// after every step to `record[step * voices + voice]`.
     pub fn advance(&mut self, steps: usize, tap: usize, record: &mut [f64]) {

@@ -1,6 +1,6 @@
 //! The modal path: any scheme on uniform strings (a guitar's, stiff or not) or on a uniform
 //! membrane, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
-//! oscillator by the analysis ([`oscillator_steps`]), so the path runs every scheme at the cost
+//! oscillator by the analysis ([`mode_steps`]), so the path runs every scheme at the cost
 //! of a four-coefficient recurrence per mode. It takes motion and held forces in place, and a
 //! change of a link, a drag or a mass that leaves the system as it was; it gives a mass's free
 //! force (for a hammer or a bow) without rebuilding the state. After any other change the
@@ -8,11 +8,11 @@
 
 use super::strings::{centred_bending, string_paths};
 use super::Stage;
-use crate::analysis::discrete::{oscillator_steps, Oscillator};
+use crate::analysis::discrete::{mode_steps, Oscillator};
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::chain::Tap;
 use crate::kernel::grid::UniformGrid;
-use crate::kernel::modal::{Bodies, ModalKernel, ModeStep, SineModes};
+use crate::kernel::modal::{Bodies, ModalKernel, SineModes};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 
@@ -214,23 +214,7 @@ impl ModalStage {
             oscillators.extend((0..range.len()).map(|j| part.oscillator(modes, j)));
             masses.resize(oscillators.len(), part.mass);
         }
-        let measured = oscillator_steps(scheme, &oscillators, dt).ok()?;
-        let h = dt;
-        let steps: Vec<ModeStep> = measured
-            .iter()
-            .zip(oscillators.iter().zip(&masses))
-            .map(|(s, (oscillator, &m))| {
-                // From units of the step (acting on `(q, h q')`, a force of `h^2 F / m`) to SI.
-                let per_newton = |f: [f64; 2]| [f[0] * h * h / m, f[1] * h / m];
-                ModeStep {
-                    matrix: [[s.matrix[0][0], s.matrix[0][1] * h], [s.matrix[1][0] / h, s.matrix[1][1]]],
-                    constant_force: per_newton(s.constant_force),
-                    held_force: per_newton(s.held_force),
-                    stiffness: m * oscillator.omega0_squared,
-                    damping: m * oscillator.gamma,
-                }
-            })
-            .collect();
+        let steps = mode_steps(scheme, &oscillators, &masses, dt).ok()?;
         let n = bodies.len();
         let mut held = vec![0.0; n];
         for (target, &force) in held.iter_mut().zip(&system.external_forces().held) {
