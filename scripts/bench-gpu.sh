@@ -3,7 +3,7 @@
 # kernels on the same machine: a 1000 x 1000 membrane (target 4.41e10 mass-steps/s at 44.1 kHz)
 # with temporal blocking and with a step per dispatch, larger membranes, 10 000 voices of an
 # 80-mass string (target 3.8e10 at 48 kHz) with fewer and more voices around it, and the
-# structure-preserving schemes' voices (mode by mode).
+# structure-preserving schemes' voices (mode by mode), all in f32, then a few in f64.
 #   bash scripts/bench-gpu.sh [HOOKE] [SECONDS]
 # HOOKE is a hooke built with the GPU feature (default: builds one with
 # `cargo build --release -p hooke-cli --features gpu`); SECONDS per figure (default 3). Prints
@@ -33,18 +33,22 @@ row() {  # row LABEL ARGS...: one benchmark's figure and real-time factor
     printf '%-52s %14s %12s\n' "$label" "$rate" "${realtime:-?}"
   fi
 }
-row "--gpu --membrane 1000x1000" --gpu --membrane 1000x1000
-row "--gpu --membrane 1000x1000 --step-per-dispatch" --gpu --membrane 1000x1000 --step-per-dispatch
-row "--gpu --membrane 256x256" --gpu --membrane 256x256
-row "--gpu --membrane 2000x2000" --gpu --membrane 2000x2000
-row "--gpu --membrane 2048x2048" --gpu --membrane 2048x2048
-row "--gpu --string 80 --voices 1000" --gpu --string 80 --voices 1000
-row "--gpu --string 80 --voices 10000" --gpu --string 80 --voices 10000
-row "--gpu --string 80 --voices 65535" --gpu --string 80 --voices 65535
-row "--gpu --string 500 --voices 10000" --gpu --string 500 --voices 10000
+row "--gpu --f32 --membrane 1000x1000" --gpu --f32 --membrane 1000x1000
+row "--gpu --f32 --membrane 1000x1000 --step-per-dispatch" --gpu --f32 --membrane 1000x1000 --step-per-dispatch
+row "--gpu --f32 --membrane 256x256" --gpu --f32 --membrane 256x256
+row "--gpu --f32 --membrane 2000x2000" --gpu --f32 --membrane 2000x2000
+row "--gpu --f32 --membrane 2048x2048" --gpu --f32 --membrane 2048x2048
+row "--gpu --f32 --string 80 --voices 1000" --gpu --f32 --string 80 --voices 1000
+row "--gpu --f32 --string 80 --voices 10000" --gpu --f32 --string 80 --voices 10000
+row "--gpu --f32 --string 80 --voices 65535" --gpu --f32 --string 80 --voices 65535
+row "--gpu --f32 --string 500 --voices 10000" --gpu --f32 --string 500 --voices 10000
 for scheme in velocity-verlet caldirola-kanai energy-conserving; do
-  row "--gpu --string 80 --voices 10000 --scheme $scheme" --gpu --string 80 --voices 10000 --scheme "$scheme"
+  row "--gpu --f32 --string 80 --voices 10000 --scheme $scheme" --gpu --f32 --string 80 --voices 10000 --scheme "$scheme"
 done
-row "--gpu --string 500 --voices 10000 --scheme caldirola-kanai" --gpu --string 500 --voices 10000 --scheme caldirola-kanai
+row "--gpu --f32 --string 500 --voices 10000 --scheme caldirola-kanai" --gpu --f32 --string 500 --voices 10000 --scheme caldirola-kanai
+# f64 (where the device has 64-bit floats and integers in shaders; else these rows are f32 again)
+row "--gpu --membrane 1000x1000 (f64)" --gpu --membrane 1000x1000
+row "--gpu --string 80 --voices 10000 (f64)" --gpu --string 80 --voices 10000
+row "--gpu --string 80 --voices 10000 --scheme caldirola-kanai (f64)" --gpu --string 80 --voices 10000 --scheme caldirola-kanai
 row "--membrane 1000x1000 (CPU, 1 thread)" --membrane 1000x1000
 row "--string 80 --voices 10000 --f32 --threads $(nproc) (CPU)" --string 80 --voices 10000 --f32 --threads "$(nproc)"

@@ -70,7 +70,7 @@ pub struct BenchArgs {
     /// Threads for the string kernel's tiles.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub threads: u64,
-    /// Run the string kernel in 32-bit floats.
+    /// Run the string kernel (or with --gpu, the GPU's kernels) in 32-bit floats.
     #[arg(long)]
     pub f32: bool,
     /// Run this many voices of the string at once, heard together (counts mass-steps over all
@@ -88,8 +88,9 @@ pub struct BenchArgs {
     /// stencils and the string bank, other schemes on the general path), to compare.
     #[arg(long)]
     pub no_modal: bool,
-    /// Run on the GPU, f32: the string's voices (symplectic Euler on the stencil, any other
-    /// linear scheme mode by mode) or the symplectic Euler membrane.
+    /// Run on the GPU (f64 where it has 64-bit floats, or with --f32): the string's voices
+    /// (symplectic Euler on the stencil, any other linear scheme mode by mode) or the
+    /// symplectic Euler membrane.
     #[arg(long, conflicts_with = "play")]
     pub gpu: bool,
     /// With --gpu --membrane: a step per dispatch instead of temporal blocking, to compare.

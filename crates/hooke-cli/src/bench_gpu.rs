@@ -14,10 +14,45 @@ pub fn bench_gpu(_: &BenchArgs) -> miette::Result<()> {
     ))
 }
 
-/// Times the GPU kernel for `args` and prints the adapter, the real-time factor at 48 kHz and,
-/// as the last line, `<number> mass-steps/s`.
+/// Times the GPU kernel for `args` (in f64 where the device has it, unless `--f32`) and prints
+/// the adapter, the real-time factor at 48 kHz and, as the last line, `<number> mass-steps/s`.
 #[cfg(feature = "gpu")]
 pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
+    use hooke::scheme::SchemeKind;
+    use hooke_gpu::GpuContext;
+
+    let symplectic_euler = args.scheme == SchemeKind::SymplecticEuler;
+    if args.model.is_some() || args.general || (args.membrane.is_some() && !symplectic_euler) {
+        return Err(miette::miette!(
+            "--gpu times the string's voices (--string N --voices V, any linear scheme) and the \
+             symplectic Euler membrane (--membrane WxH) only"
+        ));
+    }
+    let context = GpuContext::new().map_err(gpu_error)?;
+    println!("adapter: {}", context.describe());
+    if context.is_cpu() {
+        println!("(a CPU driver: these figures say nothing about a GPU's speed)");
+    }
+    if !args.f32 && context.has_f64() {
+        time::<f64>(&context, args, "f64")
+    } else {
+        time::<f32>(&context, args, "f32")
+    }
+}
+
+/// A GPU error as the flag's.
+#[cfg(feature = "gpu")]
+fn gpu_error(error: hooke_gpu::GpuError) -> miette::Report {
+    miette::miette!("--gpu: {error}")
+}
+
+/// Times the kernel for `args` in `T` (named `real`) on `context`, and prints the figures.
+#[cfg(feature = "gpu")]
+fn time<T: hooke_gpu::GpuReal>(
+    context: &hooke_gpu::GpuContext,
+    args: &BenchArgs,
+    real: &str,
+) -> miette::Result<()> {
     use crate::bench::{
         benchmark_chain, measure, parse_size, real_time_line, DAMPING, DISPLACEMENT, MASS, RATE, STIFFNESS,
     };
@@ -25,22 +60,9 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
     use hooke::kernel::grid::UniformGrid;
     use hooke::quantity::Quantity;
     use hooke::scheme::SchemeKind;
-    use hooke_gpu::{GpuContext, GpuMembrane, GpuVoices};
-    use miette::miette;
+    use hooke_gpu::{GpuMembrane, GpuVoices};
 
-    let symplectic_euler = args.scheme == SchemeKind::SymplecticEuler;
-    if args.model.is_some() || args.general || (args.membrane.is_some() && !symplectic_euler) {
-        return Err(miette!(
-            "--gpu times the string's voices (--string N --voices V, any linear scheme) and the \
-             symplectic Euler membrane (--membrane WxH) only"
-        ));
-    }
-    let gpu = |error: hooke_gpu::GpuError| miette!("--gpu: {error}");
-    let context = GpuContext::new().map_err(gpu)?;
-    println!("adapter: {}", context.describe());
-    if context.is_cpu() {
-        println!("(a CPU driver: these figures say nothing about a GPU's speed)");
-    }
+    let gpu = gpu_error;
     let dt = 1.0 / RATE;
     let (masses, steps_per_second, path) = if let Some(size) = &args.membrane {
         let (columns, rows) = parse_size(size)?;
@@ -58,7 +80,7 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
         let centre = (rows / 2) * columns + columns / 2;
         let mut x = vec![0.0; columns * rows];
         x[centre] = DISPLACEMENT;
-        let mut membrane = GpuMembrane::new(&context, grid, dt, &x, &vec![0.0; x.len()]).map_err(gpu)?;
+        let mut membrane = GpuMembrane::<T>::new(context, grid, dt, &x, &vec![0.0; x.len()]).map_err(gpu)?;
         if args.step_per_dispatch {
             membrane = membrane.blocking(false);
         }
@@ -85,20 +107,21 @@ pub fn bench_gpu(args: &BenchArgs) -> miette::Result<()> {
             x[n / 2] = DISPLACEMENT;
             (x, vec![0.0; n])
         };
+        let symplectic_euler = args.scheme == SchemeKind::SymplecticEuler;
         let mut bank = if symplectic_euler {
-            GpuVoices::new(&context, chain, dt, voices, pluck)
+            GpuVoices::<T>::new(context, chain, dt, voices, pluck)
         } else {
-            GpuVoices::modal(&context, chain, args.scheme, dt, voices, pluck)
+            GpuVoices::<T>::modal(context, chain, args.scheme, dt, voices, pluck)
         }
         .map_err(gpu)?;
         let chunk = bank.block();
-        let mut record = vec![0.0; chunk * voices];
+        let mut record = vec![T::default(); chunk * voices];
         let rate = measure(args.seconds, args.steps, chunk, |steps| {
             bank.advance(steps, &[(n / 2, Quantity::Position)], &mut record).map_err(gpu)
         })?;
         (n * voices, rate, if symplectic_euler { "GPU voices" } else { "GPU voices, mode by mode" })
     };
-    println!("{masses} masses, {}, {path}, {}, f32", args.scheme, context.adapter_name());
+    println!("{masses} masses, {}, {path}, {}, {real}", args.scheme, context.adapter_name());
     println!("{}", real_time_line(steps_per_second, RATE));
     println!("{:.4e} mass-steps/s", steps_per_second * masses as f64);
     Ok(())

@@ -10,8 +10,9 @@ pub enum DeviceChoice {
     /// The CPU's paths (kernels and the general path).
     #[default]
     Cpu,
-    /// The GPU (crates/hooke-gpu), f32: uniform strings with any linear scheme (symplectic
-    /// Euler on the stencil, the others mode by mode), uniform membranes with symplectic Euler.
+    /// The GPU (crates/hooke-gpu): uniform strings with any linear scheme (symplectic Euler on
+    /// the stencil, the others mode by mode), uniform membranes with symplectic Euler; f64 where
+    /// the GPU has it, else f32.
     Gpu,
 }
 

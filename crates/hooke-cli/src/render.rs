@@ -71,8 +71,9 @@ pub struct RenderArgs {
     /// bank and stencils, other schemes on the general path), to compare.
     #[arg(long)]
     pub no_modal: bool,
-    /// Where to run: cpu, or gpu (f32: a uniform string with any linear scheme, a uniform
-    /// membrane with symplectic Euler; a build with the `gpu` feature and a Vulkan driver).
+    /// Where to run: cpu, or gpu (a uniform string with any linear scheme, a uniform membrane
+    /// with symplectic Euler; f64 where the GPU has it, else f32; a build with the `gpu`
+    /// feature and a Vulkan driver).
     #[arg(long, value_enum, default_value_t)]
     pub device: DeviceChoice,
 }

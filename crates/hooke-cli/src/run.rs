@@ -57,8 +57,9 @@ pub struct RunArgs {
     /// mass against time.
     #[arg(long)]
     pub plot: Option<PathBuf>,
-    /// Where to run: cpu, or gpu (f32: a uniform string with any linear scheme, a uniform
-    /// membrane with symplectic Euler; a build with the `gpu` feature and a Vulkan driver).
+    /// Where to run: cpu, or gpu (a uniform string with any linear scheme, a uniform membrane
+    /// with symplectic Euler; f64 where the GPU has it, else f32; a build with the `gpu`
+    /// feature and a Vulkan driver).
     #[arg(long, value_enum, default_value_t)]
     pub device: DeviceChoice,
 }

@@ -26,8 +26,8 @@ pub struct GpuContext {
 impl GpuContext {
     /// Requests an adapter on any backend this build has (Vulkan), preferring a discrete GPU,
     /// and a device with the adapter's own limits (not wgpu's conservative defaults), so that
-    /// a workgroup gets all the shared memory the hardware offers, and 64-bit floats in shaders
-    /// where the adapter has them (`SHADER_F64`). `WGPU_BACKEND` and
+    /// a workgroup gets all the shared memory the hardware offers, and 64-bit floats and
+    /// integers in shaders where the adapter has them (`SHADER_F64`, `SHADER_INT64`). `WGPU_BACKEND` and
     /// `WGPU_ADAPTER_NAME` in the environment narrow the choice, as wgpu documents.
     pub fn new() -> Result<Self, GpuError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -40,7 +40,8 @@ impl GpuContext {
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("hooke"),
             required_limits: adapter.limits(),
-            required_features: adapter.features() & wgpu::Features::SHADER_F64,
+            required_features: adapter.features()
+                & (wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64),
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
@@ -76,9 +77,10 @@ impl GpuContext {
         )
     }
 
-    /// Whether shaders can use 64-bit floats on this device (`SHADER_F64`).
+    /// Whether shaders can use 64-bit floats and integers on this device (`SHADER_F64` and
+    /// `SHADER_INT64`): what the kernels' `f64` versions need.
     pub fn has_f64(&self) -> bool {
-        self.device.features().contains(wgpu::Features::SHADER_F64)
+        self.device.features().contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64)
     }
 
     /// The device's limits (as requested: the adapter's).

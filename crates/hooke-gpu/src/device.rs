@@ -1,12 +1,14 @@
 //! The GPU as an engine device ([`hooke::engine::Device`]): `Engine::with_device(model,
 //! pickups, config, Arc::new(GpuDevice::new()?))` runs a uniform string on [`GpuVoices`] (one
 //! voice; a string longer than workgroup memory holds as a one-row [`GpuMembrane`]) and a
-//! uniform membrane on [`GpuMembrane`], symplectic Euler in f32, with the pickups recorded on
-//! the device and the state read back after every call. Any other scheme runs on a uniform
-//! string mode by mode ([`GpuVoices::modal`]).
+//! uniform membrane on [`GpuMembrane`], symplectic Euler, with the pickups recorded on the
+//! device and the state read back after every call. Any other scheme runs on a uniform string
+//! mode by mode ([`GpuVoices::modal`]). The engine's precision is kept where the device has it:
+//! f64 needs 64-bit floats and integers in shaders ([`GpuContext::has_f64`]), else f32.
 
+use crate::real::GpuReal;
 use crate::{GpuContext, GpuError, GpuMembrane, GpuVoices};
-use hooke::engine::{Device, DevicePath, DeviceRequest};
+use hooke::engine::{Device, DevicePath, DeviceRequest, Precision};
 use hooke::kernel::chain::{Tap, UniformChain};
 use hooke::kernel::grid::UniformGrid;
 use hooke::quantity::Quantity;
@@ -37,6 +39,17 @@ impl Device for GpuDevice {
     }
 
     fn path(&self, request: &DeviceRequest<'_>) -> Result<Box<dyn DevicePath>, String> {
+        if request.precision == Precision::F64 && self.context.has_f64() {
+            self.path_in::<f64>(request)
+        } else {
+            self.path_in::<f32>(request)
+        }
+    }
+}
+
+impl GpuDevice {
+    /// The path for `request` in `T`.
+    fn path_in<T: GpuReal>(&self, request: &DeviceRequest<'_>) -> Result<Box<dyn DevicePath>, String> {
         let state = request.state;
         let chain = UniformChain::detect(request.system);
         if request.scheme != SchemeKind::SymplecticEuler {
@@ -49,14 +62,14 @@ impl Device for GpuDevice {
             };
             let n = chain.masses;
             let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
-            let voice = GpuVoices::modal(&self.context, chain, request.scheme, request.dt, 1, initial)
+            let voice = GpuVoices::<T>::modal(&self.context, chain, request.scheme, request.dt, 1, initial)
                 .map_err(|error| error.to_string())?;
             return Ok(Box::new(ChainPath::new(voice, request.taps)));
         }
         if let Some(chain) = chain {
             let n = chain.masses;
             let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
-            match GpuVoices::new(&self.context, chain, request.dt, 1, initial) {
+            match GpuVoices::<T>::new(&self.context, chain, request.dt, 1, initial) {
                 Ok(voice) => return Ok(Box::new(ChainPath::new(voice, request.taps))),
                 // Longer than workgroup memory holds: a one-row membrane, if anchored at 0.
                 Err(GpuError::Size(reason)) if chain.left != 0.0 || chain.right != 0.0 => return Err(reason),
@@ -66,8 +79,9 @@ impl Device for GpuDevice {
         }
         if let Some(grid) = UniformGrid::detect(request.system).or_else(|| chain.map(one_row)) {
             let n = grid.columns * grid.rows;
-            let membrane = GpuMembrane::new(&self.context, grid, request.dt, &state.x[..n], &state.v[..n])
-                .map_err(|e| e.to_string())?;
+            let membrane =
+                GpuMembrane::<T>::new(&self.context, grid, request.dt, &state.x[..n], &state.v[..n])
+                    .map_err(|e| e.to_string())?;
             return Ok(Box::new(MembranePath { membrane, taps: request.taps.to_vec() }));
         }
         Err("the GPU runs uniform strings and membranes only (as the string and membrane generators \
@@ -93,18 +107,18 @@ fn one_row(chain: UniformChain) -> UniformGrid {
 }
 
 /// A string as one voice of [`GpuVoices`].
-struct ChainPath {
-    voice: GpuVoices,
+struct ChainPath<T: GpuReal> {
+    voice: GpuVoices<T>,
     /// Each tap's mass and quantity.
     taps: Vec<(usize, Quantity)>,
     /// Each tap's weight.
     weights: Vec<f64>,
     /// The taps' raw values of a call, `steps x taps` (scratch).
-    raw: Vec<f32>,
+    raw: Vec<T>,
 }
 
-impl ChainPath {
-    fn new(voice: GpuVoices, taps: &[Tap]) -> Self {
+impl<T: GpuReal> ChainPath<T> {
+    fn new(voice: GpuVoices<T>, taps: &[Tap]) -> Self {
         Self {
             voice,
             taps: taps.iter().map(|tap| (tap.mass, tap.quantity)).collect(),
@@ -124,14 +138,14 @@ fn kept(steps: usize, outcome: Result<(), GpuError>) -> Result<usize, String> {
     }
 }
 
-impl DevicePath for ChainPath {
+impl<T: GpuReal> DevicePath for ChainPath<T> {
     fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<usize, String> {
         let taps = self.taps.len();
-        self.raw.resize(steps * taps, 0.0);
+        self.raw.resize(steps * taps, T::default());
         let done = kept(steps, self.voice.advance(steps, &self.taps, &mut self.raw))?;
         for (j, weight) in self.weights.iter().enumerate() {
             for (s, out) in record[j * steps..][..done].iter_mut().enumerate() {
-                *out = weight * f64::from(self.raw[s * taps + j]);
+                *out = weight * self.raw[s * taps + j].to_f64();
             }
         }
         Ok(done)
@@ -146,12 +160,12 @@ impl DevicePath for ChainPath {
 }
 
 /// A membrane on [`GpuMembrane`].
-struct MembranePath {
-    membrane: GpuMembrane,
+struct MembranePath<T: GpuReal> {
+    membrane: GpuMembrane<T>,
     taps: Vec<Tap>,
 }
 
-impl DevicePath for MembranePath {
+impl<T: GpuReal> DevicePath for MembranePath<T> {
     fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<usize, String> {
         record.fill(0.0);
         kept(steps, self.membrane.advance(steps, &self.taps, record))
@@ -166,11 +180,11 @@ impl DevicePath for MembranePath {
 }
 
 /// Copies the masses' positions (m) and velocities (m/s) into the first entries of `state`.
-fn write_state(x: &[f32], v: &[f32], state: &mut State) {
+fn write_state<T: GpuReal>(x: &[T], v: &[T], state: &mut State) {
     for (out, &value) in state.x.iter_mut().zip(x) {
-        *out = f64::from(value);
+        *out = value.to_f64();
     }
     for (out, &value) in state.v.iter_mut().zip(v) {
-        *out = f64::from(value);
+        *out = value.to_f64();
     }
 }

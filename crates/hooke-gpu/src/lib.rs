@@ -27,11 +27,13 @@ mod context;
 mod device;
 mod membrane;
 mod modes;
+mod real;
 mod voices;
 
 pub use context::GpuContext;
 pub use device::GpuDevice;
 pub use membrane::{GpuMembrane, BLOCK as MEMBRANE_BLOCK, DEPTH as MEMBRANE_DEPTH};
+pub use real::GpuReal;
 pub use voices::GpuVoices;
 
 /// What can go wrong on the GPU path.

@@ -36,10 +36,12 @@
 //! [`DEPTH`] - 1 steps before the offending step), which is kept, and the error names the
 //! offending step and the lowest mass non-finite at it.
 
+use crate::real::{from_bytes, to_bytes, GpuReal};
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::Tap;
 use hooke::kernel::grid::UniformGrid;
 use hooke::quantity::Quantity;
+use std::marker::PhantomData;
 
 /// Steps per submission and read-back.
 pub const BLOCK: usize = 64;
@@ -56,18 +58,14 @@ const VELOCITY: u32 = 1 << 31;
 /// Taps the buffers first hold; they grow when a call asks for more.
 const FIRST_TAP_CAPACITY: usize = 16;
 
-/// The shader's `Coefficients`: the per-step coefficients (h k_x/m, h k_y/m, h Z_x/m, h Z_y/m,
-/// 1 - h c/m, h g/m, h as f32 bits) then W, H, the number of taps, [`BLOCK`] and the steps per
-/// dispatch.
-type Coefficients = [u32; 12];
-/// Where the number of taps is in [`Coefficients`] (bytes).
-const TAPS_OFFSET: u64 = 9 * 4;
-/// Where the steps per dispatch are in [`Coefficients`] (bytes).
-const DEPTH_OFFSET: u64 = 11 * 4;
+/// The real-valued coefficients at the start of the shader's `Coefficients` (h k_x/m, h k_y/m,
+/// h Z_x/m, h Z_y/m, 1 - h c/m, h g/m, h), before W, H, the number of taps, [`BLOCK`] and the
+/// steps per dispatch (`u32`).
+const REAL_COEFFICIENTS: usize = 7;
 
-/// A uniform membrane, f32, on the GPU.
+/// A uniform membrane on the GPU, in `T` (`f32`, or `f64` where the device has it).
 #[derive(Debug)]
-pub struct GpuMembrane {
+pub struct GpuMembrane<T: GpuReal = f32> {
     context: GpuContext,
     grid: UniformGrid,
     /// Temporal blocking (`advance`), or a step per dispatch (`step`, `record_taps`).
@@ -88,9 +86,10 @@ pub struct GpuMembrane {
     recorder: Recorder,
     /// Which level holds the current state.
     current: usize,
+    real: PhantomData<T>,
 }
 
-impl GpuMembrane {
+impl<T: GpuReal> GpuMembrane<T> {
     /// A membrane `grid` with step `dt` (s) on `context`'s device, from the masses' positions
     /// and velocities (m, m/s) in row-major order (`j W + i`), the rim at rest at 0, as
     /// [`hooke::kernel::grid::GridKernel::new`] takes them.
@@ -118,7 +117,7 @@ impl GpuMembrane {
                 "the initial state has fewer than the membrane's {w} x {h} masses"
             )));
         }
-        let padded_bytes = 4 * (w + 2) as u64 * (h + 2) as u64;
+        let padded_bytes = (T::SIZE * (w + 2) * (h + 2)) as u64;
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         let groups = limits.max_compute_workgroups_per_dimension as usize;
         if padded_bytes > binding || w.div_ceil(TILE) > groups || h.div_ceil(TILE) > groups {
@@ -127,52 +126,48 @@ impl GpuMembrane {
             )));
         }
         let entries = ["advance", "step", "record_taps"];
-        let made = context.pipelines("hooke membrane", include_str!("membrane.wgsl"), &entries)?;
+        let source = T::prelude(context)?.to_owned() + include_str!("membrane.wgsl");
+        let made = context.pipelines("hooke membrane", &source, &entries)?;
         let Ok([blocked, step, record]) = <[wgpu::ComputePipeline; 3]>::try_from(made) else {
             return Err(GpuError::Shader("the membrane's pipelines were not made".into()));
         };
         let pipelines = Pipelines { blocked, step, record };
         let per_mass = dt / grid.mass;
-        let bits = |value: f64| (value as f32).to_bits();
-        let coefficients_value: Coefficients = [
-            bits(per_mass * grid.stiffness_x),
-            bits(per_mass * grid.stiffness_y),
-            bits(per_mass * grid.damping_x),
-            bits(per_mass * grid.damping_y),
-            bits(1.0 - per_mass * grid.drag),
-            bits(per_mass * grid.force),
-            bits(dt),
-            w as u32,
-            h as u32,
-            0,
-            BLOCK as u32,
-            DEPTH as u32,
-        ];
+        let mut coefficients_value = to_bytes::<T>([
+            per_mass * grid.stiffness_x,
+            per_mass * grid.stiffness_y,
+            per_mass * grid.damping_x,
+            per_mass * grid.damping_y,
+            1.0 - per_mass * grid.drag,
+            per_mass * grid.force,
+            dt,
+        ]);
+        let words = [w as u32, h as u32, 0, BLOCK as u32, DEPTH as u32];
+        coefficients_value.extend(words.iter().flat_map(|word| word.to_le_bytes()));
+        coefficients_value.resize(coefficients_value.len().next_multiple_of(16), 0);
         let coefficients = context.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("hooke membrane coefficients"),
-            size: std::mem::size_of::<Coefficients>() as u64,
+            size: coefficients_value.len() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        context.queue.write_buffer(&coefficients, 0, bytemuck::cast_slice(&coefficients_value));
+        context.queue.write_buffer(&coefficients, 0, &coefficients_value);
         let padded = |values: &[f64]| {
-            let mut out = vec![0f32; (w + 2) * (h + 2)];
+            let mut out = vec![0.0; (w + 2) * (h + 2)];
             for j in 0..h {
-                for i in 0..w {
-                    out[(j + 1) * (w + 2) + i + 1] = values[j * w + i] as f32;
-                }
+                out[(j + 1) * (w + 2) + 1..][..w].copy_from_slice(&values[j * w..][..w]);
             }
-            out
+            to_bytes::<T>(out)
         };
         let level = |label| [context.storage(label, padded_bytes), context.storage(label, padded_bytes)];
         let (xs, vs) = (level("hooke membrane x"), level("hooke membrane v"));
-        context.queue.write_buffer(&xs[0], 0, bytemuck::cast_slice(&padded(x)));
-        context.queue.write_buffer(&vs[0], 0, bytemuck::cast_slice(&padded(v)));
+        context.queue.write_buffer(&xs[0], 0, &padded(x));
+        context.queue.write_buffer(&vs[0], 0, &padded(v));
         let status = context.storage("hooke membrane status", 8);
         let counters = [0, 1].map(|_| context.storage("hooke membrane steps done", 4));
         let levels =
             Levels { coefficients: &coefficients, status: &status, x: &xs, v: &vs, counters: &counters };
-        let recorder = Recorder::new(context, &pipelines, levels, FIRST_TAP_CAPACITY);
+        let recorder = Recorder::new::<T>(context, &pipelines, levels, FIRST_TAP_CAPACITY);
         Ok(Self {
             context: context.clone(),
             grid,
@@ -185,6 +180,7 @@ impl GpuMembrane {
             counters,
             recorder,
             current: 0,
+            real: PhantomData,
         })
     }
 
@@ -230,7 +226,7 @@ impl GpuMembrane {
                 counters: &self.counters,
             };
             let capacity = taps.len().next_power_of_two();
-            self.recorder = Recorder::new(&self.context, &self.pipelines, levels, capacity);
+            self.recorder = Recorder::new::<T>(&self.context, &self.pipelines, levels, capacity);
         }
         let context = &self.context;
         let encoded: Vec<u32> = taps
@@ -241,7 +237,10 @@ impl GpuMembrane {
             })
             .collect();
         context.queue.write_buffer(&self.recorder.taps, 0, bytemuck::cast_slice(&encoded));
-        context.queue.write_buffer(&self.coefficients, TAPS_OFFSET, bytemuck::bytes_of(&(taps.len() as u32)));
+        let words_offset = (REAL_COEFFICIENTS * T::SIZE) as u64;
+        let taps_offset = words_offset + 2 * 4;
+        let depth_offset = words_offset + 4 * 4;
+        context.queue.write_buffer(&self.coefficients, taps_offset, bytemuck::bytes_of(&(taps.len() as u32)));
         let groups = (w.div_ceil(TILE) as u32, h.div_ceil(TILE) as u32);
         let mut done = 0;
         while done < steps {
@@ -250,7 +249,7 @@ impl GpuMembrane {
             let most = if self.blocking { DEPTH } else { 1 };
             let length = if left >= most { BLOCK.min(left - left % most) } else { left };
             let depth = most.min(length);
-            context.queue.write_buffer(&self.coefficients, DEPTH_OFFSET, bytemuck::bytes_of(&(depth as u32)));
+            context.queue.write_buffer(&self.coefficients, depth_offset, bytemuck::bytes_of(&(depth as u32)));
             context.queue.write_buffer(&self.status, 0, bytemuck::cast_slice(&[NONE, NONE]));
             context.queue.write_buffer(&self.counters[self.current], 0, bytemuck::bytes_of(&0u32));
             let dispatches = length / depth;
@@ -277,7 +276,7 @@ impl GpuMembrane {
                     pass.dispatch_workgroups(1, 1, 1);
                 }
             }
-            let record_bytes = (4 * taps.len() * BLOCK) as u64;
+            let record_bytes = (T::SIZE * taps.len() * BLOCK) as u64;
             encoder.copy_buffer_to_buffer(&self.status, 0, &self.recorder.staging, 0, 8);
             if record_bytes > 0 {
                 encoder.copy_buffer_to_buffer(
@@ -288,15 +287,17 @@ impl GpuMembrane {
                     record_bytes,
                 );
             }
-            let words: Vec<u32> =
+            let bytes: Vec<u8> =
                 context.submit_and_read(encoder, &self.recorder.staging, 8 + record_bytes)?;
-            let (status, samples) = words.split_at(2);
+            let (status, samples) = bytes.split_at(8);
+            let status: [u32; 2] = bytemuck::pod_read_unaligned(status);
+            let samples: Vec<f64> = from_bytes::<T>(samples).collect();
             // The dispatches before the offending one kept their steps.
             let good = if status[0] == NONE { length } else { status[0] as usize / depth * depth };
             for (j, tap) in taps.iter().enumerate() {
                 let values = &samples[j * BLOCK..j * BLOCK + good];
-                for (out, &bits) in record[j * steps + done..].iter_mut().zip(values) {
-                    *out += tap.weight * f64::from(f32::from_bits(bits));
+                for (out, &value) in record[j * steps + done..].iter_mut().zip(values) {
+                    *out += tap.weight * value;
                 }
             }
             self.current = (self.current + good / depth) % 2;
@@ -310,23 +311,23 @@ impl GpuMembrane {
     }
 
     /// The masses' positions (m), row-major (`j W + i`), read back from the device.
-    pub fn positions(&self) -> Result<Vec<f32>, GpuError> {
+    pub fn positions(&self) -> Result<Vec<T>, GpuError> {
         self.read(&self.x[self.current])
     }
 
     /// The masses' velocities (m/s), row-major (`j W + i`), read back from the device.
-    pub fn velocities(&self) -> Result<Vec<f32>, GpuError> {
+    pub fn velocities(&self) -> Result<Vec<T>, GpuError> {
         self.read(&self.v[self.current])
     }
 
     /// The masses' values in the padded `buffer`, row-major, read back.
-    fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<f32>, GpuError> {
+    fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>, GpuError> {
         let (w, h) = (self.grid.columns, self.grid.rows);
-        let bytes = (4 * (w + 2) * (h + 2)) as u64;
+        let bytes = (T::SIZE * (w + 2) * (h + 2)) as u64;
         let staging = self.context.staging("hooke membrane state", bytes);
         let mut encoder = self.context.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-        let padded: Vec<f32> = self.context.submit_and_read(encoder, &staging, bytes)?;
+        let padded: Vec<T> = self.context.submit_and_read(encoder, &staging, bytes)?;
         Ok(padded.chunks(w + 2).skip(1).take(h).flat_map(|row| row[1..=w].iter().copied()).collect())
     }
 }
@@ -373,10 +374,15 @@ struct Pipelines {
 impl Recorder {
     /// Buffers for `capacity` taps and the bind groups over them and `levels` (reading level 0
     /// and writing level 1, and the reverse).
-    fn new(context: &GpuContext, pipelines: &Pipelines, levels: Levels<'_>, capacity: usize) -> Self {
+    fn new<T: GpuReal>(
+        context: &GpuContext,
+        pipelines: &Pipelines,
+        levels: Levels<'_>,
+        capacity: usize,
+    ) -> Self {
         let taps = context.storage("hooke membrane taps", 4 * capacity as u64);
-        let record = context.storage("hooke membrane record", (4 * capacity * BLOCK) as u64);
-        let staging = context.staging("hooke membrane read-back", (4 * (2 + capacity * BLOCK)) as u64);
+        let record = context.storage("hooke membrane record", (T::SIZE * capacity * BLOCK) as u64);
+        let staging = context.staging("hooke membrane read-back", (8 + T::SIZE * capacity * BLOCK) as u64);
         let Levels { coefficients, status, x, v, counters } = levels;
         let stepping = |pipeline: &wgpu::ComputePipeline| {
             [0, 1].map(|from| {

@@ -11,13 +11,13 @@
 // dispatch is spent on counting.
 
 struct Coefficients {
-    stiffness_x: f32,  // h k_x / m, 1/s
-    stiffness_y: f32,  // h k_y / m, 1/s
-    damping_x: f32,    // h Z_x / m, dimensionless
-    damping_y: f32,    // h Z_y / m, dimensionless
-    retained: f32,     // 1 - h c / m, dimensionless
-    force: f32,        // h g / m, m/s
-    step: f32,         // h, s
+    stiffness_x: real,  // h k_x / m, 1/s
+    stiffness_y: real,  // h k_y / m, 1/s
+    damping_x: real,    // h Z_x / m, dimensionless
+    damping_y: real,    // h Z_y / m, dimensionless
+    retained: real,     // 1 - h c / m, dimensionless
+    force: real,        // h g / m, m/s
+    step: real,         // h, s
     columns: u32,      // W, masses along x
     rows: u32,         // H, masses along y
     taps: u32,         // taps recorded
@@ -40,10 +40,10 @@ const_assert CELLS == 4u * LANES;
 @group(0) @binding(0) var<uniform> c: Coefficients;
 // Positions (m) and velocities (m/s) on the padded (W + 2) x (H + 2) grid, row-major, with
 // the rim (fixed at 0) as ghost cells.
-@group(0) @binding(1) var<storage, read> x_in: array<f32>;
-@group(0) @binding(2) var<storage, read> v_in: array<f32>;
-@group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
-@group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
+@group(0) @binding(1) var<storage, read> x_in: array<real>;
+@group(0) @binding(2) var<storage, read> v_in: array<real>;
+@group(0) @binding(3) var<storage, read_write> x_out: array<real>;
+@group(0) @binding(4) var<storage, read_write> v_out: array<real>;
 // [0]: the first step of the block with a non-finite position (NONE: none); [1]: the key (step
 // in its dispatch << MASS_BITS | row-major mass) of the first non-finite position, the lowest
 // mass at the earliest step.
@@ -51,24 +51,20 @@ const_assert CELLS == 4u * LANES;
 // Per tap: its padded index, with VELOCITY set to record the velocity instead of the position.
 @group(0) @binding(6) var<storage, read> taps: array<u32>;
 // Tap j's value (m or m/s) after step s of the block at j * block + s.
-@group(0) @binding(7) var<storage, read_write> record: array<f32>;
+@group(0) @binding(7) var<storage, read_write> record: array<real>;
 // The block's steps done before this dispatch, and after it.
 @group(0) @binding(8) var<storage, read> count_in: array<u32, 1>;
 @group(0) @binding(9) var<storage, read_write> count_out: array<u32, 1>;
 
 // The tile and its halo, SPAN x SPAN, one time level (each step computes into registers first).
-var<workgroup> xs: array<f32, CELLS>;
-var<workgroup> vs: array<f32, CELLS>;
+var<workgroup> xs: array<real, CELLS>;
+var<workgroup> vs: array<real, CELLS>;
 // The block's steps done before this dispatch (NONE: an earlier one went non-finite).
 var<workgroup> start: u32;
 
-fn is_finite(value: f32) -> bool {
-    return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
-}
-
 // A mass's position (m) and velocity (m/s) after a step, from its own and its four neighbours'
 // (west, east, south, north) positions and velocities, with the CPU kernel's nesting of fma.
-fn updated(x_mid: f32, v_mid: f32, x_around: vec4<f32>, v_around: vec4<f32>) -> vec2<f32> {
+fn updated(x_mid: real, v_mid: real, x_around: vec4<real>, v_around: vec4<real>) -> vec2<real> {
     let stretch_x = fma(x_mid, -2.0, x_around.x + x_around.y);
     let stretch_y = fma(x_mid, -2.0, x_around.z + x_around.w);
     let shear_x = fma(v_mid, -2.0, v_around.x + v_around.y);
@@ -82,7 +78,7 @@ fn updated(x_mid: f32, v_mid: f32, x_around: vec4<f32>, v_around: vec4<f32>) -> 
             fma(c.damping_x, shear_x, fma(c.damping_y, shear_y, fma(v_mid, c.retained, c.force))),
         ),
     );
-    return vec2<f32>(fma(c.step, velocity, x_mid), velocity);
+    return vec2<real>(fma(c.step, velocity, x_mid), velocity);
 }
 
 // Cell k of the span after step s of a dispatch (0-based) from the span as it is after step
@@ -90,8 +86,8 @@ fn updated(x_mid: f32, v_mid: f32, x_around: vec4<f32>, v_around: vec4<f32>) -> 
 // the cell's non-finite key (NONE if finite or not one of the tile's own masses). (ox, oy) is
 // the span's first cell on the padded grid.
 struct Stepped {
-    x: f32,
-    v: f32,
+    x: real,
+    v: real,
     key: u32,
 }
 
@@ -104,8 +100,8 @@ fn stepped(k: u32, s: u32, ox: i32, oy: i32) -> Stepped {
     if !inside || px < 1 || py < 1 || px > i32(c.columns) || py > i32(c.rows) {
         return Stepped(xs[k], vs[k], NONE);
     }
-    let x_around = vec4<f32>(xs[k - 1u], xs[k + 1u], xs[k - SPAN], xs[k + SPAN]);
-    let v_around = vec4<f32>(vs[k - 1u], vs[k + 1u], vs[k - SPAN], vs[k + SPAN]);
+    let x_around = vec4<real>(xs[k - 1u], xs[k + 1u], xs[k - SPAN], xs[k + SPAN]);
+    let v_around = vec4<real>(vs[k - 1u], vs[k + 1u], vs[k - SPAN], vs[k + SPAN]);
     let next = updated(xs[k], vs[k], x_around, v_around);
     // Only the tile's own masses report: the halo's are other tiles' (the same values).
     let own = a >= DEPTH && b >= DEPTH && a < DEPTH + TILE && b < DEPTH + TILE;
@@ -135,8 +131,8 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     for (var k = lane; k < CELLS; k += LANES) {
         let px = ox + i32(k % SPAN);
         let py = oy + i32(k / SPAN);
-        var x_value = 0.0;
-        var v_value = 0.0;
+        var x_value: real = 0.0;
+        var v_value: real = 0.0;
         if px >= 0 && py >= 0 && px < i32(stride) && py < i32(c.rows + 2u) {
             let g = u32(py) * stride + u32(px);
             x_value = x_in[g];
@@ -225,8 +221,8 @@ fn step(
     }
     let stride = c.columns + 2u;
     let k = (id.y + 1u) * stride + id.x + 1u;
-    let x_around = vec4<f32>(x_in[k - 1u], x_in[k + 1u], x_in[k - stride], x_in[k + stride]);
-    let v_around = vec4<f32>(v_in[k - 1u], v_in[k + 1u], v_in[k - stride], v_in[k + stride]);
+    let x_around = vec4<real>(x_in[k - 1u], x_in[k + 1u], x_in[k - stride], x_in[k + stride]);
+    let v_around = vec4<real>(v_in[k - 1u], v_in[k + 1u], v_in[k - stride], v_in[k + stride]);
     let next = updated(x_in[k], v_in[k], x_around, v_around);
     x_out[k] = next.x;
     v_out[k] = next.y;

@@ -18,31 +18,27 @@ const NONE: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // Modal positions (m) and velocities (m/s), voice-major: mode p of voice n at n * MODES + p.
-@group(0) @binding(1) var<storage, read> q_in: array<f32>;
-@group(0) @binding(2) var<storage, read> p_in: array<f32>;
-@group(0) @binding(3) var<storage, read_write> q_out: array<f32>;
-@group(0) @binding(4) var<storage, read_write> p_out: array<f32>;
+@group(0) @binding(1) var<storage, read> q_in: array<real>;
+@group(0) @binding(2) var<storage, read> p_in: array<real>;
+@group(0) @binding(3) var<storage, read_write> q_out: array<real>;
+@group(0) @binding(4) var<storage, read_write> p_out: array<real>;
 // Tap j's value (m or m/s) after step s of voice n at (s * taps + j) * voices + n.
-@group(0) @binding(5) var<storage, read_write> record: array<f32>;
+@group(0) @binding(5) var<storage, read_write> record: array<real>;
 // Per voice, the earliest non-finite amplitude as s * MODES + mode (NONE: none).
 @group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
 // Tap j's weight of mode p: on the position at 2 j MODES + p, on the velocity at (2 j + 1) MODES + p.
-@group(0) @binding(7) var<storage, read> weights: array<f32>;
+@group(0) @binding(7) var<storage, read> weights: array<real>;
 // a, b, c, d, f_q F, f_p F of mode p at i * MODES + p.
-@group(0) @binding(8) var<storage, read> coefficients: array<f32>;
+@group(0) @binding(8) var<storage, read> coefficients: array<real>;
 
 // The sums of a chunk: invocation l's sum for step s and tap j at l * ROW + s * CAPACITY + j.
-var<workgroup> sums: array<f32, WORKGROUP * ROW>;
+var<workgroup> sums: array<real, WORKGROUP * ROW>;
 
-fn is_finite(value: f32) -> bool {
-    return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
-}
-
-fn coefficient(i: u32, mode: u32) -> f32 {
+fn coefficient(i: u32, mode: u32) -> real {
     return select(0.0, coefficients[i * MODES + mode], mode < MODES);
 }
 
-fn weight(row: u32, mode: u32) -> f32 {
+fn weight(row: u32, mode: u32) -> real {
     return select(0.0, weights[row * MODES + mode], mode < MODES);
 }
 
@@ -52,16 +48,16 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     let base = voice * MODES;
     // This invocation's modes lane + r WORKGROUP (r < PER_LANE); the padding modes are zero
     // and stay zero.
-    var q: array<f32, PER_LANE>;
-    var p: array<f32, PER_LANE>;
-    var a: array<f32, PER_LANE>;
-    var b: array<f32, PER_LANE>;
-    var c: array<f32, PER_LANE>;
-    var d: array<f32, PER_LANE>;
-    var push_q: array<f32, PER_LANE>;
-    var push_p: array<f32, PER_LANE>;
-    var on_q: array<f32, PER_LANE * CAPACITY>;
-    var on_p: array<f32, PER_LANE * CAPACITY>;
+    var q: array<real, PER_LANE>;
+    var p: array<real, PER_LANE>;
+    var a: array<real, PER_LANE>;
+    var b: array<real, PER_LANE>;
+    var c: array<real, PER_LANE>;
+    var d: array<real, PER_LANE>;
+    var push_q: array<real, PER_LANE>;
+    var push_p: array<real, PER_LANE>;
+    var on_q: array<real, PER_LANE * CAPACITY>;
+    var on_p: array<real, PER_LANE * CAPACITY>;
     for (var r = 0u; r < PER_LANE; r++) {
         let mode = lane + r * WORKGROUP;
         let inside = mode < MODES;
@@ -82,7 +78,7 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     for (var start = 0u; start < params.steps; start += CHUNK) {
         let length = min(CHUNK, params.steps - start);
         for (var s = 0u; s < length; s++) {
-            var total: array<f32, CAPACITY>;
+            var total: array<real, CAPACITY>;
             for (var r = 0u; r < PER_LANE; r++) {
                 let q_next = fma(a[r], q[r], fma(b[r], p[r], push_q[r]));
                 let p_next = fma(c[r], q[r], fma(d[r], p[r], push_p[r]));
@@ -103,7 +99,7 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
         for (var k = lane; k < length * params.taps; k += WORKGROUP) {
             let s = k / params.taps;
             let j = k % params.taps;
-            var value = 0.0;
+            var value: real = 0.0;
             for (var l = 0u; l < WORKGROUP; l++) {
                 value += sums[l * ROW + s * CAPACITY + j];
             }

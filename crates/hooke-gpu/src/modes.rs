@@ -33,7 +33,7 @@ pub(crate) struct ChainModes {
     modes: SineModes,
     /// `a, b, c, d, f_q F, f_p F` of every mode: `a`, `d` pure numbers, `b` in s, `c` in 1/s,
     /// the pushes in m and m/s.
-    coefficients: Vec<f32>,
+    coefficients: Vec<f64>,
 }
 
 impl ChainModes {
@@ -58,7 +58,7 @@ impl ChainModes {
         constant[n - 1] += chain.stiffness * chain.right;
         let mut share = vec![0.0; n];
         modes.transform(&constant, &mut share);
-        let mut coefficients = vec![0f32; COEFFICIENTS * n];
+        let mut coefficients = vec![0.0; COEFFICIENTS * n];
         for (p, (step, force)) in steps.iter().zip(&share).enumerate() {
             let values = [
                 step.matrix[0][0],
@@ -69,7 +69,7 @@ impl ChainModes {
                 step.constant_force[1] * force,
             ];
             for (i, value) in values.into_iter().enumerate() {
-                coefficients[i * n + p] = value as f32;
+                coefficients[i * n + p] = value;
             }
         }
         Ok(Self { modes, coefficients })
@@ -81,38 +81,35 @@ impl ChainModes {
     }
 
     /// The coefficients of every mode (`i * modes + mode`).
-    pub(crate) fn coefficients(&self) -> &[f32] {
+    pub(crate) fn coefficients(&self) -> &[f64] {
         &self.coefficients
     }
 
     /// The modal amplitudes of the masses' `values` (positions, m, or velocities, m/s).
-    pub(crate) fn to_modes(&self, values: &[f64]) -> Vec<f32> {
+    pub(crate) fn to_modes(&self, values: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.len()];
         self.modes.transform(&values[..self.len()], &mut out);
-        out.into_iter().map(|value| value as f32).collect()
+        out
     }
 
     /// The masses' values of the modal amplitudes `modes`.
-    pub(crate) fn to_masses(&self, modes: &[f32]) -> Vec<f32> {
-        let amplitudes: Vec<f64> = modes.iter().map(|&value| f64::from(value)).collect();
+    pub(crate) fn to_masses(&self, modes: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.len()];
-        self.modes.transform(&amplitudes, &mut out);
-        out.into_iter().map(|value| value as f32).collect()
+        self.modes.transform(modes, &mut out);
+        out
     }
 
     /// The weights of `taps` on the modes, `capacity` taps' worth (the unused ones zero): tap
     /// `j`'s on the positions at `2 j * modes + mode`, on the velocities at `(2 j + 1) * modes +
     /// mode`.
-    pub(crate) fn weights(&self, taps: &[(usize, Quantity)], capacity: usize) -> Vec<f32> {
+    pub(crate) fn weights(&self, taps: &[(usize, Quantity)], capacity: usize) -> Vec<f64> {
         let n = self.len();
-        let mut weights = vec![0f32; 2 * capacity * n];
+        let mut weights = vec![0.0; 2 * capacity * n];
         let mut shape = vec![0.0; n];
         for (j, &(mass, quantity)) in taps.iter().enumerate() {
             self.modes.shape_at(mass, &mut shape);
             let row = 2 * j + usize::from(quantity == Quantity::Velocity);
-            for (out, &value) in weights[row * n..][..n].iter_mut().zip(&shape) {
-                *out = value as f32;
-            }
+            weights[row * n..][..n].copy_from_slice(&shape);
         }
         weights
     }

@@ -11,24 +11,20 @@ const VELOCITY: u32 = 0x80000000u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // Positions (m) and velocities (m/s), voice-major: mass i of voice n at n * MASSES + i.
-@group(0) @binding(1) var<storage, read> x_in: array<f32>;
-@group(0) @binding(2) var<storage, read> v_in: array<f32>;
-@group(0) @binding(3) var<storage, read_write> x_out: array<f32>;
-@group(0) @binding(4) var<storage, read_write> v_out: array<f32>;
+@group(0) @binding(1) var<storage, read> x_in: array<real>;
+@group(0) @binding(2) var<storage, read> v_in: array<real>;
+@group(0) @binding(3) var<storage, read_write> x_out: array<real>;
+@group(0) @binding(4) var<storage, read_write> v_out: array<real>;
 // Tap j's value (m or m/s) after step s of voice n at (s * taps + j) * voices + n.
-@group(0) @binding(5) var<storage, read_write> record: array<f32>;
+@group(0) @binding(5) var<storage, read_write> record: array<real>;
 // Per voice, the earliest non-finite position as s * MASSES + mass (NONE: none).
 @group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
 // Per tap: its mass (0-based), with VELOCITY set to record the velocity instead of the position.
 @group(0) @binding(7) var<storage, read> taps: array<u32>;
 
 // Two time levels of the padded chain (ghost anchors at 0 and MASSES + 1).
-var<workgroup> x: array<f32, 2u * PADDED>;
-var<workgroup> v: array<f32, 2u * PADDED>;
-
-fn is_finite(value: f32) -> bool {
-    return (bitcast<u32>(value) & 0x7f800000u) != 0x7f800000u;
-}
+var<workgroup> x: array<real, 2u * PADDED>;
+var<workgroup> v: array<real, 2u * PADDED>;
 
 @compute @workgroup_size(WORKGROUP)
 fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {

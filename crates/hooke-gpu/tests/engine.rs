@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_close, context};
+use common::{assert_close, assert_within, context, F64_TOLERANCE};
 use hooke::engine::{Engine, EngineConfig, EngineError, Event, PathKind, PickupSpec, Precision, RunError};
 use hooke::model::{Anchor, Mass, MembraneSpec, Model, Spring, StringSpec};
 use hooke::scheme::SchemeKind;
@@ -48,11 +48,12 @@ fn long_string(masses: usize, stiffness: f64) -> (Model, Vec<PickupSpec>) {
     (model, pickups)
 }
 
-/// The engine for `model` on the GPU and on the CPU's f32 kernels.
+/// The engine for `model` on the GPU and on the CPU's kernels, both in f32.
 fn engines(model: &Model, pickups: &[PickupSpec], config: EngineConfig) -> Option<(Engine, Engine)> {
     let device = GpuDevice::on(context()?);
+    let config = config.precision(Precision::F32);
     let gpu = Engine::with_device(model, pickups, config, Arc::new(device)).unwrap();
-    let cpu = Engine::new(model, pickups, config.precision(Precision::F32)).unwrap();
+    let cpu = Engine::new(model, pickups, config).unwrap();
     Some((gpu, cpu))
 }
 
@@ -89,7 +90,7 @@ fn the_structure_preserving_schemes_run_a_string_on_the_gpu_as_on_the_cpu() {
         SchemeKind::Rk4,
     ];
     for scheme in schemes {
-        let config = EngineConfig::default().rate(RATE).scheme(scheme);
+        let config = EngineConfig::default().rate(RATE).scheme(scheme).precision(Precision::F32);
         let Some(context) = context() else { return };
         let mut gpu =
             Engine::with_device(&model, &pickups, config, Arc::new(GpuDevice::on(context))).unwrap();
@@ -102,6 +103,29 @@ fn the_structure_preserving_schemes_run_a_string_on_the_gpu_as_on_the_cpu() {
         let (g, c) = (gpu.state(), cpu.state());
         assert_close(&format!("{}, positions", scheme.name()), &g.x[..80], &c.x[..80]);
         assert_close(&format!("{}, velocities", scheme.name()), &g.v[..80], &c.v[..80]);
+    }
+}
+
+#[test]
+fn in_f64_the_gpu_renders_the_cpu_frames_to_f64_rounding() {
+    let Some(context) = context() else { return };
+    if !context.has_f64() {
+        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
+        return;
+    }
+    // The stencil, and the modes; on the CPU the general path in f64.
+    let (model, pickups) = string(1e5);
+    for scheme in [SchemeKind::SymplecticEuler, SchemeKind::CaldirolaKanai] {
+        let config = EngineConfig::default().rate(RATE).scheme(scheme).precision(Precision::F64);
+        let device = Arc::new(GpuDevice::on(context.clone()));
+        let mut gpu = Engine::with_device(&model, &pickups, config, device).unwrap();
+        let mut cpu = Engine::new(&model, &pickups, config.general_only()).unwrap();
+        let (on_gpu, on_cpu) = (render(&mut gpu, 3000, 700), render(&mut cpu, 3000, 700));
+        for (channel, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+            assert_within(&format!("f64 {}, channel {channel}", scheme.name()), g, c, F64_TOLERANCE);
+        }
+        let (g, c) = (gpu.state(), cpu.state());
+        assert_within(&format!("f64 {}, positions", scheme.name()), &g.x[..80], &c.x[..80], F64_TOLERANCE);
     }
 }
 

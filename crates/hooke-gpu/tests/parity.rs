@@ -19,7 +19,7 @@ use hooke::scheme::SchemeKind;
 use hooke_gpu::{GpuError, GpuMembrane, GpuVoices, MEMBRANE_DEPTH};
 
 mod common;
-use common::{assert_close, context};
+use common::{assert_close, assert_within, context, F64_TOLERANCE};
 
 const DT: f64 = 1.0 / 48_000.0;
 
@@ -122,6 +122,32 @@ fn modal_voices_match_the_cpu_voice_bank() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn voices_in_f64_match_the_cpu_voice_bank_to_f64_rounding() {
+    let Some(context) = context() else { return };
+    if !context.has_f64() {
+        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
+        return;
+    }
+    let (masses, voices, steps, tap) = (80, 3, 1000, 17);
+    let chain = chain(masses, 1e6);
+    let mut cpu = VoiceBank::<f64>::new(chain, DT, voices, |voice| pluck(masses, voice));
+    let mut cpu_record = vec![0f64; steps * voices];
+    cpu.advance(steps, tap, &mut cpu_record);
+    let stencil = GpuVoices::<f64>::new(&context, chain, DT, voices, |voice| pluck(masses, voice));
+    let scheme = SchemeKind::SymplecticEuler;
+    let modal = GpuVoices::<f64>::modal(&context, chain, scheme, DT, voices, |voice| pluck(masses, voice));
+    for (name, gpu) in [("stencil", stencil), ("modes", modal)] {
+        let mut gpu = gpu.unwrap();
+        let mut gpu_record = vec![0f64; steps * voices];
+        gpu.advance(steps, &[(tap, Quantity::Position)], &mut gpu_record).unwrap();
+        assert_within(&format!("f64 {name}: pickups"), &gpu_record, &cpu_record, F64_TOLERANCE);
+        let gpu_x = gpu.positions(1).unwrap();
+        let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(1, mass)).collect();
+        assert_within(&format!("f64 {name}: positions"), &gpu_x, &cpu_x, F64_TOLERANCE);
     }
 }
 
@@ -257,12 +283,12 @@ fn unstable_voices_after_several_blocks_keep_the_failing_blocks_start() {
 fn voices_refuse_bad_sizes() {
     let Some(context) = context() else { return };
     let chain = chain(8, 1e6);
-    let error = GpuVoices::new(&context, chain, DT, 0, |_| pluck(8, 0)).unwrap_err();
+    let error = GpuVoices::<f32>::new(&context, chain, DT, 0, |_| pluck(8, 0)).unwrap_err();
     assert!(matches!(error, GpuError::Size(_)), "{error}");
     let long = self::chain(1 << 20, 1e6);
-    let error = GpuVoices::new(&context, long, DT, 1, |_| pluck(1 << 20, 0)).unwrap_err();
+    let error = GpuVoices::<f32>::new(&context, long, DT, 1, |_| pluck(1 << 20, 0)).unwrap_err();
     assert!(error.to_string().contains("workgroup memory"), "{error}");
-    let mut voices = GpuVoices::new(&context, chain, DT, 2, |voice| pluck(8, voice)).unwrap();
+    let mut voices = GpuVoices::<f32>::new(&context, chain, DT, 2, |voice| pluck(8, voice)).unwrap();
     assert!(
         matches!(voices.advance(4, &[(8, Quantity::Position)], &mut [0.0; 8]), Err(GpuError::Size(_))),
         "a tap beyond the string"
@@ -321,7 +347,7 @@ fn membrane_matches_the_cpu_grid_kernel() {
         // Not multiples of the 16 x 16 workgroup, so edge workgroups are partly off the grid.
         let (columns, rows, steps) = (37, 23, 1000);
         let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
-        let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut gpu = GpuMembrane::<f32>::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
         let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
         let mut gpu_record = vec![0f64; taps.len() * steps];
         let mut cpu_record = vec![0f64; taps.len() * steps];
@@ -342,6 +368,29 @@ fn membrane_matches_the_cpu_grid_kernel() {
 }
 
 #[test]
+fn membrane_in_f64_matches_the_cpu_grid_kernel_to_f64_rounding() {
+    let Some(context) = context() else { return };
+    if !context.has_f64() {
+        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
+        return;
+    }
+    let (columns, rows, steps) = (37, 23, 1000);
+    let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
+    let mut cpu = GridKernel::<f64>::new(grid, DT, &x, &v);
+    let mut cpu_record = vec![0f64; taps.len() * steps];
+    cpu.advance(steps, &taps, &mut cpu_record).unwrap();
+    let cpu_x: Vec<f64> = (0..rows * columns).map(|k| cpu.position(k % columns, k / columns)).collect();
+    for blocking in [false, true] {
+        let mut gpu = GpuMembrane::<f64>::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut gpu_record = vec![0f64; taps.len() * steps];
+        gpu.advance(steps, &taps, &mut gpu_record).unwrap();
+        assert_within(&format!("f64, blocking {blocking}: taps"), &gpu_record, &cpu_record, F64_TOLERANCE);
+        let gpu_x = gpu.positions().unwrap();
+        assert_within(&format!("f64, blocking {blocking}: positions"), &gpu_x, &cpu_x, F64_TOLERANCE);
+    }
+}
+
+#[test]
 fn membrane_blocks_of_any_length_give_one_long_block() {
     let Some(context) = context() else { return };
     for blocking in [false, true] {
@@ -349,10 +398,10 @@ fn membrane_blocks_of_any_length_give_one_long_block() {
         let (grid, (x, v)) = (grid(columns, rows, 8e5), bump(columns, rows));
         // More taps than the recorder first holds, so it grows.
         let taps = taps(columns, rows, 21);
-        let mut whole = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut whole = GpuMembrane::<f32>::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
         let mut one_call = vec![0f64; taps.len() * steps];
         whole.advance(steps, &taps, &mut one_call).unwrap();
-        let mut pieces = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut pieces = GpuMembrane::<f32>::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
         let mut in_pieces = vec![0f64; taps.len() * steps];
         let mut done = 0;
         for length in [1, 63, 64, 65, 207] {
@@ -382,7 +431,7 @@ fn unstable_membrane_reports_the_step_and_keeps_its_dispatch_start() {
         let stiffness = 1.21 * 1e-3 / (1.7 * DT * DT);
         let (grid, (x, v)) = (grid(columns, rows, stiffness), bump(columns, rows));
         let taps = taps(columns, rows, 3);
-        let mut gpu = GpuMembrane::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
+        let mut gpu = GpuMembrane::<f32>::new(&context, grid, DT, &x, &v).unwrap().blocking(blocking);
         let mut cpu = GridKernel::<f32>::new(grid, DT, &x, &v);
         let mut gpu_record = vec![0f64; taps.len() * steps];
         let mut cpu_record = vec![0f64; taps.len() * steps];
@@ -421,11 +470,11 @@ const BLOCK_STEPS: usize = 64;
 fn membrane_refuses_bad_sizes() {
     let Some(context) = context() else { return };
     let grid = grid(0, 5, 8e5);
-    assert!(matches!(GpuMembrane::new(&context, grid, DT, &[], &[]), Err(GpuError::Size(_))));
+    assert!(matches!(GpuMembrane::<f32>::new(&context, grid, DT, &[], &[]), Err(GpuError::Size(_))));
     let grid = self::grid(4, 4, 8e5);
-    let error = GpuMembrane::new(&context, grid, DT, &[0.0; 15], &[0.0; 16]).unwrap_err();
+    let error = GpuMembrane::<f32>::new(&context, grid, DT, &[0.0; 15], &[0.0; 16]).unwrap_err();
     assert!(matches!(error, GpuError::Size(_)), "{error}");
-    let mut membrane = GpuMembrane::new(&context, grid, DT, &[0.0; 16], &[0.0; 16]).unwrap();
+    let mut membrane = GpuMembrane::<f32>::new(&context, grid, DT, &[0.0; 16], &[0.0; 16]).unwrap();
     let beyond = [Tap { mass: 16, quantity: Quantity::Position, weight: 1.0 }];
     assert!(matches!(membrane.advance(2, &beyond, &mut [0.0; 2]), Err(GpuError::Size(_))));
 }

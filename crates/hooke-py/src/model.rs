@@ -528,8 +528,8 @@ impl Model {
     /// `pickups` (mass ids, or dicts with mass, quantity, axis, weight, channel; default: those
     /// added, else the file's, else one channel summing every mass's first coordinate), `oversample` steps per output frame, `threads` for the kernels and
     /// `kernels=False` to force the general path, and `device="gpu"` to run on the GPU
-    /// (f32: a uniform string with any linear scheme, a membrane with symplectic Euler; a
-    /// wheel built with the `gpu` feature). Defaults: the file's `[run]`, else symplectic Euler at 44 100 Hz, on the CPU.
+    /// (a uniform string with any linear scheme, a membrane with symplectic Euler; f64 where
+    /// the GPU has it, else f32; a wheel built with the `gpu` feature). Defaults: the file's `[run]`, else symplectic Euler at 44 100 Hz, on the CPU.
     #[pyo3(signature = (scheme = None, rate = None, dt = None, pickups = None, oversample = 1, threads = 1, kernels = true, device = "cpu"))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn simulate(

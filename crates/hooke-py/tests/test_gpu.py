@@ -1,4 +1,5 @@
-"""simulate(device="gpu"): the same frames as the CPU within f32 rounding, the path named, and
+"""simulate(device="gpu"): the same frames as the CPU within f32 rounding (f64 where the GPU has
+it), any linear scheme on a string (mode by mode), the path named, and
 what the GPU cannot do refused with the reason. Skips, saying why, when the wheel has no GPU
 backend or the machine no Vulkan adapter (scripts/test-python.sh builds the wheel with it)."""
 
@@ -37,9 +38,22 @@ def test_a_string_on_the_gpu_renders_the_cpu_frames():
         assert np.abs(on_gpu[channel] - on_cpu[channel]).max() <= 1e-4 * peak
 
 
+def test_a_structure_preserving_scheme_runs_a_string_on_the_gpu_mode_by_mode():
+    pickups = ["s.7"]
+    gpu = gpu_simulation(plucked_string(), rate=48000, scheme="caldirola-kanai", pickups=pickups)
+    cpu = plucked_string().simulate(rate=48000, scheme="caldirola-kanai", pickups=pickups, kernels=False)
+    assert gpu.path == "device" and cpu.path == "general"
+    on_gpu, on_cpu = gpu.render(2000, dtype="float64"), cpu.render(2000, dtype="float64")
+    peak = np.abs(on_cpu).max()
+    assert peak > 0
+    assert np.abs(on_gpu - on_cpu).max() <= 1e-4 * peak
+
+
 def test_the_gpu_refuses_what_it_cannot_run_and_says_why():
-    with pytest.raises(ValueError, match="symplectic Euler only"):
-        gpu_simulation(plucked_string(), scheme="velocity-verlet")
+    membrane = hooke.Model(1)
+    membrane.add_membrane("m", 8, 6, mass=1e-3, stiffness=1e5)
+    with pytest.raises(ValueError, match="on uniform strings only"):
+        gpu_simulation(membrane, scheme="velocity-verlet", pickups=["m.3.3"])
     sim = gpu_simulation(plucked_string())
     with pytest.raises(hooke.HookeError, match="render\\(\\) or advance\\(\\)"):
         sim.run(steps=10)

@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::config::Precision;
 use crate::kernel::chain::Tap;
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
@@ -60,6 +61,8 @@ pub struct DeviceRequest<'a> {
     pub state: &'a State,
     /// Every pickup term: `mass` is the moving state coordinate, `weight` its factor.
     pub taps: &'a [Tap],
+    /// The precision asked for (the device may have only f32, and then says so in its name).
+    pub precision: Precision,
 }
 
 /// A system being stepped on a device.

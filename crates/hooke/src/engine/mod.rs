@@ -167,7 +167,8 @@ impl Paths {
         if !self.stopped.is_empty() {
             return Err("a mass is stopped".into());
         }
-        DeviceStage::new(device, system, self.config.scheme, self.dt, state.clone(), &self.pickups)
+        let (scheme, precision) = (self.config.scheme, self.config.precision);
+        DeviceStage::new(device, system, scheme, self.dt, precision, state.clone(), &self.pickups)
     }
 }
 

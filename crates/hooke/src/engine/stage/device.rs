@@ -3,7 +3,7 @@
 //! motion or rebuild the path without asking the device again.
 
 use super::{Stage, TapChannels};
-use crate::engine::{DevicePath, DeviceRequest, PathKind, Pickups, RunError};
+use crate::engine::{DevicePath, DeviceRequest, PathKind, Pickups, Precision, RunError};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 
@@ -17,17 +17,19 @@ pub(crate) struct DeviceStage {
 }
 
 impl DeviceStage {
-    /// The device's path for `system` from `state`, or the device's reason for refusing it.
+    /// The device's path for `system` from `state` in `precision`, or the device's reason for
+    /// refusing it.
     pub(crate) fn new(
         device: &dyn crate::engine::Device,
         system: &System,
         scheme: SchemeKind,
         dt: f64,
+        precision: Precision,
         state: State,
         pickups: &Pickups,
     ) -> Result<Self, String> {
         let taps = TapChannels::new(pickups);
-        let request = DeviceRequest { system, scheme, dt, state: &state, taps: taps.taps() };
+        let request = DeviceRequest { system, scheme, dt, state: &state, taps: taps.taps(), precision };
         let path = device.path(&request)?;
         Ok(Self { path, taps, state, dt })
     }

@@ -31,32 +31,33 @@
 //! energy-conserving scheme, ...), mode by mode ([`crate::modes`], `modal.wgsl`): the state on
 //! the device is then the modal amplitudes, with the same buffers, blocks and read-back.
 
-use crate::modes::{ChainModes, COEFFICIENTS};
+mod stepping;
+
+use crate::real::{from_bytes, to_bytes, GpuReal};
 use crate::{GpuContext, GpuError};
 use hooke::kernel::chain::UniformChain;
 use hooke::quantity::Quantity;
 use hooke::scheme::SchemeKind;
+use std::marker::PhantomData;
+use stepping::Stepping;
 
 /// Steps per dispatch (and per read-back) at most; fewer when the record would not fit in one
 /// storage buffer binding.
 const BLOCK: usize = 1024;
 /// Workgroup size limit used even where the device allows more (a multiple of 32 and 64 lanes).
 const MAX_WORKGROUP: usize = 256;
-/// Modes per invocation of the modal voices at most (each holds its modes' state and
-/// coefficients in registers).
-const MAX_MODES_PER_LANE: usize = 8;
-/// Steps whose sums the modal voices keep in workgroup memory at most before adding them up.
-const MAX_CHUNK: usize = 32;
 /// No non-finite value (the shader's `NONE`).
 const NONE: u32 = u32::MAX;
 /// The flag of a tap recording the velocity (the shader's `VELOCITY`).
 const VELOCITY: u32 = 1 << 31;
-/// Where `steps` and `taps` (written before each block) start in [`Params`].
-const STEPS_OFFSET: u64 = std::mem::offset_of!(Params, steps) as u64;
+/// The real-valued parameters of a dispatch, before `steps`, `taps` and `voices` (the shader's
+/// `Params`, voice_params.wgsl).
+const REAL_PARAMS: usize = 7;
 
-/// `V` voices of one uniform chain, f32, on the GPU.
+/// `V` voices of one uniform chain on the GPU, in `T` (`f32`, or `f64` where the device has
+/// it).
 #[derive(Debug)]
-pub struct GpuVoices {
+pub struct GpuVoices<T: GpuReal = f32> {
     context: GpuContext,
     masses: usize,
     voices: usize,
@@ -70,109 +71,7 @@ pub struct GpuVoices {
     recorder: Recorder,
     /// Which copy holds the current state.
     current: usize,
-}
-
-/// How the voices are stepped.
-#[derive(Debug)]
-enum Stepping {
-    /// Symplectic Euler on the chain's stencil (`voices.wgsl`).
-    Stencil,
-    /// A linear scheme mode by mode (`modal.wgsl`), with the modes' coefficients on the device.
-    Modal { modes: ChainModes, coefficients: wgpu::Buffer },
-}
-
-impl Stepping {
-    /// The state on the device of the masses' `values` (positions, m, or velocities, m/s).
-    fn to_device(&self, values: &[f64]) -> Vec<f32> {
-        match self {
-            Self::Stencil => values.iter().map(|&value| value as f32).collect(),
-            Self::Modal { modes, .. } => modes.to_modes(values),
-        }
-    }
-
-    /// The masses' values of the state on the device.
-    fn to_masses(&self, values: Vec<f32>) -> Vec<f32> {
-        match self {
-            Self::Stencil => values,
-            Self::Modal { modes, .. } => modes.to_masses(&values),
-        }
-    }
-
-    /// The mass named by a non-finite value's index in a voice's state (a mass, or a mode).
-    fn mass_of(&self, index: usize) -> usize {
-        match self {
-            Self::Stencil => index,
-            Self::Modal { modes, .. } => modes.first_mass(index),
-        }
-    }
-
-    /// The taps as the shader reads them: each tap's mass and quantity flag, or each tap's
-    /// weights on the modes (`capacity` taps' worth).
-    fn encode(&self, taps: &[(usize, Quantity)], capacity: usize) -> Vec<u32> {
-        match self {
-            Self::Stencil => taps
-                .iter()
-                .map(|&(mass, quantity)| {
-                    mass as u32 | if quantity == Quantity::Velocity { VELOCITY } else { 0 }
-                })
-                .collect(),
-            Self::Modal { modes, .. } => {
-                modes.weights(taps, capacity).into_iter().map(f32::to_bits).collect()
-            }
-        }
-    }
-
-    /// The words of `capacity` taps as [`Stepping::encode`] writes them.
-    fn tap_words(&self, capacity: usize) -> usize {
-        match self {
-            Self::Stencil => capacity,
-            Self::Modal { modes, .. } => 2 * capacity * modes.len(),
-        }
-    }
-
-    /// The shader's source for `masses` masses and up to `capacity` taps, and its extra
-    /// bindings beyond the shared eight.
-    fn shader(&self, context: &GpuContext, masses: usize, capacity: usize) -> Result<Shader<'_>, GpuError> {
-        let params = include_str!("voice_params.wgsl");
-        match self {
-            Self::Stencil => {
-                let lanes = context.limits().max_compute_invocations_per_workgroup as usize;
-                let workgroup = masses.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes);
-                let source = (params.to_owned() + include_str!("voices.wgsl"))
-                    .replace("{MASSES}", &masses.to_string())
-                    .replace("{WORKGROUP}", &workgroup.to_string());
-                Ok((source, Vec::new()))
-            }
-            Self::Modal { coefficients, .. } => {
-                let workgroup = modal_workgroup(context, masses);
-                let shared = context.limits().max_compute_workgroup_storage_size as usize;
-                // The sums take 4 (CHUNK x capacity + 1) bytes per invocation.
-                let chunk = ((shared / (4 * workgroup)).saturating_sub(1) / capacity).min(MAX_CHUNK);
-                if chunk == 0 {
-                    return Err(GpuError::Size(format!(
-                        "{capacity} taps of the modal voices exceed this GPU's {shared} bytes of workgroup memory"
-                    )));
-                }
-                let source = (params.to_owned() + include_str!("modal.wgsl"))
-                    .replace("{MODES}", &masses.to_string())
-                    .replace("{WORKGROUP}", &workgroup.to_string())
-                    .replace("{PER_LANE}", &masses.div_ceil(workgroup).to_string())
-                    .replace("{CAPACITY}", &capacity.to_string())
-                    .replace("{CHUNK}", &chunk.to_string());
-                Ok((source, vec![(8, coefficients)]))
-            }
-        }
-    }
-}
-
-/// A shader's source, and the bindings its bind groups hold beyond the eight all voices share.
-type Shader<'a> = (String, Vec<(u32, &'a wgpu::Buffer)>);
-
-/// The modal voices' workgroup for `modes` modes: a multiple of 32 invocations, at most
-/// [`MAX_WORKGROUP`] or the device's limit.
-fn modal_workgroup(context: &GpuContext, modes: usize) -> usize {
-    let lanes = context.limits().max_compute_invocations_per_workgroup as usize;
-    modes.next_multiple_of(32).min(MAX_WORKGROUP).min(lanes)
+    real: PhantomData<T>,
 }
 
 /// The pipeline for up to `capacity` taps, its buffers, and the bind groups over them.
@@ -201,23 +100,7 @@ struct Slot {
     groups: [wgpu::BindGroup; 3],
 }
 
-/// The per-dispatch parameters, laid out as the shader's `Params`.
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    stiffness: f32,
-    damping: f32,
-    retained: f32,
-    force: f32,
-    step: f32,
-    left: f32,
-    right: f32,
-    steps: u32,
-    taps: u32,
-    voices: u32,
-}
-
-impl GpuVoices {
+impl<T: GpuReal> GpuVoices<T> {
     /// `voices` copies of `chain` with step `dt` (s) on `context`'s device, stepped by
     /// symplectic Euler on the stencil; `initial(voice)` gives each voice's positions and
     /// velocities of the masses (m, m/s), as [`hooke::kernel::voices::VoiceBank::new`] takes
@@ -229,21 +112,14 @@ impl GpuVoices {
         voices: usize,
         initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
     ) -> Result<Self, GpuError> {
-        let n = chain.masses;
-        let shared = context.limits().max_compute_workgroup_storage_size as usize;
-        if 16 * (n + 2) > shared {
-            return Err(GpuError::Size(format!(
-                "a string of {n} masses does not fit in this GPU's workgroup memory ({shared} bytes hold at most {} masses)",
-                shared / 16 - 2
-            )));
-        }
-        Self::build(context, chain, dt, voices, initial, Stepping::Stencil)
+        let stepping = Stepping::stencil::<T>(context, chain.masses)?;
+        Self::build(context, chain, dt, voices, initial, stepping)
     }
 
     /// `voices` copies of `chain` with step `dt` (s) stepped by `scheme` (any linear scheme)
     /// mode by mode; `initial` as for [`GpuVoices::new`]. An error if the analysis cannot
-    /// measure the scheme's step on the modes, or the string has more modes than
-    /// [`MAX_MODES_PER_LANE`] per invocation of a workgroup.
+    /// measure the scheme's step on the modes, or the string has more modes than a workgroup
+    /// holds (eight per invocation).
     pub fn modal(
         context: &GpuContext,
         chain: UniformChain,
@@ -252,15 +128,8 @@ impl GpuVoices {
         voices: usize,
         initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
     ) -> Result<Self, GpuError> {
-        let n = chain.masses;
-        let most = MAX_MODES_PER_LANE * modal_workgroup(context, n);
-        if n == 0 || n > most {
-            return Err(GpuError::Size(format!("the GPU's modal voices take 1 to {most} masses (got {n})")));
-        }
-        let modes = ChainModes::new(&chain, scheme, dt)?;
-        let coefficients = context.storage("hooke modal coefficients", (4 * COEFFICIENTS * n) as u64);
-        context.queue.write_buffer(&coefficients, 0, bytemuck::cast_slice(modes.coefficients()));
-        Self::build(context, chain, dt, voices, initial, Stepping::Modal { modes, coefficients })
+        let stepping = Stepping::modal::<T>(context, &chain, scheme, dt)?;
+        Self::build(context, chain, dt, voices, initial, stepping)
     }
 
     /// The voices stepped by `stepping`.
@@ -286,12 +155,13 @@ impl GpuVoices {
             )));
         }
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
-        if 4 * n * voices > binding {
+        if T::SIZE * n * voices > binding {
             return Err(GpuError::Size(format!(
                 "{voices} voices of {n} masses exceed this GPU's {binding}-byte buffers"
             )));
         }
-        let (mut x0, mut v0) = (Vec::with_capacity(n * voices), Vec::with_capacity(n * voices));
+        let (mut x0, mut v0) =
+            (Vec::with_capacity(T::SIZE * n * voices), Vec::with_capacity(T::SIZE * n * voices));
         for voice in 0..voices {
             let (x, v) = initial(voice);
             if x.len() < n || v.len() < n {
@@ -299,37 +169,50 @@ impl GpuVoices {
                     "voice {voice}'s initial state has fewer than {n} masses"
                 )));
             }
-            x0.extend(stepping.to_device(&x[..n]));
-            v0.extend(stepping.to_device(&v[..n]));
+            x0.extend(stepping.to_device::<T>(&x[..n]));
+            v0.extend(stepping.to_device::<T>(&v[..n]));
         }
-        let state_bytes = (4 * n * voices) as u64;
+        let state_bytes = (T::SIZE * n * voices) as u64;
         let x = [0, 1, 2].map(|_| context.storage("hooke voices x", state_bytes));
         let v = [0, 1, 2].map(|_| context.storage("hooke voices v", state_bytes));
-        context.queue.write_buffer(&x[0], 0, bytemuck::cast_slice(&x0));
-        context.queue.write_buffer(&v[0], 0, bytemuck::cast_slice(&v0));
+        context.queue.write_buffer(&x[0], 0, &x0);
+        context.queue.write_buffer(&v[0], 0, &v0);
+        // The shader's `Params`: the chain's coefficients (h k/m, h Z/m, 1 - h c/m, h g/m, h,
+        // the anchors' positions), then the steps, taps and voices of a dispatch, padded to
+        // whole 16-byte rows.
         let per_mass = dt / chain.mass;
-        let params_value = Params {
-            stiffness: (per_mass * chain.stiffness) as f32,
-            damping: (per_mass * chain.damping) as f32,
-            retained: (1.0 - per_mass * chain.drag) as f32,
-            force: (per_mass * chain.force) as f32,
-            step: dt as f32,
-            left: chain.left as f32,
-            right: chain.right as f32,
-            steps: 0,
-            taps: 0,
-            voices: voices as u32,
-        };
+        let mut params_value = to_bytes::<T>([
+            per_mass * chain.stiffness,
+            per_mass * chain.damping,
+            1.0 - per_mass * chain.drag,
+            per_mass * chain.force,
+            dt,
+            chain.left,
+            chain.right,
+        ]);
+        params_value.extend([0, 0, voices as u32].iter().flat_map(|word| word.to_le_bytes()));
+        params_value.resize(params_value.len().next_multiple_of(16), 0);
         let params = context.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("hooke voices params"),
-            size: std::mem::size_of::<Params>() as u64,
+            size: params_value.len() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        context.queue.write_buffer(&params, 0, bytemuck::bytes_of(&params_value));
-        let recorder =
-            Recorder::new(context, &stepping, n, State { params: &params, x: &x, v: &v }, voices, 1)?;
-        Ok(Self { context: context.clone(), masses: n, voices, stepping, params, x, v, recorder, current: 0 })
+        context.queue.write_buffer(&params, 0, &params_value);
+        let state = State { params: &params, x: &x, v: &v };
+        let recorder = Recorder::new::<T>(context, &stepping, n, state, voices, 1)?;
+        Ok(Self {
+            context: context.clone(),
+            masses: n,
+            voices,
+            stepping,
+            params,
+            x,
+            v,
+            recorder,
+            current: 0,
+            real: PhantomData,
+        })
     }
 
     /// Steps per dispatch (the read-back granularity) with the taps of the last call.
@@ -347,7 +230,7 @@ impl GpuVoices {
         &mut self,
         steps: usize,
         taps: &[(usize, Quantity)],
-        record: &mut [f32],
+        record: &mut [T],
     ) -> Result<(), GpuError> {
         let voices = self.voices;
         if let Some(&(mass, _)) = taps.iter().find(|(mass, _)| *mass >= self.masses) {
@@ -368,10 +251,10 @@ impl GpuVoices {
             let state = State { params: &self.params, x: &self.x, v: &self.v };
             let capacity = taps.len().next_power_of_two();
             self.recorder =
-                Recorder::new(&self.context, &self.stepping, self.masses, state, voices, capacity)?;
+                Recorder::new::<T>(&self.context, &self.stepping, self.masses, state, voices, capacity)?;
         }
-        let encoded = self.stepping.encode(taps, self.recorder.capacity);
-        self.context.queue.write_buffer(&self.recorder.taps, 0, bytemuck::cast_slice(&encoded));
+        let encoded = self.stepping.encode::<T>(taps, self.recorder.capacity);
+        self.context.queue.write_buffer(&self.recorder.taps, 0, &encoded);
         let block = self.recorder.block;
         let mut next = (steps > 0).then(|| self.submit(0, steps.min(block), taps.len()));
         let mut b = 0;
@@ -383,18 +266,19 @@ impl GpuVoices {
             }
             let slot = &self.recorder.slots[b % 2];
             let out = &mut record[done * per_step..(done + length) * per_step];
-            let bytes = (4 * (voices + length * per_step)) as u64;
+            let status_bytes = status_bytes(voices);
+            let bytes = (status_bytes + T::SIZE * length * per_step) as u64;
             let masses = self.masses;
-            let bad = self.context.read_submitted(submitted, &slot.staging, bytes, |words: &[u32]| {
-                let (status, samples) = words.split_at(voices);
-                let bad =
-                    status.iter().enumerate().min_by_key(|&(_, &key)| key).filter(|(_, &key)| key != NONE);
+            let bad = self.context.read_submitted(submitted, &slot.staging, bytes, |bytes: &[u8]| {
+                let (status, samples) = bytes.split_at(status_bytes);
+                let status = status[..4 * voices]
+                    .chunks_exact(4)
+                    .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]));
+                let bad = status.enumerate().min_by_key(|&(_, key)| key).filter(|&(_, key)| key != NONE);
                 if bad.is_none() {
-                    for (out, &bits) in out.iter_mut().zip(samples) {
-                        *out = f32::from_bits(bits);
-                    }
+                    out.copy_from_slice(bytemuck::cast_slice(samples));
                 }
-                bad.map(|(voice, &key)| {
+                bad.map(|(voice, key)| {
                     (voice, key as usize / masses, self.stepping.mass_of(key as usize % masses))
                 })
             })?;
@@ -415,7 +299,8 @@ impl GpuVoices {
         let (context, voices) = (&self.context, self.voices);
         let slot = &self.recorder.slots[b % 2];
         let steps_and_taps = [length as u32, taps as u32];
-        context.queue.write_buffer(&self.params, STEPS_OFFSET, bytemuck::cast_slice(&steps_and_taps));
+        let steps_offset = (REAL_PARAMS * T::SIZE) as u64;
+        context.queue.write_buffer(&self.params, steps_offset, bytemuck::cast_slice(&steps_and_taps));
         context.queue.write_buffer(&slot.first_bad, 0, bytemuck::cast_slice(&vec![NONE; voices]));
         let mut encoder = context.device.create_command_encoder(&Default::default());
         {
@@ -424,36 +309,44 @@ impl GpuVoices {
             pass.set_bind_group(0, &slot.groups[(self.current + b) % 3], &[]);
             pass.dispatch_workgroups(voices as u32, 1, 1);
         }
-        let status_bytes = (4 * voices) as u64;
-        let record_bytes = (4 * length * taps * voices) as u64;
-        encoder.copy_buffer_to_buffer(&slot.first_bad, 0, &slot.staging, 0, status_bytes);
+        let record_bytes = (T::SIZE * length * taps * voices) as u64;
+        encoder.copy_buffer_to_buffer(&slot.first_bad, 0, &slot.staging, 0, 4 * voices as u64);
         if record_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&slot.record, 0, &slot.staging, status_bytes, record_bytes);
+            let at = status_bytes(voices) as u64;
+            encoder.copy_buffer_to_buffer(&slot.record, 0, &slot.staging, at, record_bytes);
         }
         context.queue.submit([encoder.finish()])
     }
 
     /// The positions of voice `voice`'s masses, m (read back from the device).
-    pub fn positions(&self, voice: usize) -> Result<Vec<f32>, GpuError> {
+    pub fn positions(&self, voice: usize) -> Result<Vec<T>, GpuError> {
         self.read(&self.x[self.current], voice)
     }
 
     /// The velocities of voice `voice`'s masses, m/s (read back from the device).
-    pub fn velocities(&self, voice: usize) -> Result<Vec<f32>, GpuError> {
+    pub fn velocities(&self, voice: usize) -> Result<Vec<T>, GpuError> {
         self.read(&self.v[self.current], voice)
     }
 
     /// Voice `voice`'s masses' values of its part of `buffer`, read back.
-    fn read(&self, buffer: &wgpu::Buffer, voice: usize) -> Result<Vec<f32>, GpuError> {
+    fn read(&self, buffer: &wgpu::Buffer, voice: usize) -> Result<Vec<T>, GpuError> {
         if voice >= self.voices {
             return Err(GpuError::Size(format!("voice {voice} is beyond the {} voices", self.voices)));
         }
-        let bytes = (4 * self.masses) as u64;
+        let bytes = (T::SIZE * self.masses) as u64;
         let staging = self.context.staging("hooke voices state", bytes);
         let mut encoder = self.context.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, voice as u64 * bytes, &staging, 0, bytes);
-        Ok(self.stepping.to_masses(self.context.submit_and_read(encoder, &staging, bytes)?))
+        let raw: Vec<u8> = self.context.submit_and_read(encoder, &staging, bytes)?;
+        let values = self.stepping.to_masses(from_bytes::<T>(&raw).collect());
+        Ok(values.into_iter().map(T::from_f64).collect())
     }
+}
+
+/// The bytes of the status of `voices` voices (a word each) in a read-back, padded to 8 so
+/// that the record after it is aligned for `f64`.
+fn status_bytes(voices: usize) -> usize {
+    (4 * voices).next_multiple_of(8)
 }
 
 /// The buffers every bind group holds besides the recorder's.
@@ -467,7 +360,7 @@ struct State<'a> {
 impl Recorder {
     /// The pipeline of `stepping` on `masses` masses for `capacity` taps of `voices` voices,
     /// its buffers, and the bind groups over them and `state`.
-    fn new(
+    fn new<T: GpuReal>(
         context: &GpuContext,
         stepping: &Stepping,
         masses: usize,
@@ -475,22 +368,23 @@ impl Recorder {
         voices: usize,
         capacity: usize,
     ) -> Result<Self, GpuError> {
-        let (source, extra) = stepping.shader(context, masses, capacity)?;
+        let (source, extra) = stepping.shader::<T>(context, masses, capacity)?;
         let pipeline = context.pipelines("hooke voices", &source, &["advance"])?.remove(0);
         let limits = context.limits();
         let binding = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) as usize;
-        let block = BLOCK.min(binding / (4 * voices * capacity));
+        let block = BLOCK.min(binding / (T::SIZE * voices * capacity));
         if block == 0 {
             return Err(GpuError::Size(format!(
                 "{capacity} taps of {voices} voices exceed this GPU's {binding}-byte buffers"
             )));
         }
-        let taps = context.storage("hooke voices taps", 4 * stepping.tap_words(capacity) as u64);
+        let taps = context.storage("hooke voices taps", stepping.tap_bytes::<T>(capacity) as u64);
         let slots = [0, 1].map(|_| {
             let first_bad = context.storage("hooke voices status", (4 * voices) as u64);
-            let record = context.storage("hooke voices record", (4 * block * capacity * voices) as u64);
+            let record_bytes = T::SIZE * block * capacity * voices;
+            let record = context.storage("hooke voices record", record_bytes as u64);
             let staging =
-                context.staging("hooke voices read-back", (4 * (block * capacity + 1) * voices) as u64);
+                context.staging("hooke voices read-back", (status_bytes(voices) + record_bytes) as u64);
             let groups = [0, 1, 2].map(|from| {
                 let to = (from + 1) % 3;
                 let State { params, x, v } = state;
