@@ -155,6 +155,18 @@ impl GpuContext {
         })
     }
 
+    /// A uniform buffer holding `contents` (which later writes may change).
+    pub(crate) fn uniform(&self, label: &str, contents: &[u8]) -> wgpu::Buffer {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: contents.len() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&buffer, 0, contents);
+        buffer
+    }
+
     /// A buffer the host maps to read `bytes` bytes back.
     pub(crate) fn staging(&self, label: &str, bytes: u64) -> wgpu::Buffer {
         self.device.create_buffer(&wgpu::BufferDescriptor {

@@ -2,11 +2,13 @@
 //! compute shaders on wgpu (Vulkan: NVIDIA, AMD and Intel GPUs, and Mesa's CPU driver lavapipe,
 //! on which the tests run without a GPU).
 //!
-//! The stencils are symplectic Euler (Morgan & Qiao 2009, eq. (26)) in f32 with the arithmetic
-//! of the CPU kernels in the same order, each multiply-add a WGSL `fma`. On a device whose `fma`
-//! is fused the results equal the CPU's `f32` kernels'; Vulkan lets a driver round `fma` twice
-//! (lavapipe does), and then they differ by about one rounding per step (1e-5 of the peak after
-//! 1000 steps of a string; see `tests/parity.rs`).
+//! The stencils are symplectic Euler (Morgan & Qiao 2009, eq. (26)) with the arithmetic of the
+//! CPU kernels in the same order, each multiply-add a WGSL `fma`, in f32 or, where the device
+//! has 64-bit floats and integers in shaders, f64 ([`GpuReal`]). On a device whose `fma` is
+//! fused the results equal the CPU kernels' of the same precision (on an H100 the f64 stencils
+//! equalled the CPU's bit for bit); Vulkan lets a driver round `fma` twice (lavapipe does), and then they differ by
+//! about one rounding per step (in f32, 1e-5 of the peak after 1000 steps of a string; see
+//! `tests/parity.rs`).
 //!
 //! - [`GpuVoices`]: many voices of one uniform string ([`hooke::kernel::chain`]), one
 //!   workgroup per voice with the string in workgroup memory across all the steps of a block,

@@ -145,13 +145,7 @@ impl<T: GpuReal> GpuMembrane<T> {
         let words = [w as u32, h as u32, 0, BLOCK as u32, DEPTH as u32];
         coefficients_value.extend(words.iter().flat_map(|word| word.to_le_bytes()));
         coefficients_value.resize(coefficients_value.len().next_multiple_of(16), 0);
-        let coefficients = context.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("hooke membrane coefficients"),
-            size: coefficients_value.len() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        context.queue.write_buffer(&coefficients, 0, &coefficients_value);
+        let coefficients = context.uniform("hooke membrane coefficients", &coefficients_value);
         let padded = |values: &[f64]| {
             let mut out = vec![0.0; (w + 2) * (h + 2)];
             for j in 0..h {

@@ -192,13 +192,7 @@ impl<T: GpuReal> GpuVoices<T> {
         ]);
         params_value.extend([0, 0, voices as u32].iter().flat_map(|word| word.to_le_bytes()));
         params_value.resize(params_value.len().next_multiple_of(16), 0);
-        let params = context.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("hooke voices params"),
-            size: params_value.len() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        context.queue.write_buffer(&params, 0, &params_value);
+        let params = context.uniform("hooke voices params", &params_value);
         let state = State { params: &params, x: &x, v: &v };
         let recorder = Recorder::new::<T>(context, &stepping, n, state, voices, 1)?;
         Ok(Self {
