@@ -13,10 +13,11 @@
 //! `stretch = fma(x_i, -2, x_{i-1} + x_{i+1})` (and `shear` likewise), `x_i' = fma(h, v_i', x_i)`.
 //!
 //! A workgroup loads its voice's chain into workgroup memory (two time levels, `16 (N + 2)`
-//! bytes), runs every step of a block there with one barrier per step, records the tapped
-//! masses' positions or velocities after each step into a `steps x taps x voices` buffer, and
-//! writes the chain back at the end. Workgroup memory bounds `N` (1022 masses in the 16 KiB every device offers; more on
-//! most GPUs), and [`GpuVoices::new`] refuses longer chains with that limit in the message.
+//! bytes in f32, twice that in f64), runs every step of a block there with one barrier per
+//! step, records the tapped masses' positions or velocities after each step into a
+//! `steps x taps x voices` buffer, and writes the chain back at the end. Workgroup memory bounds
+//! `N` (in f32, 1022 masses in the 16 KiB every device offers; more on most GPUs), and
+//! [`GpuVoices::new`] refuses longer chains with that limit in the message.
 //!
 //! Two blocks are in flight: the next block is submitted before the last one's record is read
 //! back and copied out, so the GPU steps while the host reads. The state has three copies,
