@@ -195,7 +195,8 @@ impl GpuContext {
     }
 
     /// Submits `encoder` (whose last commands copy into `staging`), waits for it, and returns
-    /// the first `bytes` bytes of `staging` as 32-bit words.
+    /// the first `bytes` bytes of `staging` as values of `W` (copied, so alignment is no
+    /// matter).
     pub(crate) fn submit_and_read<W: bytemuck::Pod>(
         &self,
         encoder: wgpu::CommandEncoder,
@@ -203,18 +204,17 @@ impl GpuContext {
         bytes: u64,
     ) -> Result<Vec<W>, GpuError> {
         let submission = self.queue.submit([encoder.finish()]);
-        self.read_submitted(submission, staging, bytes, <[W]>::to_vec)
+        self.read_submitted(submission, staging, bytes, bytemuck::pod_collect_to_vec::<u8, W>)
     }
 
     /// Waits for `submission` (whose last commands copy into `staging`), and hands the first
-    /// `bytes` bytes of `staging` to `read` as words, in place: later submissions may still
-    /// be running.
-    pub(crate) fn read_submitted<W: bytemuck::Pod, R>(
+    /// `bytes` bytes of `staging` to `read` in place: later submissions may still be running.
+    pub(crate) fn read_submitted<R>(
         &self,
         submission: wgpu::SubmissionIndex,
         staging: &wgpu::Buffer,
         bytes: u64,
-        read: impl FnOnce(&[W]) -> R,
+        read: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, GpuError> {
         let slice = staging.slice(..bytes);
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -232,7 +232,7 @@ impl GpuContext {
             .map_err(|error| GpuError::Device(error.to_string()))?;
         let result = {
             let view = slice.get_mapped_range().map_err(|error| GpuError::Device(error.to_string()))?;
-            read(bytemuck::cast_slice(&view))
+            read(&view)
         };
         staging.unmap();
         Ok(result)

@@ -271,7 +271,16 @@ impl<T: GpuReal> GpuVoices<T> {
                     .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]));
                 let bad = status.enumerate().min_by_key(|&(_, key)| key).filter(|&(_, key)| key != NONE);
                 if bad.is_none() {
-                    out.copy_from_slice(bytemuck::cast_slice(samples));
+                    // Mapped ranges are aligned for f64 (and the status is padded to 8 bytes),
+                    // so the first branch is the one taken; the second never panics.
+                    match bytemuck::try_cast_slice(samples) {
+                        Ok(values) => out.copy_from_slice(values),
+                        Err(_) => {
+                            out.iter_mut().zip(samples.chunks_exact(T::SIZE)).for_each(|(out, value)| {
+                                *out = bytemuck::pod_read_unaligned(value);
+                            })
+                        }
+                    }
                 }
                 bad.map(|(voice, key)| {
                     (voice, key as usize / masses, self.stepping.mass_of(key as usize % masses))
