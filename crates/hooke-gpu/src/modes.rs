@@ -3,22 +3,20 @@
 //! at the cost of one four-coefficient recurrence per mode, as [`hooke::kernel::modal`] runs
 //! them on the CPU.
 //!
-//! The chain's stiffness `k L`, damping `Z L + c I` and mass `m I` are diagonal in the sine
-//! modes `S` ([`SineModes`]; `L` the second difference with fixed ends, eigenvalues `mu_p`), so
-//! mode `p` is the oscillator `w0^2 = k mu_p / m`, `gamma = (Z mu_p + c) / m`, and the scheme's
-//! step on it ([`mode_steps`], measured by the analysis on one oscillator per mode) is
+//! Mode `p` is an oscillator of the chain's sine modes, and the scheme's step on it (measured by
+//! the analysis on one oscillator per mode, [`chain_mode_steps`], as the engine's modal path
+//! takes it) is
 //!
 //! ```text
 //! q' = a q + b p + f_q F        p' = c q + d p + f_p F
 //! ```
 //!
-//! with `F = S f` the mode's share of the constant forces `f` (gravity, and the end springs'
-//! pull `k x_anchor` towards anchors off zero). A tap's value is a weighted sum over the modes:
-//! row `mass` of `S` (the modes' shapes at the mass) on `q` for a position, on `p` for a
-//! velocity.
+//! with `F` the mode's share of the constant forces (gravity, and the end springs' pull towards
+//! anchors off zero). A tap's value is a weighted sum over the modes: row `mass` of the sine
+//! transform `S` (the modes' shapes at the mass) on `q` for a position, on `p` for a velocity.
 
 use crate::GpuError;
-use hooke::analysis::discrete::{mode_steps, Oscillator};
+use hooke::engine::chain_mode_steps;
 use hooke::kernel::chain::UniformChain;
 use hooke::kernel::modal::SineModes;
 use hooke::quantity::Quantity;
@@ -41,23 +39,8 @@ impl ChainModes {
     /// cannot measure the scheme on them.
     pub(crate) fn new(chain: &UniformChain, scheme: SchemeKind, dt: f64) -> Result<Self, GpuError> {
         let n = chain.masses;
-        let modes = SineModes::new(n, 1);
-        let oscillators: Vec<Oscillator> = (0..n)
-            .map(|p| {
-                let mu = modes.eigenvalues(p).0;
-                Oscillator {
-                    omega0_squared: chain.stiffness * mu / chain.mass,
-                    gamma: (chain.damping * mu + chain.drag) / chain.mass,
-                }
-            })
-            .collect();
-        let steps = mode_steps(scheme, &oscillators, &vec![chain.mass; n], dt)
+        let (steps, share) = chain_mode_steps(chain, scheme, dt)
             .map_err(|error| GpuError::Size(format!("{} on the GPU's modes: {error}", scheme.name())))?;
-        let mut constant = vec![chain.force; n];
-        constant[0] += chain.stiffness * chain.left;
-        constant[n - 1] += chain.stiffness * chain.right;
-        let mut share = vec![0.0; n];
-        modes.transform(&constant, &mut share);
         let mut coefficients = vec![0.0; COEFFICIENTS * n];
         for (p, (step, force)) in steps.iter().zip(&share).enumerate() {
             let values = [
@@ -72,7 +55,7 @@ impl ChainModes {
                 coefficients[i * n + p] = value;
             }
         }
-        Ok(Self { modes, coefficients })
+        Ok(Self { modes: SineModes::new(n, 1), coefficients })
     }
 
     /// The number of modes (and of masses).

@@ -45,6 +45,7 @@ pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub(crate) use run_error::check_finite;
 pub use run_error::RunError;
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
+pub use stage::chain_mode_steps;
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};

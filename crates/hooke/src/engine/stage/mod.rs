@@ -18,6 +18,7 @@ mod taps;
 pub(crate) use device::DeviceStage;
 pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
+pub use modal::chain_mode_steps;
 pub(crate) use modal::{Lattices, ModalStage};
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;

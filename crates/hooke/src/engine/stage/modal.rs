@@ -9,10 +9,11 @@
 use super::strings::{centred_bending, string_paths};
 use super::Stage;
 use crate::analysis::discrete::{mode_steps, Oscillator};
+use crate::analysis::error::AnalysisError;
 use crate::engine::{PathKind, Pickups, RunError};
-use crate::kernel::chain::Tap;
+use crate::kernel::chain::{Tap, UniformChain};
 use crate::kernel::grid::UniformGrid;
-use crate::kernel::modal::{Bodies, ModalKernel, SineModes};
+use crate::kernel::modal::{Bodies, ModalKernel, ModeStep, SineModes};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 
@@ -168,6 +169,34 @@ impl Lattices {
             .map(|lattice| (lattice, mass - self.first[part]))
             .filter(|_| part + 1 < self.first.len())
     }
+}
+
+/// A uniform chain's modes as the modal path runs them: `scheme`'s step `dt` (s) on each sine
+/// mode (`SineModes::new(n, 1)`, mode `p` the oscillator [`Lattice::oscillator`] gives), and
+/// each mode's share of the constant forces (N: gravity, and the end springs' pull towards
+/// anchors off zero). For kernels outside the engine that step the same modes (the GPU's).
+pub fn chain_mode_steps(
+    chain: &UniformChain,
+    scheme: SchemeKind,
+    dt: f64,
+) -> Result<(Vec<ModeStep>, Vec<f64>), AnalysisError> {
+    let n = chain.masses;
+    let lattice = Lattice {
+        columns: n,
+        rows: 1,
+        mass: chain.mass,
+        stiffness: [chain.stiffness, 0.0],
+        damping: [chain.damping, 0.0],
+        drag: chain.drag,
+        bending: 0.0,
+        constant: string_constant(n, chain.force, chain.stiffness, 0.0, [chain.left, chain.right]),
+    };
+    let modes = SineModes::new(n, 1);
+    let oscillators: Vec<Oscillator> = (0..n).map(|p| lattice.oscillator(&modes, p)).collect();
+    let steps = mode_steps(scheme, &oscillators, &vec![chain.mass; n], dt)?;
+    let mut shares = vec![0.0; n];
+    modes.transform(&lattice.constant, &mut shares);
+    Ok((steps, shares))
 }
 
 /// The constant force on each of the `n` masses of a string (N): `gravity` on each, the end
