@@ -59,7 +59,6 @@ fn time<T: hooke_gpu::GpuReal>(
     use hooke::kernel::chain::Tap;
     use hooke::kernel::grid::UniformGrid;
     use hooke::quantity::Quantity;
-    use hooke::scheme::SchemeKind;
     use hooke_gpu::{GpuMembrane, GpuVoices};
 
     let gpu = gpu_error;
@@ -107,19 +106,14 @@ fn time<T: hooke_gpu::GpuReal>(
             x[n / 2] = DISPLACEMENT;
             (x, vec![0.0; n])
         };
-        let symplectic_euler = args.scheme == SchemeKind::SymplecticEuler;
-        let mut bank = if symplectic_euler {
-            GpuVoices::<T>::new(context, chain, dt, voices, pluck)
-        } else {
-            GpuVoices::<T>::modal(context, chain, args.scheme, dt, voices, pluck)
-        }
-        .map_err(gpu)?;
+        let mut bank =
+            GpuVoices::<T>::for_scheme(context, chain, args.scheme, dt, voices, pluck).map_err(gpu)?;
         let chunk = bank.block();
         let mut record = vec![T::default(); chunk * voices];
         let rate = measure(args.seconds, args.steps, chunk, |steps| {
             bank.advance(steps, &[(n / 2, Quantity::Position)], &mut record).map_err(gpu)
         })?;
-        (n * voices, rate, if symplectic_euler { "GPU voices" } else { "GPU voices, mode by mode" })
+        (n * voices, rate, if bank.is_modal() { "GPU voices, mode by mode" } else { "GPU voices" })
     };
     println!("{masses} masses, {}, {path}, {}, {real}", args.scheme, context.adapter_name());
     println!("{}", real_time_line(steps_per_second, RATE));

@@ -50,32 +50,25 @@ impl Device for GpuDevice {
 impl GpuDevice {
     /// The path for `request` in `T`.
     fn path_in<T: GpuReal>(&self, request: &DeviceRequest<'_>) -> Result<Box<dyn DevicePath>, String> {
-        let state = request.state;
+        let (state, scheme) = (request.state, request.scheme);
+        let symplectic_euler = scheme == SchemeKind::SymplecticEuler;
         let chain = UniformChain::detect(request.system);
-        if request.scheme != SchemeKind::SymplecticEuler {
-            let Some(chain) = chain else {
-                return Err(format!(
-                    "the GPU runs {} on uniform strings only (mode by mode); membranes and other \
-                     models take symplectic Euler",
-                    request.scheme.name()
-                ));
-            };
-            let n = chain.masses;
-            let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
-            let voice = GpuVoices::<T>::modal(&self.context, chain, request.scheme, request.dt, 1, initial)
-                .map_err(|error| error.to_string())?;
-            return Ok(Box::new(ChainPath::new(voice, request.taps)));
-        }
         if let Some(chain) = chain {
             let n = chain.masses;
             let initial = |_| (state.x[..n].to_vec(), state.v[..n].to_vec());
-            match GpuVoices::<T>::new(&self.context, chain, request.dt, 1, initial) {
+            match GpuVoices::<T>::for_scheme(&self.context, chain, scheme, request.dt, 1, initial) {
                 Ok(voice) => return Ok(Box::new(ChainPath::new(voice, request.taps))),
-                // Longer than workgroup memory holds: a one-row membrane, if anchored at 0.
-                Err(GpuError::Size(reason)) if chain.left != 0.0 || chain.right != 0.0 => return Err(reason),
-                Err(GpuError::Size(_)) => {}
+                // Symplectic Euler on a string longer than workgroup memory holds: a one-row
+                // membrane, if anchored at 0.
+                Err(GpuError::Size(_)) if symplectic_euler && chain.left == 0.0 && chain.right == 0.0 => {}
                 Err(error) => return Err(error.to_string()),
             }
+        } else if !symplectic_euler {
+            return Err(format!(
+                "the GPU runs {} on uniform strings only (mode by mode); membranes and other models \
+                 take symplectic Euler",
+                scheme.name()
+            ));
         }
         if let Some(grid) = UniformGrid::detect(request.system).or_else(|| chain.map(one_row)) {
             let n = grid.columns * grid.rows;

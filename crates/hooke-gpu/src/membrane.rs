@@ -281,19 +281,21 @@ impl<T: GpuReal> GpuMembrane<T> {
                     record_bytes,
                 );
             }
-            let bytes: Vec<u8> =
-                context.submit_and_read(encoder, &self.recorder.staging, 8 + record_bytes)?;
-            let (status, samples) = bytes.split_at(8);
-            let status: [u32; 2] = bytemuck::pod_read_unaligned(status);
-            let samples: Vec<f64> = from_bytes::<T>(samples).collect();
-            // The dispatches before the offending one kept their steps.
-            let good = if status[0] == NONE { length } else { status[0] as usize / depth * depth };
-            for (j, tap) in taps.iter().enumerate() {
-                let values = &samples[j * BLOCK..j * BLOCK + good];
-                for (out, &value) in record[j * steps + done..].iter_mut().zip(values) {
-                    *out += tap.weight * value;
+            let submission = context.queue.submit([encoder.finish()]);
+            let staging = &self.recorder.staging;
+            let (status, good) = context.read_submitted(submission, staging, 8 + record_bytes, |bytes| {
+                let (status, samples) = bytes.split_at(8);
+                let status: [u32; 2] = bytemuck::pod_read_unaligned(status);
+                // The dispatches before the offending one kept their steps.
+                let good = if status[0] == NONE { length } else { status[0] as usize / depth * depth };
+                for (j, tap) in taps.iter().enumerate() {
+                    let values = from_bytes::<T>(&samples[j * BLOCK * T::SIZE..][..good * T::SIZE]);
+                    for (out, value) in record[j * steps + done..].iter_mut().zip(values) {
+                        *out += tap.weight * value;
+                    }
                 }
-            }
+                (status, good)
+            })?;
             self.current = (self.current + good / depth) % 2;
             if good < length {
                 let (step, mass) = (done + status[0] as usize, (status[1] & ((1 << MASS_BITS) - 1)) as usize);

@@ -3,8 +3,9 @@
 // dispatch. A tap's value is a sum over the modes: each invocation adds its modes' terms, keeps
 // the sums of CHUNK steps in workgroup memory, and after CHUNK steps the invocations add the
 // columns up, one (step, tap) each. MODES, WORKGROUP, PER_LANE, CAPACITY and CHUNK are written
-// in by the host before compilation, after `Params` (voice_params.wgsl, whose chain
-// coefficients are unused here).
+// in by the host before compilation, after the parameters and buffers all voices share
+// (voice_bindings.wgsl: the state is the modes' amplitudes; the chain's coefficients are unused
+// here).
 
 const MODES: u32 = {MODES}u;
 const WORKGROUP: u32 = {WORKGROUP}u;
@@ -14,18 +15,7 @@ const CHUNK: u32 = {CHUNK}u;
 // A row of the sums: one invocation's CHUNK x CAPACITY values, padded by one so that
 // invocations writing one step and invocations reading one column fall in different banks.
 const ROW: u32 = CHUNK * CAPACITY + 1u;
-const NONE: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<uniform> params: Params;
-// Modal positions (m) and velocities (m/s), voice-major: mode p of voice n at n * MODES + p.
-@group(0) @binding(1) var<storage, read> q_in: array<real>;
-@group(0) @binding(2) var<storage, read> p_in: array<real>;
-@group(0) @binding(3) var<storage, read_write> q_out: array<real>;
-@group(0) @binding(4) var<storage, read_write> p_out: array<real>;
-// Tap j's value (m or m/s) after step s of voice n at (s * taps + j) * voices + n.
-@group(0) @binding(5) var<storage, read_write> record: array<real>;
-// Per voice, the earliest non-finite amplitude as s * MODES + mode (NONE: none).
-@group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
 // Tap j's weight of mode p: on the position at 2 j MODES + p, on the velocity at (2 j + 1) MODES + p.
 @group(0) @binding(7) var<storage, read> weights: array<real>;
 // a, b, c, d, f_q F, f_p F of mode p at i * MODES + p.
@@ -61,8 +51,8 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     for (var r = 0u; r < PER_LANE; r++) {
         let mode = lane + r * WORKGROUP;
         let inside = mode < MODES;
-        q[r] = select(0.0, q_in[min(base + mode, base + MODES - 1u)], inside);
-        p[r] = select(0.0, p_in[min(base + mode, base + MODES - 1u)], inside);
+        q[r] = select(0.0, x_in[min(base + mode, base + MODES - 1u)], inside);
+        p[r] = select(0.0, v_in[min(base + mode, base + MODES - 1u)], inside);
         a[r] = coefficient(0u, mode);
         b[r] = coefficient(1u, mode);
         c[r] = coefficient(2u, mode);
@@ -110,8 +100,8 @@ fn advance(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     for (var r = 0u; r < PER_LANE; r++) {
         let mode = lane + r * WORKGROUP;
         if mode < MODES {
-            q_out[base + mode] = q[r];
-            p_out[base + mode] = p[r];
+            x_out[base + mode] = q[r];
+            v_out[base + mode] = p[r];
         }
     }
     if bad != NONE {

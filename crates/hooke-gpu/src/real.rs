@@ -21,7 +21,9 @@ pub trait GpuReal: bytemuck::Pod + Default + std::fmt::Debug + Send + Sync + 'st
     fn to_f64(self) -> f64;
 
     /// The prelude, or an error if `context`'s device cannot run this type.
-    fn prelude(context: &GpuContext) -> Result<&'static str, GpuError>;
+    fn prelude(_context: &GpuContext) -> Result<&'static str, GpuError> {
+        Ok(Self::PRELUDE)
+    }
 }
 
 impl GpuReal for f32 {
@@ -39,10 +41,6 @@ fn is_finite(value: real) -> bool {
 
     fn to_f64(self) -> f64 {
         f64::from(self)
-    }
-
-    fn prelude(_: &GpuContext) -> Result<&'static str, GpuError> {
-        Ok(Self::PRELUDE)
     }
 }
 

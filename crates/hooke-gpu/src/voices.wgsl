@@ -1,24 +1,14 @@
 // Voices of one uniform chain: one workgroup per voice, symplectic Euler (Morgan & Qiao 2009,
-// eq. (26)) with the chain in workgroup memory for all the steps of a dispatch; see voices.rs.
-// MASSES and WORKGROUP are written in by the host before compilation, after `Params`
-// (voice_params.wgsl).
+// eq. (26)) with the chain in workgroup memory for all the steps of a dispatch; see
+// voices/mod.rs.
+// MASSES and WORKGROUP are written in by the host before compilation, after the parameters
+// and buffers all voices share (voice_bindings.wgsl).
 
 const MASSES: u32 = {MASSES}u;
 const WORKGROUP: u32 = {WORKGROUP}u;
 const PADDED: u32 = MASSES + 2u;
-const NONE: u32 = 0xffffffffu;
 const VELOCITY: u32 = 0x80000000u;
 
-@group(0) @binding(0) var<uniform> params: Params;
-// Positions (m) and velocities (m/s), voice-major: mass i of voice n at n * MASSES + i.
-@group(0) @binding(1) var<storage, read> x_in: array<real>;
-@group(0) @binding(2) var<storage, read> v_in: array<real>;
-@group(0) @binding(3) var<storage, read_write> x_out: array<real>;
-@group(0) @binding(4) var<storage, read_write> v_out: array<real>;
-// Tap j's value (m or m/s) after step s of voice n at (s * taps + j) * voices + n.
-@group(0) @binding(5) var<storage, read_write> record: array<real>;
-// Per voice, the earliest non-finite position as s * MASSES + mass (NONE: none).
-@group(0) @binding(6) var<storage, read_write> first_bad: array<atomic<u32>>;
 // Per tap: its mass (0-based), with VELOCITY set to record the velocity instead of the position.
 @group(0) @binding(7) var<storage, read> taps: array<u32>;
 

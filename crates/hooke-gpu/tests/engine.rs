@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_close, assert_within, context, F64_TOLERANCE};
+use common::{assert_close, assert_within, context, f64_context, F64_TOLERANCE};
 use hooke::engine::{Engine, EngineConfig, EngineError, Event, PathKind, PickupSpec, Precision, RunError};
 use hooke::model::{Anchor, Mass, MembraneSpec, Model, Spring, StringSpec};
 use hooke::scheme::SchemeKind;
@@ -108,11 +108,7 @@ fn the_structure_preserving_schemes_run_a_string_on_the_gpu_as_on_the_cpu() {
 
 #[test]
 fn in_f64_the_gpu_renders_the_cpu_frames_to_f64_rounding() {
-    let Some(context) = context() else { return };
-    if !context.has_f64() {
-        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
-        return;
-    }
+    let Some(context) = f64_context() else { return };
     // The stencil, and the modes; on the CPU the general path in f64.
     let (model, pickups) = string(1e5);
     for scheme in [SchemeKind::SymplecticEuler, SchemeKind::CaldirolaKanai] {

@@ -19,7 +19,7 @@ use hooke::scheme::SchemeKind;
 use hooke_gpu::{GpuError, GpuMembrane, GpuVoices, MEMBRANE_DEPTH};
 
 mod common;
-use common::{assert_close, assert_within, context, F64_TOLERANCE};
+use common::{assert_close, assert_within, context, f64_context, F64_TOLERANCE};
 
 const DT: f64 = 1.0 / 48_000.0;
 
@@ -127,11 +127,7 @@ fn modal_voices_match_the_cpu_voice_bank() {
 
 #[test]
 fn voices_in_f64_match_the_cpu_voice_bank_to_f64_rounding() {
-    let Some(context) = context() else { return };
-    if !context.has_f64() {
-        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
-        return;
-    }
+    let Some(context) = f64_context() else { return };
     let (masses, voices, steps, tap) = (80, 3, 1000, 17);
     let chain = chain(masses, 1e6);
     let mut cpu = VoiceBank::<f64>::new(chain, DT, voices, |voice| pluck(masses, voice));
@@ -148,6 +144,33 @@ fn voices_in_f64_match_the_cpu_voice_bank_to_f64_rounding() {
         let gpu_x = gpu.positions(1).unwrap();
         let cpu_x: Vec<f64> = (0..masses).map(|mass| cpu.position(1, mass)).collect();
         assert_within(&format!("f64 {name}: positions"), &gpu_x, &cpu_x, F64_TOLERANCE);
+    }
+}
+
+#[test]
+fn a_call_with_other_taps_records_those() {
+    let Some(context) = context() else { return };
+    // The taps' encoding is kept between calls with the same taps: a call with others must
+    // record the others (another mass, another quantity), on the stencil and on the modes.
+    let (masses, voices, steps) = (40, 2, 300);
+    let chain = chain(masses, 1e6);
+    let scheme = SchemeKind::CaldirolaKanai;
+    for modal in [false, true] {
+        let scheme = if modal { scheme } else { SchemeKind::SymplecticEuler };
+        let mut gpu =
+            GpuVoices::<f32>::for_scheme(&context, chain, scheme, DT, voices, |v| pluck(masses, v)).unwrap();
+        let mut record = vec![0f32; steps * voices];
+        gpu.advance(steps, &[(3, Quantity::Position)], &mut record).unwrap();
+        let first = gpu.velocities(1).unwrap()[11];
+        gpu.advance(1, &[(11, Quantity::Velocity)], &mut record[..voices]).unwrap();
+        let second = gpu.velocities(1).unwrap()[11];
+        println!("modal {modal}: recorded {} for the velocity {second} (before: {first})", record[1]);
+        assert_ne!(first, second, "the velocity changed over the step");
+        assert!(
+            (record[1] - second).abs() <= 1e-4 * second.abs(),
+            "modal {modal}: {} against {second}",
+            record[1]
+        );
     }
 }
 
@@ -369,11 +392,7 @@ fn membrane_matches_the_cpu_grid_kernel() {
 
 #[test]
 fn membrane_in_f64_matches_the_cpu_grid_kernel_to_f64_rounding() {
-    let Some(context) = context() else { return };
-    if !context.has_f64() {
-        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
-        return;
-    }
+    let Some(context) = f64_context() else { return };
     let (columns, rows, steps) = (37, 23, 1000);
     let (grid, (x, v), taps) = (grid(columns, rows, 8e5), bump(columns, rows), taps(columns, rows, 5));
     let mut cpu = GridKernel::<f64>::new(grid, DT, &x, &v);

@@ -52,7 +52,7 @@ const NONE: u32 = u32::MAX;
 /// The flag of a tap recording the velocity (the shader's `VELOCITY`).
 const VELOCITY: u32 = 1 << 31;
 /// The real-valued parameters of a dispatch, before `steps`, `taps` and `voices` (the shader's
-/// `Params`, voice_params.wgsl).
+/// `Params`, voice_bindings.wgsl).
 const REAL_PARAMS: usize = 7;
 
 /// `V` voices of one uniform chain on the GPU, in `T` (`f32`, or `f64` where the device has
@@ -68,6 +68,8 @@ pub struct GpuVoices<T: GpuReal = f32> {
     /// three copies each: a block reads copy `c` and writes copy `c + 1` (mod 3).
     x: [wgpu::Buffer; 3],
     v: [wgpu::Buffer; 3],
+    /// A word per voice, each `NONE`: copied over a slot's status before each block.
+    no_failure: wgpu::Buffer,
     /// The buffers sized for the taps of the last call.
     recorder: Recorder,
     /// Which copy holds the current state.
@@ -82,8 +84,9 @@ struct Recorder {
     pipeline: wgpu::ComputePipeline,
     /// Steps per dispatch.
     block: usize,
-    /// Each tap's mass and quantity flag.
+    /// The taps as the shader reads them ([`Stepping::encode`]), of the taps `encoded`.
     taps: wgpu::Buffer,
+    encoded: Vec<(usize, Quantity)>,
     /// The buffers of two blocks in flight: block `b` uses slot `b mod 2`.
     slots: [Slot; 2],
 }
@@ -131,6 +134,28 @@ impl<T: GpuReal> GpuVoices<T> {
     ) -> Result<Self, GpuError> {
         let stepping = Stepping::modal::<T>(context, &chain, scheme, dt)?;
         Self::build(context, chain, dt, voices, initial, stepping)
+    }
+
+    /// `voices` copies of `chain` stepped by `scheme`: symplectic Euler on the stencil
+    /// ([`GpuVoices::new`]), any other linear scheme mode by mode ([`GpuVoices::modal`]).
+    pub fn for_scheme(
+        context: &GpuContext,
+        chain: UniformChain,
+        scheme: SchemeKind,
+        dt: f64,
+        voices: usize,
+        initial: impl Fn(usize) -> (Vec<f64>, Vec<f64>),
+    ) -> Result<Self, GpuError> {
+        if scheme == SchemeKind::SymplecticEuler {
+            Self::new(context, chain, dt, voices, initial)
+        } else {
+            Self::modal(context, chain, scheme, dt, voices, initial)
+        }
+    }
+
+    /// Whether the voices are stepped mode by mode.
+    pub fn is_modal(&self) -> bool {
+        matches!(self.stepping, Stepping::Modal { .. })
     }
 
     /// The voices stepped by `stepping`.
@@ -194,6 +219,8 @@ impl<T: GpuReal> GpuVoices<T> {
         params_value.extend([0, 0, voices as u32].iter().flat_map(|word| word.to_le_bytes()));
         params_value.resize(params_value.len().next_multiple_of(16), 0);
         let params = context.uniform("hooke voices params", &params_value);
+        let no_failure = context.storage("hooke voices no failure", (4 * voices) as u64);
+        context.queue.write_buffer(&no_failure, 0, bytemuck::cast_slice(&vec![NONE; voices]));
         let state = State { params: &params, x: &x, v: &v };
         let recorder = Recorder::new::<T>(context, &stepping, n, state, voices, 1)?;
         Ok(Self {
@@ -204,6 +231,7 @@ impl<T: GpuReal> GpuVoices<T> {
             params,
             x,
             v,
+            no_failure,
             recorder,
             current: 0,
             real: PhantomData,
@@ -248,8 +276,11 @@ impl<T: GpuReal> GpuVoices<T> {
             self.recorder =
                 Recorder::new::<T>(&self.context, &self.stepping, self.masses, state, voices, capacity)?;
         }
-        let encoded = self.stepping.encode::<T>(taps, self.recorder.capacity);
-        self.context.queue.write_buffer(&self.recorder.taps, 0, &encoded);
+        if self.recorder.encoded != taps {
+            let encoded = self.stepping.encode::<T>(taps, self.recorder.capacity);
+            self.context.queue.write_buffer(&self.recorder.taps, 0, &encoded);
+            self.recorder.encoded = taps.to_vec();
+        }
         let block = self.recorder.block;
         let mut next = (steps > 0).then(|| self.submit(0, steps.min(block), taps.len()));
         let mut b = 0;
@@ -305,8 +336,8 @@ impl<T: GpuReal> GpuVoices<T> {
         let steps_and_taps = [length as u32, taps as u32];
         let steps_offset = (REAL_PARAMS * T::SIZE) as u64;
         context.queue.write_buffer(&self.params, steps_offset, bytemuck::cast_slice(&steps_and_taps));
-        context.queue.write_buffer(&slot.first_bad, 0, bytemuck::cast_slice(&vec![NONE; voices]));
         let mut encoder = context.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.no_failure, 0, &slot.first_bad, 0, 4 * voices as u64);
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&self.recorder.pipeline);
@@ -398,6 +429,6 @@ impl Recorder {
             });
             Slot { first_bad, record, staging, groups }
         });
-        Ok(Self { capacity, pipeline, block, taps, slots })
+        Ok(Self { capacity, pipeline, block, taps, encoded: Vec::new(), slots })
     }
 }

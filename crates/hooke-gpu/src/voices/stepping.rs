@@ -115,7 +115,7 @@ impl Stepping {
         masses: usize,
         capacity: usize,
     ) -> Result<Shader<'_>, GpuError> {
-        let head = T::prelude(context)?.to_owned() + include_str!("../voice_params.wgsl");
+        let head = T::prelude(context)?.to_owned() + include_str!("../voice_bindings.wgsl");
         match self {
             Self::Stencil => {
                 let lanes = context.limits().max_compute_invocations_per_workgroup as usize;

@@ -26,6 +26,18 @@ pub fn context() -> Option<GpuContext> {
 /// leaves 250 times that, and an f32 run (1e-5) fails it by far.
 pub const F64_TOLERANCE: f64 = 1e-11;
 
+/// The adapter's context if its shaders have f64, or `None` after printing why the test is
+/// skipped.
+pub fn f64_context() -> Option<GpuContext> {
+    let context = context()?;
+    if context.has_f64() {
+        Some(context)
+    } else {
+        println!("SKIPPED: {} has no f64 in shaders", context.adapter_name());
+        None
+    }
+}
+
 /// Asserts `gpu` equals `cpu` within [`TOLERANCE`] of `cpu`'s peak, which must be non-zero; a
 /// NaN on one side only fails.
 pub fn assert_close(what: &str, gpu: &[f64], cpu: &[f64]) {
