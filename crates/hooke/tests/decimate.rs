@@ -88,6 +88,52 @@ fn output_does_not_depend_on_how_the_input_is_split() {
 }
 
 #[test]
+fn outputs_made_by_the_caller_keep_the_count_and_the_history_restores_the_filter() {
+    // A stretch whose outputs the caller makes (here: copies of the filter's own) while the
+    // decimator only counts, then the history restored from the true inputs: the same outputs,
+    // bit for bit, as the filter throughout, the flush included.
+    let len = 3001;
+    let channels = vec![noise(len, 6), noise(len, 7)];
+    for factor in 2..=4 {
+        let whole = decimate(&mut Decimator::new(factor, 2), &channels);
+        for (from, to) in [(0, 1500), (700, 701), (700, 2999), (1200, len)] {
+            let mut decimator = Decimator::new(factor, 2);
+            let mut output = vec![Vec::new(); 2];
+            let feed = |decimator: &mut Decimator, output: &mut [Vec<f64>], range: std::ops::Range<usize>| {
+                let samples: Vec<f64> =
+                    channels.iter().flat_map(|c| c[range.clone()].iter().copied()).collect();
+                decimator.process(&samples, range.len(), range.len(), output);
+            };
+            feed(&mut decimator, &mut output, 0..from);
+            let mut at = from;
+            while at < to {
+                let due = decimator.due_in();
+                if at + due <= to {
+                    let made = output[0].len();
+                    decimator.push_output(|channel| whole[channel][made], &mut output);
+                    at += due;
+                } else {
+                    decimator.skip(to - at);
+                    at = to;
+                }
+            }
+            let n = decimator.taps().len();
+            decimator.restore_history(|channel, age| {
+                let index = to as isize - 1 - age as isize;
+                if index >= 0 {
+                    channels[channel][index as usize]
+                } else {
+                    0.0
+                }
+            });
+            feed(&mut decimator, &mut output, to..len);
+            decimator.finish(&mut output);
+            assert!(n > 1 && output == whole, "K = {factor}, outputs made from {from} to {to}");
+        }
+    }
+}
+
+#[test]
 fn output_is_the_centred_convolution_sampled_every_k() {
     for (factor, len) in [(2, 0), (2, 1), (3, 2), (3, 50), (4, 999), (5, 4001)] {
         let x = noise(len, 5);

@@ -21,6 +21,7 @@ mod engine;
 mod examples;
 mod extreme_damping;
 mod files;
+mod folding;
 mod generators;
 mod hostile_input;
 mod implicit_dense;

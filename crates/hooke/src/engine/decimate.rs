@@ -144,11 +144,61 @@ impl Decimator {
             return;
         }
         for i in 0..len {
-            if self.clock.is_multiple_of(self.factor) {
-                self.owed += 1;
-            }
             self.push(|c| samples[c * stride + i], output);
         }
+    }
+
+    /// The inputs still to come before every input in the filter's window came since the
+    /// start (or the last [`Self::finish`], which takes the inputs before a new signal as zero).
+    pub fn unfilled(&self) -> usize {
+        self.taps.len().saturating_sub(self.clock)
+    }
+
+    /// The number of inputs still to come up to and including the one that completes the next
+    /// output (1 when the next input does).
+    pub fn due_in(&self) -> usize {
+        let delay = self.taps.len() / 2;
+        match self.clock.checked_sub(delay) {
+            None => delay - self.clock + 1,
+            Some(past) => match past % self.factor {
+                0 => 1,
+                rest => self.factor - rest + 1,
+            },
+        }
+    }
+
+    /// Counts `len` inputs that complete no output (`len < due_in()`) without taking their
+    /// values: the caller makes the outputs itself ([`Self::push_output`]) and rebuilds the
+    /// history before the decimator filters again ([`Self::restore_history`]).
+    pub fn skip(&mut self, len: usize) {
+        debug_assert!(len < self.due_in(), "a skipped input would complete an output");
+        for _ in 0..len {
+            self.count_input();
+        }
+    }
+
+    /// Counts the inputs up to the one that completes the next output ([`Self::due_in`]) and
+    /// appends `frame` (one value per channel) to `output` as that output, made by the caller:
+    /// an oversampled path that folds the filter into its own outputs (the modal kernel).
+    pub fn push_output(&mut self, frame: impl Fn(usize) -> f64, output: &mut [Vec<f64>]) {
+        while !self.count_input() {}
+        for (channel, out) in output.iter_mut().enumerate() {
+            out.push(frame(channel));
+        }
+    }
+
+    /// Rewrites the history with the last `N` inputs, channel `c`'s input `a` inputs ago being
+    /// `input(c, a)` (`a = 0` the last): after [`Self::skip`] and [`Self::push_output`].
+    pub fn restore_history(&mut self, input: impl Fn(usize, usize) -> f64) {
+        let n = self.taps.len();
+        for (channel, ring) in self.history.chunks_exact_mut(2 * n).enumerate() {
+            for i in 0..n {
+                let value = input(channel, n - 1 - i);
+                ring[i] = value;
+                ring[i + n] = value;
+            }
+        }
+        self.write = 0;
     }
 
     /// Appends the output samples still owed (those centred within the filter's half-length of
@@ -162,16 +212,47 @@ impl Decimator {
     pub fn finish(&mut self, output: &mut [Vec<f64>]) {
         assert_eq!(output.len(), self.channels, "one output vector per channel");
         while self.owed > 0 {
-            self.push(|_| 0.0, output);
+            self.write_input(|_| 0.0);
+            if self.count_due() {
+                self.append_filtered(output);
+            }
         }
         self.history.fill(0.0);
         self.write = 0;
         self.clock = 0;
     }
 
+    /// Counts one input: an output is owed from its centre input (`clock = n K`) and due at
+    /// the last input of its window (`clock = n K + D`). Returns whether one is due now.
+    fn count_input(&mut self) -> bool {
+        if self.clock.is_multiple_of(self.factor) {
+            self.owed += 1;
+        }
+        self.count_due()
+    }
+
+    /// Advances the clock by one input; returns whether an owed output is due at it.
+    fn count_due(&mut self) -> bool {
+        let delay = self.taps.len() / 2;
+        let due = self.clock >= delay && (self.clock - delay).is_multiple_of(self.factor);
+        self.clock += 1;
+        if due {
+            self.owed -= 1;
+        }
+        due
+    }
+
     /// Pushes one simulation-rate sample per channel (`sample(channel)`) and, when it is the
-    /// last input of an owed output's window (`clock = n K + D`), appends that output.
+    /// last input of an owed output's window, appends that output.
     fn push(&mut self, sample: impl Fn(usize) -> f64, output: &mut [Vec<f64>]) {
+        self.write_input(sample);
+        if self.count_input() {
+            self.append_filtered(output);
+        }
+    }
+
+    /// Writes one input per channel into the history.
+    fn write_input(&mut self, sample: impl Fn(usize) -> f64) {
         let n = self.taps.len();
         for (channel, ring) in self.history.chunks_exact_mut(2 * n).enumerate() {
             let x = sample(channel);
@@ -179,13 +260,11 @@ impl Decimator {
             ring[self.write + n] = x;
         }
         self.write = if self.write + 1 == n { 0 } else { self.write + 1 };
-        let delay = n / 2;
-        let due = self.clock >= delay && (self.clock - delay).is_multiple_of(self.factor);
-        self.clock += 1;
-        if !due {
-            return;
-        }
-        self.owed -= 1;
+    }
+
+    /// Appends every channel's filtered history, the output due now.
+    fn append_filtered(&mut self, output: &mut [Vec<f64>]) {
+        let n = self.taps.len();
         for (ring, out) in self.history.chunks_exact(2 * n).zip(output.iter_mut()) {
             // The window runs oldest first, the reverse of `x[n K + D - k]`; `h` is symmetric.
             let window = &ring[self.write..self.write + n];

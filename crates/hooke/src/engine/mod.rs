@@ -114,9 +114,9 @@ impl Paths {
         let symplectic = scheme == SchemeKind::SymplecticEuler;
         let modal = self.config.modal && (!symplectic || self.config.precision == Precision::F64);
         if self.kernels && modal && self.stopped.is_empty() {
-            if let Some(modal) = Lattices::detect(system)
-                .and_then(|lattices| ModalStage::new(lattices, system, scheme, dt, &state, &self.pickups))
-            {
+            if let Some(modal) = Lattices::detect(system).and_then(|lattices| {
+                ModalStage::new(lattices, system, scheme, dt, &state, &self.pickups, self.config.oversample)
+            }) {
                 return Box::new(modal);
             }
         }
@@ -273,8 +273,16 @@ impl Engine {
         })
     }
 
+    /// Brings the decimator's history up to date with the path (see
+    /// [`Stage::restore_history`]): before any change, before the path is replaced and before
+    /// the decimator flushes.
+    fn settle(&mut self) {
+        self.stage.restore_history(&mut self.decimator);
+    }
+
     /// Rebuilds the path from the current state, after `change` (applied to the state).
     fn rebuild(&mut self, change: impl FnOnce(&mut State)) {
+        self.settle();
         let mut state = self.stage.state(&self.system);
         change(&mut state);
         self.stage = self.paths.select(&self.system, state);
@@ -348,6 +356,7 @@ impl Engine {
     /// is refused with an error that names it.
     pub fn apply(&mut self, event: Event) -> Result<(), ModelError> {
         event.check(&self.system)?;
+        self.settle();
         self.paths.played = true;
         match event {
             Event::Shape(values) => self.set_motions(values.into_iter().map(|(c, x)| (c, x, 0.0))),
@@ -403,6 +412,7 @@ impl Engine {
             return;
         }
         if let Ok(stage) = self.paths.on_device(&self.system, &self.stage.state(&self.system)) {
+            self.settle();
             self.stage = Box::new(stage);
         }
     }
@@ -439,6 +449,7 @@ impl Engine {
     /// Computes every excitation's force for the step starting at `step` and holds it; drops
     /// the excitations that are over.
     fn hold_forces(&mut self, step: u64) {
+        self.settle();
         for i in 0..self.held.len() {
             self.set_force(self.held[i], 0.0);
         }
@@ -494,6 +505,7 @@ impl Engine {
     /// afterwards (a real-time caller reserves before it plays): `count` excitations at once,
     /// held forces on every mass (the path is rebuilt now if it must be), a stop on every mass.
     pub fn reserve_for_play(&mut self, count: usize) {
+        self.settle();
         self.playing.reserve(count.saturating_sub(self.playing.len()));
         self.held.reserve(count.saturating_sub(self.held.len()));
         self.forces.reserve(count.saturating_sub(self.forces.len()));
@@ -545,6 +557,7 @@ impl Engine {
         if output.len() != self.channels() {
             return Err(RunError::Channels { expected: self.channels(), found: output.len() });
         }
+        self.settle();
         self.decimator.finish(output);
         Ok(())
     }
@@ -618,10 +631,9 @@ impl Engine {
             if self.record.len() < size {
                 self.record.resize(size, 0.0);
             }
-            let result = self.stage.advance(&self.system, run, &mut self.record[..size]);
-            let done = (self.step() - step) as usize;
-            self.decimator.process(&self.record[..size], run, done, output);
-            if done > 0 {
+            let record = &mut self.record[..size];
+            let result = self.stage.advance_decimated(&self.system, run, record, &mut self.decimator, output);
+            if self.step() > step {
                 self.notify(observers)?;
             }
             if result? < run {

@@ -23,6 +23,7 @@ pub(crate) use modal::{Lattices, ModalStage};
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;
 
+use super::decimate::Decimator;
 use super::{PathKind, RunError};
 use crate::scheme::EnergyExchange;
 use crate::system::{State, System};
@@ -76,6 +77,24 @@ pub(crate) trait Stage: Send {
     /// for the general path to locate the failure; the other paths return the error, with
     /// [`Stage::step`] counting the steps recorded.
     fn advance(&mut self, system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError>;
+    /// [`Stage::advance`], the channels then decimated by `decimator` into `output` (one
+    /// vector per channel; `record` holds `channels x steps` values). A path may make the
+    /// decimated outputs itself where it can (the modal path folds the filter into its own
+    /// outputs), leaving the decimator's history behind until [`Stage::restore_history`].
+    fn advance_decimated(
+        &mut self,
+        system: &System,
+        steps: usize,
+        record: &mut [f64],
+        decimator: &mut Decimator,
+        output: &mut [Vec<f64>],
+    ) -> Result<usize, RunError> {
+        advance_and_filter(self, system, steps, record, decimator, output)
+    }
+    /// Makes `decimator`'s history hold this path's last inputs, where
+    /// [`Stage::advance_decimated`] left it behind. The engine calls it before any change to
+    /// the path or the system, before the path is replaced and before the decimator flushes.
+    fn restore_history(&mut self, _decimator: &mut Decimator) {}
     /// The state now (every node; anchors as in the system).
     fn state(&self, system: &System) -> State;
     /// The general path, to step with observers (`None` on a kernel).
@@ -86,4 +105,21 @@ pub(crate) trait Stage: Send {
     fn exchanged(&self) -> Option<EnergyExchange> {
         None
     }
+}
+
+/// [`Stage::advance`] on `stage`, then every step's channels through `decimator` into `output`
+/// (the default [`Stage::advance_decimated`]).
+fn advance_and_filter<S: Stage + ?Sized>(
+    stage: &mut S,
+    system: &System,
+    steps: usize,
+    record: &mut [f64],
+    decimator: &mut Decimator,
+    output: &mut [Vec<f64>],
+) -> Result<usize, RunError> {
+    let start = stage.step();
+    let result = stage.advance(system, steps, record);
+    let done = (stage.step() - start) as usize;
+    decimator.process(record, steps, done, output);
+    result
 }

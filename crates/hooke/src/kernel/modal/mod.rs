@@ -23,6 +23,7 @@
 //! in another order).
 
 mod bodies;
+mod folding;
 mod outputs;
 mod sines;
 
@@ -31,6 +32,7 @@ pub use sines::SineModes;
 
 use super::chain::Tap;
 use super::Real;
+use folding::{Folded, Matrices};
 use outputs::Outputs;
 
 /// Modes per group of a large model: four vectors of eight f64 lanes (an AVX-512 register
@@ -64,10 +66,7 @@ pub struct ModeStep {
 /// Per-mode arrays padded to whole groups (the padding modes are zero and stay zero).
 #[derive(Debug, Clone, Default)]
 struct ModeArrays {
-    a: Vec<f64>,
-    b: Vec<f64>,
-    c: Vec<f64>,
-    d: Vec<f64>,
+    matrices: Matrices,
     constant_q: Vec<f64>,
     constant_p: Vec<f64>,
     held_q: Vec<f64>,
@@ -103,6 +102,19 @@ pub struct ModalKernel {
     /// The signals' partial sums of a block, per lane, then their values.
     partial: Vec<f64>,
     values: Vec<f64>,
+    /// The decimation folded into the outputs, once [`ModalKernel::fold`] has made it.
+    folded: Option<Folded>,
+    /// One value per channel (scratch).
+    frame: Vec<f64>,
+}
+
+/// What a block of the kernel runs: the steps with the outputs, `K` steps at once with the
+/// outputs folded ([`folding`]), or steps back with the outputs (for the decimator's history).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rate {
+    Fine,
+    Folded,
+    Back,
 }
 
 impl ModalKernel {
@@ -128,10 +140,7 @@ impl ModalKernel {
             values
         };
         let arrays = ModeArrays {
-            a: column(&|s| s.matrix[0][0]),
-            b: column(&|s| s.matrix[0][1]),
-            c: column(&|s| s.matrix[1][0]),
-            d: column(&|s| s.matrix[1][1]),
+            matrices: Matrices::from_fn(padded, |j| steps.get(j).map_or([[0.0; 2]; 2], |s| s.matrix)),
             constant_q: column(&|s| s.constant_force[0]),
             constant_p: column(&|s| s.constant_force[1]),
             held_q: column(&|s| s.held_force[0]),
@@ -158,11 +167,13 @@ impl ModalKernel {
             push_q: vec![0.0; padded],
             push_p: vec![0.0; padded],
             forced: false,
+            frame: vec![0.0; outputs.channels],
             partial: vec![0.0; outputs.signals * BLOCK * LANES],
             values: vec![0.0; outputs.signals * BLOCK],
             outputs,
             shape: vec![0.0; padded],
             bodies,
+            folded: None,
         };
         kernel.project_forces();
         kernel
@@ -225,22 +236,113 @@ impl ModalKernel {
         self.bodies.transform(&self.p, v);
     }
 
+    /// Whether a constant or held force acts (then the kernel cannot fold: see [`Self::fold`]).
+    pub fn forced(&self) -> bool {
+        self.forced
+    }
+
+    /// Folds the decimation by `factor` after the low-pass FIR `taps` (applied at the step rate)
+    /// into the outputs ([`folding`]), for [`Self::advance_folded`] and [`Self::read_folded`]
+    /// and [`Self::history`]. Returns whether it could (not where a mode's matrix cannot be
+    /// stepped back; the kernel then runs as before).
+    pub fn fold(&mut self, taps: &[f64], factor: usize) -> bool {
+        self.folded = Folded::new(&self.steps.matrices, &self.outputs, taps, factor, self.group);
+        self.folded.is_some()
+    }
+
     /// Advances `steps` steps, writing channel `c`'s value after step `s` to
     /// `record[c * steps + s]`. On a non-finite value the state is left at the start of the
     /// block that made it and the steps done before that block are returned in the error.
     pub fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<(), usize> {
+        self.run(Rate::Fine, steps, record, steps, 0)
+    }
+
+    /// Advances `frames` times `K` steps, unforced, `K` at a time, writing channel `c`'s
+    /// decimated output after frame `f` to `record[c * frames + f]`: the filter's output whose
+    /// window ends at that step, exact where no change fell in the window. On a non-finite
+    /// value the state is left at the start of the block that made it and the frames done
+    /// before that block are returned in the error. Does nothing without [`Self::fold`].
+    pub fn advance_folded(&mut self, frames: usize, record: &mut [f64]) -> Result<(), usize> {
+        debug_assert!(!self.forced, "the folded steps leave out the forces");
+        self.run(Rate::Folded, frames, record, frames, 0)
+    }
+
+    /// Takes `K` steps at once ([`Self::advance_folded`], its frame into `frame`) and keeps the
+    /// state they reach aside, then `steps < K` fine steps from where it started (their values
+    /// into `record`, as [`Self::advance`] writes them): where a run stops inside the `K`
+    /// steps, so that going on ([`Self::catch_up`]) gives the same values, to the bit, as a run
+    /// that never stopped. On a non-finite value the state is left where it started.
+    pub fn look_ahead(&mut self, steps: usize, frame: &mut [f64], record: &mut [f64]) -> Result<(), usize> {
+        let Some(folded) = &mut self.folded else { return Err(0) };
+        folded.saved_q.copy_from_slice(&self.q);
+        folded.saved_p.copy_from_slice(&self.p);
+        self.run(Rate::Folded, 1, frame, 1, 0)?;
+        let Some(folded) = &mut self.folded else { return Err(0) };
+        folded.ahead_q.copy_from_slice(&self.q);
+        folded.ahead_p.copy_from_slice(&self.p);
+        self.q.copy_from_slice(&folded.saved_q);
+        self.p.copy_from_slice(&folded.saved_p);
+        self.run(Rate::Fine, steps, record, steps, 0)
+    }
+
+    /// Goes to the state the last [`Self::look_ahead`] kept aside.
+    pub fn catch_up(&mut self) {
+        if let Some(folded) = &self.folded {
+            self.q.copy_from_slice(&folded.ahead_q);
+            self.p.copy_from_slice(&folded.ahead_p);
+        }
+    }
+
+    /// Each channel's decimated output whose window ends now, into `values` (one per channel):
+    /// as [`Self::advance_folded`] reads them, where fine steps reached the output.
+    pub fn read_folded(&self, values: &mut [f64]) {
+        if let Some(folded) = &self.folded {
+            folded.outputs.read(self.group, &self.q, &self.p, values);
+        }
+    }
+
+    /// The channels' values over the last `ages` steps, as if no change had come in them:
+    /// channel `c`'s value `a` steps ago (now for `a = 0`) to `record[c * ages + a]`, each from
+    /// the state now stepped back by `A^-a`. The state is left as it was.
+    pub fn history(&mut self, ages: usize, record: &mut [f64]) {
+        let Some(folded) = &mut self.folded else { return };
+        folded.saved_q.copy_from_slice(&self.q);
+        folded.saved_p.copy_from_slice(&self.p);
+        self.outputs.read(self.group, &self.q, &self.p, &mut self.frame);
+        for (channel, value) in self.frame.iter().enumerate() {
+            record[channel * ages] = *value;
+        }
+        // Stepping back from a finite state through finite inverses: a non-finite value here
+        // would only repeat one the steps forward met first.
+        let _ = self.run(Rate::Back, ages.saturating_sub(1), record, ages, 1);
+        let Some(folded) = &self.folded else { return };
+        self.q.copy_from_slice(&folded.saved_q);
+        self.p.copy_from_slice(&folded.saved_p);
+    }
+
+    /// Runs `steps` steps at `rate` in blocks, channel `c`'s value after step `s` to
+    /// `record[c * stride + first + s]`.
+    fn run(
+        &mut self,
+        rate: Rate,
+        steps: usize,
+        record: &mut [f64],
+        stride: usize,
+        first: usize,
+    ) -> Result<(), usize> {
         let mut done = 0;
         let (mut partial, mut values) = (std::mem::take(&mut self.partial), std::mem::take(&mut self.values));
         let signals = self.outputs.signals;
+        let forced = self.forced && rate == Rate::Fine;
         while done < steps {
             let length = BLOCK.min(steps - done);
             let sums = &mut partial[..signals * length * LANES];
             sums.fill(0.0);
-            let finite = match (self.forced, self.group) {
-                (true, LANES) => self.run_block_best::<true, LANES>(length, sums),
-                (true, _) => self.run_block_best::<true, GROUP>(length, sums),
-                (false, LANES) => self.run_block_best::<false, LANES>(length, sums),
-                (false, _) => self.run_block_best::<false, GROUP>(length, sums),
+            let finite = match (forced, self.group) {
+                (true, LANES) => self.run_block_best::<true, LANES>(rate, length, sums),
+                (true, _) => self.run_block_best::<true, GROUP>(rate, length, sums),
+                (false, LANES) => self.run_block_best::<false, LANES>(rate, length, sums),
+                (false, _) => self.run_block_best::<false, GROUP>(rate, length, sums),
             };
             if !finite {
                 (self.partial, self.values) = (partial, values);
@@ -254,11 +356,15 @@ impl ModalKernel {
                 let [a, b, c, d, e, f, g, h] = lanes.try_into().unwrap_or([0.0; LANES]);
                 *value = ((a + e) + (c + g)) + ((b + f) + (d + h));
             }
-            for channel in 0..self.outputs.channels {
-                record[channel * steps + done..][..length].fill(0.0);
+            let outputs = match (&self.folded, rate) {
+                (Some(folded), Rate::Folded) => &folded.outputs,
+                _ => &self.outputs,
+            };
+            for channel in 0..outputs.channels {
+                record[channel * stride + first + done..][..length].fill(0.0);
             }
-            for &(signal, channel, gain) in &self.outputs.mix {
-                let out = &mut record[channel * steps + done..][..length];
+            for &(signal, channel, gain) in &outputs.mix {
+                let out = &mut record[channel * stride + first + done..][..length];
                 let signal = &values[signal * length..][..length];
                 // A product then a sum: a fused multiply-add out here would be a library call.
                 out.iter_mut().zip(signal).for_each(|(o, s)| *o += gain * s);
@@ -272,29 +378,40 @@ impl ModalKernel {
     /// [`Self::run_block`] compiled for the best instructions the CPU has.
     fn run_block_best<const FORCED: bool, const G: usize>(
         &mut self,
+        rate: Rate,
         length: usize,
         partial: &mut [f64],
     ) -> bool {
         super::with_best_instructions(
             #[inline(always)]
-            || self.run_block::<FORCED, G>(length, partial),
+            || self.run_block::<FORCED, G>(rate, length, partial),
         )
     }
 
-    /// One block of `length` steps of every group of `G` modes, from `q, p` into
+    /// One block of `length` steps at `rate` of every group of `G` modes, from `q, p` into
     /// `q_next, p_next`, each output's partial sums (per lane) into
     /// `partial[(o length + s) LANES ..]`. Returns whether every new amplitude is finite.
     #[inline(always)]
-    fn run_block<const FORCED: bool, const G: usize>(&mut self, length: usize, partial: &mut [f64]) -> bool {
-        let (s, outputs) = (&self.steps, &self.outputs);
+    fn run_block<const FORCED: bool, const G: usize>(
+        &mut self,
+        rate: Rate,
+        length: usize,
+        partial: &mut [f64],
+    ) -> bool {
+        let Self { steps, folded, outputs, q: q_now, p: p_now, q_next, p_next, push_q, push_p, .. } = self;
+        let (s, outputs) = match (folded.as_ref(), rate) {
+            (Some(folded), Rate::Folded) => (&folded.power, &folded.outputs),
+            (Some(folded), Rate::Back) => (&folded.back, &*outputs),
+            _ => (&steps.matrices, &*outputs),
+        };
         let mut finite = true;
-        let groups = self.q.len() / G;
+        let groups = q_now.len() / G;
         for g in 0..groups {
             let range = g * G..(g + 1) * G;
             let load = |values: &[f64]| -> [f64; G] { values[range.clone()].try_into().unwrap_or([0.0; G]) };
             let (a, b, c, d) = (load(&s.a), load(&s.b), load(&s.c), load(&s.d));
-            let (push_q, push_p) = (load(&self.push_q), load(&self.push_p));
-            let (mut q, mut p) = (load(&self.q), load(&self.p));
+            let (push_q, push_p) = (load(push_q), load(push_p));
+            let (mut q, mut p) = (load(q_now), load(p_now));
             for step in 0..length {
                 for l in 0..G {
                     let (q_old, p_old) = (q[l], p[l]);
@@ -320,8 +437,8 @@ impl ModalKernel {
                 }
             }
             finite &= q.iter().chain(&p).all(|v| v.is_finite());
-            self.q_next[range.clone()].copy_from_slice(&q);
-            self.p_next[range].copy_from_slice(&p);
+            q_next[range.clone()].copy_from_slice(&q);
+            p_next[range].copy_from_slice(&p);
         }
         finite
     }

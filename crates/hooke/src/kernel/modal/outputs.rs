@@ -6,6 +6,7 @@
 //! channels) reuses that signal with a gain. Where many small bodies share a channel, one
 //! signal per channel, over every mode, costs less; the kernel takes the cheaper.
 
+use super::folding::Matrix;
 use super::Bodies;
 use crate::kernel::chain::Tap;
 use crate::quantity::Quantity;
@@ -96,6 +97,59 @@ impl Outputs {
             by_channel
         } else {
             by_body
+        }
+    }
+
+    /// These outputs read through each mode's matrix `M_j`: the weights `(w_q, w_p)` of mode `j`
+    /// become `(w_q, w_p) M_j`, so that a signal reading `x` reads `M x` instead. The groups are of
+    /// `group` modes.
+    pub(super) fn mapped(&self, group: usize, map: impl Fn(usize) -> Matrix) -> Self {
+        let mut mapped =
+            Self { rows: Vec::new(), reads: Vec::with_capacity(self.reads.len()), ..self.clone() };
+        let zeros = vec![0.0; group];
+        for (g, reads) in self.reads.iter().enumerate() {
+            let mut mapped_reads = Vec::with_capacity(reads.len());
+            for read in reads {
+                let row =
+                    |start: Option<usize>| start.map_or(&zeros[..], |start| &self.rows[start..][..group]);
+                let (w_q, w_p) = (row(read.q), row(read.p));
+                let mut new = Read { signal: read.signal, q: None, p: None };
+                for (column, index) in [(0, &mut new.q), (1, &mut new.p)] {
+                    let weights: Vec<f64> = (0..group)
+                        .map(|l| {
+                            let m = map(g * group + l);
+                            w_q[l] * m[0][column] + w_p[l] * m[1][column]
+                        })
+                        .collect();
+                    if weights.iter().any(|&w| w != 0.0) {
+                        *index = Some(mapped.rows.len());
+                        mapped.rows.extend(weights);
+                    }
+                }
+                mapped_reads.push(new);
+            }
+            mapped.reads.push(mapped_reads);
+        }
+        mapped
+    }
+
+    /// Each channel's value now, from the modes' amplitudes `q` and `p` in groups of `group`,
+    /// into `values` (one per channel): for a single read, where a block would be wasted.
+    pub(super) fn read(&self, group: usize, q: &[f64], p: &[f64], values: &mut [f64]) {
+        values.fill(0.0);
+        for (g, reads) in self.reads.iter().enumerate() {
+            let range = g * group..(g + 1) * group;
+            for read in reads {
+                let dot = |start: Option<usize>, x: &[f64]| {
+                    start.map_or(0.0, |start| {
+                        self.rows[start..][..group].iter().zip(&x[range.clone()]).map(|(w, x)| w * x).sum()
+                    })
+                };
+                let signal = dot(read.q, q) + dot(read.p, p);
+                for &(_, channel, gain) in self.mix.iter().filter(|(s, _, _)| *s == read.signal) {
+                    values[channel] += gain * signal;
+                }
+            }
         }
     }
 
