@@ -38,6 +38,7 @@ mod plates;
 mod properties;
 mod reductions;
 mod score_errors;
+mod standby;
 mod string_partials;
 mod symplectic;
 

@@ -35,6 +35,7 @@ mod pickup;
 mod run_error;
 mod settings;
 mod stage;
+mod standby;
 
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
@@ -129,21 +130,7 @@ impl Paths {
                 let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
                 Some(Box::new(kernel) as Box<dyn Stage>)
             };
-            let bank = || {
-                let strings = stage::string_paths(system)?;
-                // One thread: eight strings to a group (an AVX-512 register); several: four
-                // (AVX2), so a guitar's six strings make one group per thread.
-                let pool = self.pool.clone();
-                let mut bank: Box<dyn Stage> = if pool.is_some() {
-                    Box::new(StringStage::<4>::new(system, &strings, dt, &state, &self.pickups, pool)?)
-                } else {
-                    Box::new(StringStage::<8>::new(system, &strings, dt, &state, &self.pickups, None)?)
-                };
-                for &mass in &self.stopped {
-                    bank.set_stopped(mass, true);
-                }
-                Some(bank)
-            };
+            let bank = || self.string_bank(system, &state);
             // Once played, the bank, which takes every change in place, before a stencil that
             // would be rebuilt after each.
             let chosen = if self.played { bank().or_else(stencil) } else { stencil().or_else(bank) };
@@ -156,6 +143,24 @@ impl Paths {
             general.set_stopped(mass, true);
         }
         Box::new(general)
+    }
+
+    /// The string bank for `system` from `state`, the stopped masses stopped, if the system is
+    /// made of strings (symplectic Euler).
+    fn string_bank(&self, system: &System, state: &State) -> Option<Box<dyn Stage>> {
+        let strings = stage::string_paths(system)?;
+        // One thread: eight strings to a group (an AVX-512 register); several: four
+        // (AVX2), so a guitar's six strings make one group per thread.
+        let (pool, dt, pickups) = (self.pool.clone(), self.dt, &self.pickups);
+        let mut bank: Box<dyn Stage> = if pool.is_some() {
+            Box::new(StringStage::<4>::new(system, &strings, dt, state, pickups, pool)?)
+        } else {
+            Box::new(StringStage::<8>::new(system, &strings, dt, state, pickups, None)?)
+        };
+        for &mass in &self.stopped {
+            bank.set_stopped(mass, true);
+        }
+        Some(bank)
     }
 
     /// The device's path for `system` from `state`, or why there is none (no device, the
@@ -192,6 +197,8 @@ pub struct Engine {
     record: Vec<f64>,
     /// Output frames made by [`Engine::render`] not yet copied out (scratch).
     pending: Vec<Vec<f64>>,
+    /// A path kept ready to take over without building anything (see `standby`).
+    standby: Option<Box<dyn Stage>>,
 }
 
 impl Engine {
@@ -270,6 +277,7 @@ impl Engine {
             decimator: Decimator::new(config.oversample, channels),
             record: Vec::with_capacity(channels * MAX_BLOCK as usize),
             pending: vec![Vec::new(); channels],
+            standby: None,
         })
     }
 
@@ -283,6 +291,9 @@ impl Engine {
     /// Rebuilds the path from the current state, after `change` (applied to the state).
     fn rebuild(&mut self, change: impl FnOnce(&mut State)) {
         self.settle();
+        if !self.paths.kernels {
+            self.standby = None;
+        }
         let mut state = self.stage.state(&self.system);
         change(&mut state);
         self.stage = self.paths.select(&self.system, state);
@@ -375,13 +386,15 @@ impl Engine {
                     self.system.set_damper_coefficient(damper, damping);
                 }
                 if !self.stage.set_link(&self.system, a, b) {
-                    self.rebuild(|_| ());
+                    self.take_refused_change();
+                } else {
+                    self.prefer_modal_standby();
                 }
             }
             Event::Drag { mass, drag } => {
                 self.system.set_drag(mass, drag);
                 if !self.stage.set_drag(&self.system, mass) {
-                    self.rebuild(|_| ());
+                    self.take_refused_change();
                 }
             }
             Event::Mass { mass, kilograms } => {
@@ -396,7 +409,9 @@ impl Engine {
                     self.paths.stopped.push(mass);
                 }
                 if !self.stage.set_stopped(mass, stopped) {
-                    self.rebuild(|_| ());
+                    self.take_refused_change();
+                } else if !stopped {
+                    self.prefer_modal_standby();
                 }
             }
         }
@@ -442,7 +457,7 @@ impl Engine {
     fn set_force(&mut self, coordinate: usize, force: f64) {
         self.system.set_held_force(coordinate, force);
         if !self.stage.set_force(coordinate, force) {
-            self.rebuild(|_| ());
+            self.take_refused_change();
         }
     }
 
@@ -503,7 +518,9 @@ impl Engine {
 
     /// Makes room for what playing changes, so that events and blocks allocate nothing
     /// afterwards (a real-time caller reserves before it plays): `count` excitations at once,
-    /// held forces on every mass (the path is rebuilt now if it must be), a stop on every mass.
+    /// held forces on every mass (the path is rebuilt now if it must be), a stop on every mass,
+    /// and a standby path where the path running cannot take every change (the string bank
+    /// beside the modal kernel: see `engine::standby`).
     pub fn reserve_for_play(&mut self, count: usize) {
         self.settle();
         self.playing.reserve(count.saturating_sub(self.playing.len()));
@@ -514,6 +531,7 @@ impl Engine {
         if self.system.mass_coordinates() > 0 {
             self.set_force(0, 0.0);
         }
+        self.prepare_standby();
     }
 
     /// Renders exactly `output[0].len()` frames at the output rate into `output` (one slice per

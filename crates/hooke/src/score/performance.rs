@@ -12,7 +12,6 @@ use crate::engine::{
 use crate::instrument::frets::FretStop;
 use crate::instrument::{BarPart, Grid, Instrument, Part, PartKind, PlatePart};
 use crate::model::ModelError;
-use crate::scheme::SchemeKind;
 use crate::score::{Action, Hammer, Pulse, Score};
 use crate::system::System;
 use std::sync::Arc;
@@ -118,18 +117,16 @@ impl Performance {
 
     /// `instrument` ready to be played live: no score, no end; cues come through
     /// [`Performance::play`] and frames through [`Performance::render_frames`]. Room is made for
-    /// `excitations` excitations at once ([`Engine::reserve_for_play`]). With symplectic Euler
-    /// never on the modal kernel: a fret or a tension change would rebuild it, and allocate, on
-    /// the audio thread, where the string bank takes every change in place (other schemes keep
-    /// it: their other path is the general one, many times slower).
+    /// `excitations` excitations at once, and with symplectic Euler on the modal kernel the
+    /// string bank is kept ready for frets and tension changes, which it takes in place
+    /// ([`Engine::reserve_for_play`]): nothing is built on the audio thread.
     pub fn live(
         instrument: &Instrument,
         options: PerformanceOptions,
         excitations: usize,
     ) -> Result<Self, EngineError> {
         let score = Score { name: None, description: None, duration: f64::INFINITY, cues: Vec::new() };
-        let modal = options.modal && instrument.scheme != SchemeKind::SymplecticEuler;
-        let mut performance = Self::new(instrument, score, PerformanceOptions { modal, ..options })?;
+        let mut performance = Self::new(instrument, score, options)?;
         performance.engine.reserve_for_play(excitations);
         Ok(performance)
     }

@@ -95,6 +95,13 @@ pub(crate) trait Stage: Send {
     /// [`Stage::advance_decimated`] left it behind. The engine calls it before any change to
     /// the path or the system, before the path is replaced and before the decimator flushes.
     fn restore_history(&mut self, _decimator: &mut Decimator) {}
+    /// Takes over from `from` in place, allocating nothing: its step and every mass's motion,
+    /// and from `system` every link, drag and held force, with the masses `stopped` stopped.
+    /// Returns whether this path can run the system so (the engine's standby path,
+    /// [`super::Engine::reserve_for_play`]); by default it cannot.
+    fn take_over(&mut self, _system: &System, _from: &dyn Stage, _stopped: &[usize]) -> bool {
+        false
+    }
     /// The state now (every node; anchors as in the system).
     fn state(&self, system: &System) -> State;
     /// The general path, to step with observers (`None` on a kernel).

@@ -57,12 +57,18 @@ impl Lattice {
     /// the lattice has it: along x between neighbours in a row, along y between rows, along
     /// both (which must agree) for a membrane's rim link.
     fn has_link(&self, a: Option<usize>, b: Option<usize>, stiffness: f64, damping: f64) -> bool {
-        let along = |side: usize| self.stiffness[side] == stiffness && self.damping[side] == damping;
+        let along = |side: &usize| self.stiffness[*side] == stiffness && self.damping[*side] == damping;
+        self.sides(a, b).iter().all(along)
+    }
+
+    /// The sides along which a link between masses `a` and `b` (an anchor: `None`) lies: x
+    /// between neighbours in a row, y between rows, both for a membrane's rim link.
+    fn sides(&self, a: Option<usize>, b: Option<usize>) -> &'static [usize] {
         match (a, b) {
-            (Some(a), Some(b)) if a.abs_diff(b) == self.columns && self.rows > 1 => along(1),
-            (Some(a), Some(b)) if a.abs_diff(b) == 1 => along(0),
-            _ if self.rows == 1 => along(0),
-            _ => along(0) && along(1),
+            (Some(a), Some(b)) if a.abs_diff(b) == self.columns && self.rows > 1 => &[1],
+            (Some(a), Some(b)) if a.abs_diff(b) == 1 => &[0],
+            _ if self.rows == 1 => &[0],
+            _ => &[0, 1],
         }
     }
 }
@@ -300,6 +306,16 @@ impl ModalStage {
         Some(Self { kernel, lattices, step: state.step, dt, folding })
     }
 
+    /// Whether the link between nodes `a` and `b` (masses first, then anchors) is on a lattice
+    /// and `holds(lattice, side)` along each of its sides.
+    fn link_is(&self, a: u32, b: u32, holds: impl Fn(&Lattice, usize) -> bool) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        let masses = self.lattices.first[self.lattices.first.len() - 1];
+        let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
+        let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
+        lattice.sides(local(a), local(b)).iter().all(|&side| holds(lattice, side))
+    }
+
     /// Notes a change at the current step: the folded outputs wait until the filter's window
     /// has passed it.
     fn changed(&mut self) {
@@ -508,6 +524,38 @@ impl Stage for ModalStage {
             }
         }
         Ok(done)
+    }
+
+    /// Where no mass is stopped and every link, drag and mass of `system` is the lattice's.
+    fn take_over(&mut self, system: &System, from: &dyn Stage, stopped: &[usize]) -> bool {
+        let masses = system.mass_count();
+        let (springs, dampers) = (system.springs(), system.dampers());
+        let springs_as_they_were = (0..springs.len()).all(|s| {
+            self.link_is(springs.a[s], springs.b[s], |lattice, side| {
+                lattice.stiffness[side] == springs.coefficient[s]
+            })
+        });
+        let dampers_as_they_were = (0..dampers.len()).all(|d| {
+            self.link_is(dampers.a[d], dampers.b[d], |lattice, side| {
+                lattice.damping[side] == dampers.coefficient[d]
+            })
+        });
+        if !stopped.is_empty()
+            || !springs_as_they_were
+            || !dampers_as_they_were
+            || !(0..masses).all(|mass| self.set_drag(system, mass) && self.set_mass(system, mass))
+        {
+            return false;
+        }
+        self.step = from.step();
+        let held = &system.external_forces().held;
+        for mass in 0..masses {
+            let (x, v) = from.motion(mass);
+            self.kernel.set_motion(mass, x, v);
+            self.kernel.set_force(mass, held.get(mass).copied().unwrap_or(0.0));
+        }
+        self.changed();
+        true
     }
 
     /// Also forgets a look ahead: the path goes on from the state it shows.

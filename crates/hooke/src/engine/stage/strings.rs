@@ -213,6 +213,40 @@ impl<const L: usize> Stage for StringStage<L> {
         }
     }
 
+    /// Always can: the bank takes every link, drag, stop and held force of its strings in place.
+    fn take_over(&mut self, system: &System, from: &dyn Stage, stopped: &[usize]) -> bool {
+        self.step = from.step();
+        for (g, paths) in self.nodes.iter().enumerate() {
+            for (lane, path) in paths.iter().enumerate() {
+                for (j, pair) in path.windows(2).enumerate() {
+                    let Some(spring) = system.spring_between(pair[0], pair[1]) else { return false };
+                    let damper = system.damper_between(pair[0], pair[1]);
+                    let damping = damper.map_or(0.0, |d| system.dampers().coefficient[d]);
+                    self.bank.groups_mut()[g].set_link(
+                        lane,
+                        j,
+                        system.springs().coefficient[spring],
+                        damping,
+                    );
+                }
+            }
+        }
+        let held = &system.external_forces().held;
+        for mass in 0..self.place.len() {
+            let (x, v) = from.motion(mass);
+            let (group, lane, i) = self.group(mass);
+            group.set_motion(lane, i, x, v);
+            group.set_drag(lane, i, system.drag().get(mass).copied().unwrap_or(0.0));
+            group.set_force(lane, i, held.get(mass).copied().unwrap_or(0.0));
+            let stop = stopped.contains(&mass);
+            if stop {
+                group.set_motion(lane, i, x, 0.0);
+            }
+            group.set_stopped(lane, i, stop);
+        }
+        true
+    }
+
     fn state(&self, system: &System) -> State {
         let mut state = system.initial_state();
         for (coordinate, &(g, lane, i)) in self.place.iter().enumerate() {

@@ -96,6 +96,10 @@ pub struct ModalKernel {
     push_p: Vec<f64>,
     /// Whether any force acts (otherwise the step skips the pushes).
     forced: bool,
+    /// Whether a constant force acts.
+    constantly_forced: bool,
+    /// The masses holding a force other than zero.
+    holding: usize,
     outputs: Outputs,
     /// A mode shape (scratch for changes).
     shape: Vec<f64>,
@@ -167,6 +171,8 @@ impl ModalKernel {
             push_q: vec![0.0; padded],
             push_p: vec![0.0; padded],
             forced: false,
+            constantly_forced: false,
+            holding: 0,
             frame: vec![0.0; outputs.channels],
             partial: vec![0.0; outputs.signals * BLOCK * LANES],
             values: vec![0.0; outputs.signals * BLOCK],
@@ -182,7 +188,9 @@ impl ModalKernel {
     /// Computes every mode's push from the constant and held forces.
     fn project_forces(&mut self) {
         let n = self.bodies.len();
-        self.forced = self.constant.iter().chain(&self.held).any(|&f| f != 0.0);
+        self.constantly_forced = self.constant.iter().any(|&f| f != 0.0);
+        self.holding = self.held.iter().filter(|&&f| f != 0.0).count();
+        self.forced = self.constantly_forced || self.holding > 0;
         let mut held = vec![0.0; n];
         self.bodies.transform(&self.held, &mut held);
         self.bodies.transform(&self.constant, &mut self.shape);
@@ -215,19 +223,32 @@ impl ModalKernel {
         }
     }
 
-    /// Holds `force` (N) on mass `mass` through the next steps, until changed.
+    /// Holds `force` (N) on mass `mass` through the next steps, until changed. When the last
+    /// held force goes back to zero and no constant force acts, the pushes are zero again,
+    /// exactly, and the steps unforced.
     pub fn set_force(&mut self, mass: usize, force: f64) {
         let change = force - self.held[mass];
         if change == 0.0 {
             return;
         }
+        match (self.held[mass] != 0.0, force != 0.0) {
+            (false, true) => self.holding += 1,
+            (true, false) => self.holding -= 1,
+            _ => {}
+        }
         self.held[mass] = force;
+        if self.holding == 0 && !self.constantly_forced {
+            self.push_q.fill(0.0);
+            self.push_p.fill(0.0);
+            self.forced = false;
+            return;
+        }
         for j in self.bodies.shape_at(mass, &mut self.shape) {
             let share = self.shape[j] * change;
             self.push_q[j] = Real::mul_add(self.steps.held_q[j], share, self.push_q[j]);
             self.push_p[j] = Real::mul_add(self.steps.held_p[j], share, self.push_p[j]);
         }
-        self.forced = self.forced || force != 0.0;
+        self.forced = true;
     }
 
     /// The masses' positions and velocities (m, m/s), each body's row-major, into `x` and `v`.

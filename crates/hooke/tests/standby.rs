@@ -1,0 +1,84 @@
+//! The standby path (`engine::standby`): an engine prepared for play on the modal kernel keeps
+//! the string bank ready, moves to it when a mass is stopped (a fret) and back to the modal
+//! kernel once no mass is stopped and the strings are as they were; the samples equal the general
+//! path's through every move (within 1e-12 of the peak), the folded decimation included.
+
+use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
+use hooke::model::{Anchor, Mass, Model, Spring};
+
+/// Two 30-mass strings with dampers, one plucked.
+fn strings() -> Model {
+    let mut model = Model::new(1).unwrap();
+    for name in ["a", "b"] {
+        let left = model.add_anchor(Anchor::new(format!("{name}_nut"))).unwrap();
+        let masses: Vec<_> = (0..30)
+            .map(|i| model.add_mass(Mass::new(format!("{name}{i}"), 1e-3).drag(2.0)).unwrap())
+            .collect();
+        let right = model.add_anchor(Anchor::new(format!("{name}_bridge"))).unwrap();
+        let nodes: Vec<_> = std::iter::once(left).chain(masses).chain(std::iter::once(right)).collect();
+        for pair in nodes.windows(2) {
+            model.add_spring(Spring::new(pair[0], pair[1], 2e5).damping(2e-3)).unwrap();
+        }
+    }
+    model.set_initial_position(12, &[1e-3]).unwrap();
+    model
+}
+
+/// Runs the strings at 96 kHz decimated by 2, prepared for play, through a fret on string `a`
+/// (mass 9 stopped, the link after it stiffer), a pluck of `b` while it is held, the fret lifted
+/// (the link set back, then the mass freed) and a last pluck; the frames and the path after
+/// each change.
+fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
+    let mut config = EngineConfig::default().rate(96_000.0).oversample(2);
+    if general {
+        config = config.general_only();
+    }
+    let pickups = [PickupSpec::position("a20"), PickupSpec::velocity("b7").channel(2)];
+    let mut engine = Engine::new(&strings(), &pickups, config).unwrap();
+    engine.reserve_for_play(4);
+    let (mut output, mut paths) = (vec![Vec::new(); 2], vec![engine.path()]);
+    let stiff = 2e5 * 1.3;
+    let changes: [(u64, &[Event]); 4] = [
+        (
+            3001,
+            &[
+                Event::Stop { mass: 9, stopped: true },
+                Event::Link { a: 9, b: 10, stiffness: stiff, damping: 2e-3 },
+            ],
+        ),
+        (4000, &[Event::Motion { coordinate: 40, position: 5e-4, velocity: 0.0 }]),
+        (
+            6001,
+            &[
+                Event::Link { a: 9, b: 10, stiffness: 2e5, damping: 2e-3 },
+                Event::Stop { mass: 9, stopped: false },
+            ],
+        ),
+        (8000, &[Event::Motion { coordinate: 5, position: -3e-4, velocity: 0.0 }]),
+    ];
+    for (step, events) in changes {
+        engine.advance(step - engine.step(), &mut output).unwrap();
+        for event in events {
+            engine.apply(event.clone()).unwrap();
+        }
+        paths.push(engine.path());
+    }
+    engine.advance(11_000 - engine.step(), &mut output).unwrap();
+    engine.flush(&mut output).unwrap();
+    (output, paths)
+}
+
+#[test]
+fn a_fret_moves_the_strings_to_the_standby_bank_and_its_release_back_to_the_modal_kernel() {
+    let (fast, paths) = play(false);
+    use PathKind::{Modal, Strings};
+    assert_eq!(paths, [Modal, Strings, Strings, Modal, Modal]);
+    let (general, _) = play(true);
+    let mut worst = 0.0f64;
+    for (x, y) in fast.iter().zip(&general) {
+        assert_eq!(x.len(), y.len());
+        let peak = y.iter().fold(0.0f64, |p, v| p.max(v.abs()));
+        worst = worst.max(x.iter().zip(y).fold(0.0f64, |d, (p, q)| d.max((p - q).abs())) / peak);
+    }
+    assert!(worst <= 1e-12, "{worst:e} of the peak");
+}
