@@ -1,8 +1,10 @@
 //! The standby path (`engine::standby`): an engine prepared for play on the modal kernel keeps
-//! the string bank ready, moves to it when a mass is stopped (a fret) and back to the modal
-//! kernel once no mass is stopped and the strings are as they were; the samples equal the general
-//! path's through every move (within 1e-12 of the peak), the folded decimation included.
+//! the string bank ready, moves to it when a mass is stopped (a fret) or an excitation plays, and
+//! back to the modal kernel once neither is and the strings are as they were; the samples equal
+//! the general path's through every move (within 1e-12 of the peak), the folded decimation
+//! included.
 
+use hooke::engine::excitation::{Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
 use hooke::model::{Anchor, Mass, Model, Spring};
 
@@ -26,8 +28,8 @@ fn strings() -> Model {
 
 /// Runs the strings at 96 kHz decimated by 2, prepared for play, through a fret on string `a`
 /// (mass 9 stopped, the link after it stiffer), a pluck of `b` while it is held, the fret lifted
-/// (the link set back, then the mass freed) and a last pluck; the frames and the path after
-/// each change.
+/// (the link set back, then the mass freed), a last pluck and a force pulse (stepped on the bank
+/// while it plays); the frames and the path after each change and at the end.
 fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
     let mut config = EngineConfig::default().rate(96_000.0).oversample(2);
     if general {
@@ -38,7 +40,8 @@ fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
     engine.reserve_for_play(4);
     let (mut output, mut paths) = (vec![Vec::new(); 2], vec![engine.path()]);
     let stiff = 2e5 * 1.3;
-    let changes: [(u64, &[Event]); 4] = [
+    let pulse = Excitation::Pulse(Pulse { coordinate: 50, peak: 0.2, duration: 2e-4 });
+    let changes: [(u64, &[Event]); 5] = [
         (
             3001,
             &[
@@ -55,6 +58,7 @@ fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
             ],
         ),
         (8000, &[Event::Motion { coordinate: 5, position: -3e-4, velocity: 0.0 }]),
+        (9001, &[Event::Excite(pulse)]),
     ];
     for (step, events) in changes {
         engine.advance(step - engine.step(), &mut output).unwrap();
@@ -64,15 +68,16 @@ fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
         paths.push(engine.path());
     }
     engine.advance(11_000 - engine.step(), &mut output).unwrap();
+    paths.push(engine.path());
     engine.flush(&mut output).unwrap();
     (output, paths)
 }
 
 #[test]
-fn a_fret_moves_the_strings_to_the_standby_bank_and_its_release_back_to_the_modal_kernel() {
+fn frets_and_excitations_move_the_strings_to_the_standby_bank_and_back_to_the_modal_kernel() {
     let (fast, paths) = play(false);
     use PathKind::{Modal, Strings};
-    assert_eq!(paths, [Modal, Strings, Strings, Modal, Modal]);
+    assert_eq!(paths, [Modal, Strings, Strings, Modal, Modal, Strings, Modal]);
     let (general, _) = play(true);
     let mut worst = 0.0f64;
     for (x, y) in fast.iter().zip(&general) {

@@ -377,6 +377,7 @@ impl Engine {
             Event::Excite(excitation) => {
                 let (x, _) = self.stage.motion(excitation.coordinate());
                 self.playing.push((Playing::start(excitation, x), self.stage.step()));
+                self.prefer_bank_standby();
             }
             Event::Link { a, b, stiffness, damping } => {
                 if let Some(spring) = self.system.spring_between(a, b) {
@@ -491,8 +492,10 @@ impl Engine {
         }
         self.forces = forces;
         if self.held.is_empty() && self.playing.is_empty() {
-            // The last excitation is over: the device may take the system back.
+            // The last excitation is over: the device or the modal kernel may take the system
+            // back.
             self.return_to_device();
+            self.prefer_modal_standby();
         }
     }
 

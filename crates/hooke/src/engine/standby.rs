@@ -1,9 +1,11 @@
 //! The standby path: a second path built before play, which takes over from the running one in
 //! place when that one cannot take a change, so that playing builds (allocates) nothing. A live
 //! performance on the modal kernel keeps the string bank ready: a fret (a stopped mass and a
-//! tuned link) moves the strings to the bank, which takes every later change in place; once no
-//! mass is stopped and the strings are again as the modal kernel has them (the last fret lifted,
-//! a tension set back), they move back to it.
+//! tuned link) moves the strings to the bank, which takes every later change in place, and so
+//! does an excitation (a pluck's force pulse, a hammer, a bow), which the engine steps one step at
+//! a time, something the bank does several times faster; once no excitation plays, no mass is
+//! stopped and the strings are again as the modal kernel has them (the last fret lifted, a
+//! tension set back), they move back to it, where a sounding string costs least.
 
 use super::{Engine, PathKind};
 
@@ -28,11 +30,21 @@ impl Engine {
         }
     }
 
-    /// After a stop is lifted or a link changed in place: back on the standby path where it is
-    /// the modal kernel, no mass is stopped and the strings are again as it has them.
+    /// Back on the standby path where it is the modal kernel, no excitation plays, no mass is
+    /// stopped and the strings are again as it has them: after a stop is lifted, a link changed
+    /// in place or the last excitation ended.
     pub(super) fn prefer_modal_standby(&mut self) {
-        if self.paths.stopped.is_empty() && self.standby.as_ref().is_some_and(|s| s.kind() == PathKind::Modal)
-        {
+        let modal = self.standby.as_ref().is_some_and(|s| s.kind() == PathKind::Modal);
+        if modal && self.playing.is_empty() && self.held.is_empty() && self.paths.stopped.is_empty() {
+            self.switch_to_standby();
+        }
+    }
+
+    /// On the standby path where it is the string bank, when an excitation starts: the bank
+    /// steps one step at a time (as the engine does while an excitation plays) several times
+    /// faster than the modal kernel, and gives a mass's force in constant time.
+    pub(super) fn prefer_bank_standby(&mut self) {
+        if self.standby.as_ref().is_some_and(|s| s.kind() == PathKind::Strings) {
             self.switch_to_standby();
         }
     }

@@ -17,8 +17,20 @@ pub(crate) struct StringStage<const L: usize> {
     place: Vec<(usize, usize, usize)>,
     /// For each group and lane: the string's nodes in order (nut anchor, masses, bridge anchor).
     nodes: Vec<Vec<Vec<usize>>>,
+    /// Where each link is in the bank, and its spring and damper in the system.
+    links: Vec<LinkIndex>,
     ids: Vec<String>,
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// Where a link of the bank is: its group, lane and place along its string (link `j` joins the
+/// string's nodes `j` and `j + 1`), and its spring's and damper's indices in the system.
+struct LinkIndex {
+    group: usize,
+    lane: usize,
+    place: usize,
+    spring: usize,
+    damper: Option<usize>,
 }
 
 impl<const L: usize> StringStage<L> {
@@ -51,6 +63,7 @@ impl<const L: usize> StringStage<L> {
         let mut dampers = 0;
         let mut groups = Vec::new();
         let mut nodes = Vec::new();
+        let mut links = Vec::new();
         let mut lengths: Vec<usize> = strings.iter().map(|s| s.len() - 2).collect();
         lengths.sort_unstable();
         lengths.dedup();
@@ -64,10 +77,11 @@ impl<const L: usize> StringStage<L> {
                     let path: Vec<usize> = string.to_vec();
                     let mut stiffness = Vec::with_capacity(length + 1);
                     let mut damping = Vec::with_capacity(length + 1);
-                    for pair in path.windows(2) {
-                        stiffness
-                            .push(system.springs().coefficient[system.spring_between(pair[0], pair[1])?]);
+                    for (place, pair) in path.windows(2).enumerate() {
+                        let spring = system.spring_between(pair[0], pair[1])?;
+                        stiffness.push(system.springs().coefficient[spring]);
                         let damper = system.damper_between(pair[0], pair[1]);
+                        links.push(LinkIndex { group: g, lane, place, spring, damper });
                         dampers += usize::from(damper.is_some());
                         damping.push(damper.map_or(0.0, |d| system.dampers().coefficient[d]));
                     }
@@ -116,6 +130,7 @@ impl<const L: usize> StringStage<L> {
             step: state.step,
             place,
             nodes,
+            links,
             ids: system.node_ids().to_vec(),
             pool,
         })
@@ -216,20 +231,10 @@ impl<const L: usize> Stage for StringStage<L> {
     /// Always can: the bank takes every link, drag, stop and held force of its strings in place.
     fn take_over(&mut self, system: &System, from: &dyn Stage, stopped: &[usize]) -> bool {
         self.step = from.step();
-        for (g, paths) in self.nodes.iter().enumerate() {
-            for (lane, path) in paths.iter().enumerate() {
-                for (j, pair) in path.windows(2).enumerate() {
-                    let Some(spring) = system.spring_between(pair[0], pair[1]) else { return false };
-                    let damper = system.damper_between(pair[0], pair[1]);
-                    let damping = damper.map_or(0.0, |d| system.dampers().coefficient[d]);
-                    self.bank.groups_mut()[g].set_link(
-                        lane,
-                        j,
-                        system.springs().coefficient[spring],
-                        damping,
-                    );
-                }
-            }
+        for link in &self.links {
+            let damping = link.damper.map_or(0.0, |d| system.dampers().coefficient[d]);
+            let stiffness = system.springs().coefficient[link.spring];
+            self.bank.groups_mut()[link.group].set_link(link.lane, link.place, stiffness, damping);
         }
         let held = &system.external_forces().held;
         for mass in 0..self.place.len() {
