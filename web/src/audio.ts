@@ -26,7 +26,18 @@ export interface Live {
 }
 
 /** A message from a worklet node. */
-export type NodeMessage = { type: 'error'; error: Uint8Array } | { type: 'ready' } | { type: 'positions'; positions: Float64Array };
+export type NodeMessage =
+  | { type: 'error'; error: Uint8Array }
+  | { type: 'ready' }
+  | { type: 'positions'; positions: Float64Array }
+  | { type: 'timing'; seconds: number; frames: number };
+
+/** How long a render took in the worklet, from its first block to its last (the build left
+ * out), and the frames it made. */
+export interface Timing {
+  seconds: number;
+  frames: number;
+}
 
 let module: WebAssembly.Module;
 let onMessage: (message: NodeMessage, live: boolean) => void = () => {};
@@ -109,14 +120,34 @@ export function send(message: Message): void {
  * model's raw pickup samples (gain 1); an instrument, the mean of its two channels. */
 async function renderFrames(checked: Checked, settings: Settings, frames: number, notes: number[]): Promise<Float32Array> {
   const stereo = checked.kind === 'instrument';
-  checkAudioRate(checked.rate);
-  const context = new OfflineAudioContext(stereo ? 2 : 1, Math.max(1, frames), checked.rate);
-  await context.audioWorklet.addModule('worklet.js');
-  makeNode(context, checked, settings, 1, notes).connect(context.destination);
-  const buffer = await context.startRendering();
+  const { buffer } = await renderBuffer(checked, settings, frames, notes);
   if (!stereo) return buffer.getChannelData(0);
   const [left, right] = [buffer.getChannelData(0), buffer.getChannelData(1)];
   return left.map((x, i) => 0.5 * (x + right[i]));
+}
+
+/** Renders `checked` for `frames` frames through the worklet in an OfflineAudioContext; the
+ * rendered buffer and the node that made it. */
+async function renderBuffer(checked: Checked, settings: Settings, frames: number, notes: number[]): Promise<{ buffer: AudioBuffer; node: AudioWorkletNode }> {
+  checkAudioRate(checked.rate);
+  const context = new OfflineAudioContext(checked.kind === 'instrument' ? 2 : 1, Math.max(1, frames), checked.rate);
+  await context.audioWorklet.addModule('worklet.js');
+  const node = makeNode(context, checked, settings, 1, notes);
+  node.connect(context.destination);
+  return { buffer: await context.startRendering(), node };
+}
+
+/** Renders `checked` for `seconds` as renderOffline does and asks the worklet how long its
+ * blocks took (a benchmark: the instrument's or model's build is left out). */
+export async function renderTiming(checked: Checked, settings: Settings, notes: number[], seconds: number): Promise<Timing> {
+  const frames = Math.round(Math.min(seconds, MAX_RENDER_SECONDS) * checked.rate);
+  const { node } = await renderBuffer(checked, settings, frames, checked.kind === 'instrument' ? notes : []);
+  return new Promise((resolve) => {
+    node.port.onmessage = (event: MessageEvent<NodeMessage>) => {
+      if (event.data.type === 'timing') resolve({ seconds: event.data.seconds, frames: event.data.frames });
+    };
+    node.port.postMessage({ type: 'timing' });
+  });
 }
 
 /** Renders `checked` for `seconds` (default: a model's [run], an instrument's 4 s; at most

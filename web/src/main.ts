@@ -179,6 +179,13 @@ function drawStopped(): void {
   if (checked.shape !== null) drawModel(modelView, checked.shape, checked.shape.positions, 'the model at the start (Play to see it move)');
 }
 
+/** Renders the checked file offline for `seconds` at the page's settings and times the
+ * worklet's blocks (see audio.renderTiming). */
+function renderTiming(seconds: number, notes: number[] = DEFAULT_CHORD): Promise<audio.Timing> {
+  if (checked === null) return Promise.reject(new Error('nothing checked to render'));
+  return audio.renderTiming(checked, settings(), notes, seconds);
+}
+
 /** Renders the checked file offline at the page's settings (see audio.renderOffline). */
 function renderOffline(seconds?: number, notes: number[] = DEFAULT_CHORD): Promise<Float32Array> {
   if (checked === null) throw new Error('no model loaded');
@@ -342,6 +349,7 @@ Object.assign(window, {
   hooke: {
     ready,
     renderOffline,
+    renderTiming,
     playScore,
     predicted: () => checked?.predicted ?? NaN,
     rate: () => checked?.rate ?? NaN,

@@ -39,7 +39,8 @@ export type Message =
   | { type: 'pluck'; position: number; amplitude: number }
   | { type: 'note'; note: number; velocity: number }
   | { type: 'midi'; bytes: number[] }
-  | { type: 'positions' };
+  | { type: 'positions' }
+  | { type: 'timing' };
 
 declare const registerProcessor: (name: string, processor: unknown) => void;
 declare class AudioWorkletProcessor {
@@ -56,6 +57,11 @@ class HookeProcessor extends AudioWorkletProcessor {
   /** Frames of the block already handed out. */
   private used = BLOCK;
   private gain: number;
+  /** When the first block was rendered and the last finished (Date.now(), ms), and the frames
+   * rendered: the render's own time, the build left out (a 'timing' message asks for it). */
+  private renderFirst = 0;
+  private renderLast = 0;
+  private renderedFrames = 0;
   private failed = false;
 
   constructor(options: { processorOptions: Options }) {
@@ -89,6 +95,11 @@ class HookeProcessor extends AudioWorkletProcessor {
   }
 
   private receive(message: Message): void {
+    if (message.type === 'timing') {
+      const seconds = (this.renderLast - this.renderFirst) / 1000;
+      this.port.postMessage({ type: 'timing', seconds, frames: this.renderedFrames });
+      return;
+    }
     const stereo = this.stereo;
     if (stereo !== null) {
       if (message.type === 'note') this.check(stereo.note(message.note, message.velocity));
@@ -167,12 +178,15 @@ class HookeProcessor extends AudioWorkletProcessor {
   /** Renders the next block; false (after reporting) on an instability. */
   private next(): boolean {
     this.used = 0;
+    if (this.renderedFrames === 0) this.renderFirst = Date.now();
     const source = (this.stereo ?? this.model) as HookeModel | HookeInstrument;
     this.block = source.render(BLOCK);
     if (this.block === null) {
       this.fail(source.lastError());
       return false;
     }
+    this.renderLast = Date.now();
+    this.renderedFrames += BLOCK;
     return true;
   }
 }
