@@ -223,6 +223,21 @@ impl ModalKernel {
         }
     }
 
+    /// Sets every mass's position (m) and velocity (m/s) to `motion(mass)`: each mode's
+    /// amplitudes are the sums of the masses' values along its shape (`q = S x`, `S` its own
+    /// inverse), `O(n^2)` a body, in place.
+    pub fn set_state(&mut self, motion: impl Fn(usize) -> (f64, f64)) {
+        self.q.fill(0.0);
+        self.p.fill(0.0);
+        for mass in 0..self.bodies.len() {
+            let (x, v) = motion(mass);
+            for j in self.bodies.shape_at(mass, &mut self.shape) {
+                self.q[j] = Real::mul_add(self.shape[j], x, self.q[j]);
+                self.p[j] = Real::mul_add(self.shape[j], v, self.p[j]);
+            }
+        }
+    }
+
     /// Holds `force` (N) on mass `mass` through the next steps, until changed. When the last
     /// held force goes back to zero and no constant force acts, the pushes are zero again,
     /// exactly, and the steps unforced.

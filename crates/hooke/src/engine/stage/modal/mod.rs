@@ -6,8 +6,10 @@
 //! force (for a hammer or a bow) without rebuilding the state. After any other change the
 //! engine rebuilds it (or another path) from the state.
 
+mod folding;
+
 use super::strings::{centred_bending, string_paths};
-use super::{advance_and_filter, Stage};
+use super::Stage;
 use crate::analysis::discrete::{mode_steps, Oscillator};
 use crate::analysis::error::AnalysisError;
 use crate::engine::decimate::Decimator;
@@ -17,6 +19,7 @@ use crate::kernel::grid::UniformGrid;
 use crate::kernel::modal::{Bodies, ModalKernel, ModeStep, SineModes};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
+use folding::Folding;
 
 /// Masses along a side at most: the sine tables take `8 side^2` bytes a side and a change of
 /// state `O(W H (W + H))` operations, so longer strings and larger membranes run elsewhere.
@@ -233,29 +236,6 @@ pub(crate) struct ModalStage {
     folding: Option<Folding>,
 }
 
-/// How the modal path makes an oversampled run's outputs itself (`kernel::modal::folding`):
-/// once the filter's window has passed the last change, it steps `K` steps at once and reads
-/// each output folded, the decimator only counting; after a change, until the window has
-/// passed it, it steps one step at a time through the decimator.
-struct Folding {
-    /// `K`, the steps per output.
-    factor: usize,
-    /// `N`, the filter's length in steps.
-    length: usize,
-    /// The step of the last change (the path's start counts as one).
-    changed_at: u64,
-    /// Whether the decimator's history is behind the path (outputs made here since).
-    stale: bool,
-    /// The step of the state a look ahead keeps aside ([`ModalKernel::look_ahead`]), if any.
-    ahead_to: Option<u64>,
-    /// That state's output (one per channel).
-    ahead_frame: Vec<f64>,
-    /// The channels' last `N` inputs, channel by channel (scratch for the history).
-    history: Vec<f64>,
-    /// One output per channel (scratch).
-    frame: Vec<f64>,
-}
-
 impl ModalStage {
     /// The modal path for `system`, the uniform strings or membrane `lattices`, from `state`
     /// with `scheme` at step `dt` (s), if the scheme's step on its modes can be measured.
@@ -289,19 +269,7 @@ impl ModalStage {
         }
         let mut kernel = ModalKernel::new(bodies, &steps, constant, held, &state.x, &state.v, &outputs);
         let folding = (oversample > 1)
-            .then(|| {
-                let taps = Decimator::new(oversample, 0).taps().to_vec();
-                kernel.fold(&taps, oversample).then(|| Folding {
-                    factor: oversample,
-                    length: taps.len(),
-                    changed_at: state.step,
-                    stale: false,
-                    ahead_to: None,
-                    ahead_frame: vec![0.0; outputs.len()],
-                    history: vec![0.0; outputs.len() * taps.len()],
-                    frame: vec![0.0; outputs.len()],
-                })
-            })
+            .then(|| Folding::new(&mut kernel, oversample, outputs.len(), state.step))
             .flatten();
         Some(Self { kernel, lattices, step: state.step, dt, folding })
     }
@@ -314,105 +282,6 @@ impl ModalStage {
         let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
         let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
         lattice.sides(local(a), local(b)).iter().all(|&side| holds(lattice, side))
-    }
-
-    /// Notes a change at the current step: the folded outputs wait until the filter's window
-    /// has passed it.
-    fn changed(&mut self) {
-        if let Some(folding) = &mut self.folding {
-            folding.changed_at = self.step;
-            folding.ahead_to = None;
-        }
-    }
-
-    /// Fine steps with the outputs folded: `steps` steps, at most up to the next output, the
-    /// decimator counting them, and the output made if they reach it. Returns the steps taken
-    /// and whether they all were (none are on a non-finite value).
-    fn fine_folded(
-        &mut self,
-        steps: usize,
-        record: &mut [f64],
-        decimator: &mut Decimator,
-        output: &mut [Vec<f64>],
-    ) -> (usize, bool) {
-        let Some(folding) = &mut self.folding else { return (0, false) };
-        if self.kernel.advance(steps, &mut record[..folding.frame.len() * steps]).is_err() {
-            return (0, false);
-        }
-        self.step += steps as u64;
-        folding.stale = true;
-        if steps == decimator.due_in() {
-            decimator.skip(steps - 1);
-            self.kernel.read_folded(&mut folding.frame);
-            decimator.push_output(|channel| folding.frame[channel], output);
-        } else {
-            decimator.skip(steps);
-        }
-        (steps, true)
-    }
-
-    /// `frames` outputs, `K` steps at a time, from a step where an output is `K` steps away.
-    /// Returns the steps taken and whether every frame was made.
-    fn folded_frames(
-        &mut self,
-        frames: usize,
-        record: &mut [f64],
-        decimator: &mut Decimator,
-        output: &mut [Vec<f64>],
-    ) -> (usize, bool) {
-        let Some(folding) = &mut self.folding else { return (0, false) };
-        let record = &mut record[..folding.frame.len() * frames];
-        let made = self.kernel.advance_folded(frames, record).map_or_else(|made| made, |()| frames);
-        for frame in 0..made {
-            decimator.push_output(|channel| record[channel * frames + frame], output);
-        }
-        self.step += (made * folding.factor) as u64;
-        folding.stale = true;
-        (made * folding.factor, made == frames)
-    }
-
-    /// `steps < K` steps from a step where an output is `K` steps away, the `K` steps taken at
-    /// once and kept aside ([`ModalKernel::look_ahead`]) so that a run stopped here goes on as
-    /// one that never stopped.
-    fn look_ahead(&mut self, steps: usize, record: &mut [f64], decimator: &mut Decimator) -> (usize, bool) {
-        let Some(folding) = &mut self.folding else { return (0, false) };
-        let record = &mut record[..folding.frame.len() * steps];
-        if self.kernel.look_ahead(steps, &mut folding.ahead_frame, record).is_err() {
-            return (0, false);
-        }
-        decimator.skip(steps);
-        folding.ahead_to = Some(self.step + folding.factor as u64);
-        folding.stale = true;
-        self.step += steps as u64;
-        (steps, true)
-    }
-
-    /// Up to `steps` steps towards the state a look ahead kept for step `target`: there, the
-    /// kept state and its output; short of it, fine steps.
-    fn go_ahead(
-        &mut self,
-        target: u64,
-        steps: usize,
-        record: &mut [f64],
-        decimator: &mut Decimator,
-        output: &mut [Vec<f64>],
-    ) -> (usize, bool) {
-        let Some(folding) = &mut self.folding else { return (0, false) };
-        let gap = (target - self.step) as usize;
-        if steps < gap {
-            if self.kernel.advance(steps, &mut record[..folding.frame.len() * steps]).is_err() {
-                return (0, false);
-            }
-            decimator.skip(steps);
-            self.step += steps as u64;
-            return (steps, true);
-        }
-        self.kernel.catch_up();
-        decimator.skip(gap - 1);
-        decimator.push_output(|channel| folding.ahead_frame[channel], output);
-        folding.ahead_to = None;
-        self.step = target;
-        (gap, true)
     }
 }
 
@@ -477,7 +346,7 @@ impl Stage for ModalStage {
         Ok(done)
     }
 
-    /// Folded ([`Folding`]) where the run oversamples, no force acts and the filter's window
+    /// Folded ([`folding`]) where the run oversamples, no force acts and the filter's window
     /// has passed the last change; otherwise step by step through the decimator.
     fn advance_decimated(
         &mut self,
@@ -487,43 +356,7 @@ impl Stage for ModalStage {
         decimator: &mut Decimator,
         output: &mut [Vec<f64>],
     ) -> Result<usize, RunError> {
-        let mut done = 0;
-        while done < steps {
-            let remaining = steps - done;
-            let folding =
-                self.folding.as_ref().filter(|f| f.factor == decimator.factor() && !self.kernel.forced());
-            let Some(folding) = folding else {
-                self.restore_history(decimator);
-                return Ok(done + advance_and_filter(self, system, remaining, record, decimator, output)?);
-            };
-            // The filter's window must have passed the last change and hold only inputs made
-            // since the decimator started.
-            let unsettled =
-                (folding.changed_at + folding.length as u64 - 1).saturating_sub(self.step) as usize;
-            let unsettled = unsettled.max(decimator.unfilled());
-            let (factor, due) = (folding.factor, decimator.due_in());
-            let (made, whole) = if unsettled > 0 {
-                let fine = remaining.min(unsettled);
-                let made = advance_and_filter(self, system, fine, record, decimator, output)?;
-                (made, made == fine)
-            } else if let Some(target) = folding.ahead_to {
-                self.go_ahead(target, remaining, record, decimator, output)
-            } else if due == factor && remaining >= factor {
-                self.folded_frames(remaining / factor, record, decimator, output)
-            } else if due == factor {
-                self.look_ahead(remaining, record, decimator)
-            } else {
-                self.fine_folded(due.min(remaining), record, decimator, output)
-            };
-            done += made;
-            if !whole {
-                // A non-finite value: the steps before it are kept, the decimator's history
-                // brought up to them, and the engine goes on on the general path.
-                self.restore_history(decimator);
-                return Ok(done);
-            }
-        }
-        Ok(done)
+        self.advance_folding(system, steps, record, decimator, output)
     }
 
     /// Where no mass is stopped and every link, drag and mass of `system` is the lattice's.
@@ -548,10 +381,9 @@ impl Stage for ModalStage {
             return false;
         }
         self.step = from.step();
+        self.kernel.set_state(|mass| from.motion(mass));
         let held = &system.external_forces().held;
         for mass in 0..masses {
-            let (x, v) = from.motion(mass);
-            self.kernel.set_motion(mass, x, v);
             self.kernel.set_force(mass, held.get(mass).copied().unwrap_or(0.0));
         }
         self.changed();
@@ -560,12 +392,7 @@ impl Stage for ModalStage {
 
     /// Also forgets a look ahead: the path goes on from the state it shows.
     fn restore_history(&mut self, decimator: &mut Decimator) {
-        let Some(folding) = self.folding.as_mut().filter(|folding| folding.stale) else { return };
-        folding.ahead_to = None;
-        let length = folding.length;
-        self.kernel.history(length, &mut folding.history);
-        decimator.restore_history(|channel, age| folding.history[channel * length + age]);
-        folding.stale = false;
+        self.restore_folded_history(decimator);
     }
 
     fn state(&self, system: &System) -> State {
