@@ -1,10 +1,12 @@
 //! The engine: the one run loop under every front end.
 //!
 //! An [`Engine`] owns a compiled [`System`], the scheme and the path that steps it, chosen in
-//! one place ([`Engine::select`]): a stencil kernel for a uniform chain or membrane, the string
-//! bank for independent strings (symplectic Euler), the general path for any scheme on any
-//! system. It renders blocks of output frames into the caller's buffers ([`Engine::render`],
-//! [`Engine::advance`]), decimating when it oversamples; takes [`Event`]s now or at a given
+//! one place (`paths::Paths::select`): the modal kernel for uniform strings or a membrane (any
+//! scheme), a stencil kernel for a uniform chain or membrane, the string bank for independent
+//! strings (symplectic Euler), the general path for any scheme on any system. It renders blocks
+//! of output frames into the caller's buffers ([`Engine::render`], [`Engine::advance`]),
+//! decimating when it oversamples (or letting the modal path fold the decimation into its
+//! outputs); takes [`Event`]s now or at a given
 //! step ([`Engine::apply`], [`Engine::schedule`]); and feeds observers (trajectories, energy,
 //! invariants) on the same loop ([`Engine::run`]). Every change lands in the system first and
 //! the path takes it in place or is rebuilt from the current state, so no scheme or kernel ever

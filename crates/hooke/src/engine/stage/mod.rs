@@ -4,8 +4,9 @@
 //! (a fret's stop, a tension change), change a drag (damping a string) and hold forces on
 //! masses (a hammer, a bow, a drive), each held through the next step.
 //!
-//! A stage that cannot take a change answers `false`, and the engine rebuilds the path from
-//! the current state ([`super::select`]); the [`System`] the engine owns always holds every
+//! A stage that cannot take a change answers `false`, and the engine moves to its standby path
+//! if it has one that takes over ([`Stage::take_over`], `engine::standby`), or rebuilds the path
+//! from the current state (`engine::paths`); the [`System`] the engine owns always holds every
 //! change, so nothing goes stale.
 
 mod device;
