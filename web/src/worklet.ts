@@ -70,12 +70,13 @@ class HookeProcessor extends AudioWorkletProcessor {
     this.gain = o.gain;
     // Synchronous: the first render quantum (frame 0 of an offline render) already has the model.
     const instance = new WebAssembly.Instance(o.module, {});
+    // Before the load: a node that failed to load still answers a 'timing' request.
+    this.port.onmessage = (event: MessageEvent<Message>) => this.receive(event.data);
     const loaded = this.load(instance, o);
     if (loaded instanceof Uint8Array) {
       this.fail(loaded);
       return;
     }
-    this.port.onmessage = (event: MessageEvent<Message>) => this.receive(event.data);
     this.port.postMessage({ type: 'ready' });
   }
 

@@ -197,9 +197,9 @@ impl Engine {
     /// Rebuilds the path from the current state, after `change` (applied to the state).
     fn rebuild(&mut self, change: impl FnOnce(&mut State)) {
         self.settle();
-        if !self.paths.kernels {
-            self.standby = None;
-        }
+        // The standby was built for the system as it was before a change no path took in place
+        // (a mass changed, say): the string bank would step the old masses.
+        self.standby = None;
         let mut state = self.stage.state(&self.system);
         change(&mut state);
         self.stage = self.paths.select(&self.system, state);

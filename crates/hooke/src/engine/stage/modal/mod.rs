@@ -55,17 +55,9 @@ impl Lattice {
         Oscillator { gamma: damping / self.mass, omega0_squared: stiffness / self.mass }
     }
 
-    /// Whether a link of this lattice between its masses `a` and `b` (an anchor: `None`)
-    /// with a spring of `stiffness` (N/m) and a damper of `damping` (N s/m, 0 for none) is as
-    /// the lattice has it: along x between neighbours in a row, along y between rows, along
-    /// both (which must agree) for a membrane's rim link.
-    fn has_link(&self, a: Option<usize>, b: Option<usize>, stiffness: f64, damping: f64) -> bool {
-        let along = |side: &usize| self.stiffness[*side] == stiffness && self.damping[*side] == damping;
-        self.sides(a, b).iter().all(along)
-    }
-
     /// The sides along which a link between masses `a` and `b` (an anchor: `None`) lies: x
-    /// between neighbours in a row, y between rows, both for a membrane's rim link.
+    /// between neighbours in a row, y between rows, both (which must agree) for a membrane's
+    /// rim link.
     fn sides(&self, a: Option<usize>, b: Option<usize>) -> &'static [usize] {
         match (a, b) {
             (Some(a), Some(b)) if a.abs_diff(b) == self.columns && self.rows > 1 => &[1],
@@ -276,8 +268,7 @@ impl ModalStage {
 
     /// Whether the link between nodes `a` and `b` (masses first, then anchors) is on a lattice
     /// and `holds(lattice, side)` along each of its sides.
-    fn link_is(&self, a: u32, b: u32, holds: impl Fn(&Lattice, usize) -> bool) -> bool {
-        let (a, b) = (a as usize, b as usize);
+    fn link_is(&self, a: usize, b: usize, holds: impl Fn(&Lattice, usize) -> bool) -> bool {
         let masses = self.lattices.first[self.lattices.first.len() - 1];
         let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
         let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
@@ -311,12 +302,12 @@ impl Stage for ModalStage {
 
     /// Taken when the link is as the lattice has it (a performance setting every link again).
     fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool {
-        let (Some(spring), masses) = (system.spring_between(a, b), system.mass_count()) else { return false };
+        let Some(spring) = system.spring_between(a, b) else { return false };
         let stiffness = system.springs().coefficient[spring];
         let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
-        let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
-        let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
-        lattice.has_link(local(a), local(b), stiffness, damping)
+        self.link_is(a, b, |lattice, side| {
+            lattice.stiffness[side] == stiffness && lattice.damping[side] == damping
+        })
     }
 
     /// Taken when the drag is the lattice's.
@@ -364,12 +355,12 @@ impl Stage for ModalStage {
         let masses = system.mass_count();
         let (springs, dampers) = (system.springs(), system.dampers());
         let springs_as_they_were = (0..springs.len()).all(|s| {
-            self.link_is(springs.a[s], springs.b[s], |lattice, side| {
+            self.link_is(springs.a[s] as usize, springs.b[s] as usize, |lattice, side| {
                 lattice.stiffness[side] == springs.coefficient[s]
             })
         });
         let dampers_as_they_were = (0..dampers.len()).all(|d| {
-            self.link_is(dampers.a[d], dampers.b[d], |lattice, side| {
+            self.link_is(dampers.a[d] as usize, dampers.b[d] as usize, |lattice, side| {
                 lattice.damping[side] == dampers.coefficient[d]
             })
         });
