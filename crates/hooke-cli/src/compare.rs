@@ -1,7 +1,7 @@
 //! `hooke compare`: every scheme against a reference run, one table row per scheme.
 
 use crate::limits::check_work;
-use crate::load::{load_run, parse_reference, read_model, StepArgs};
+use crate::load::{load_run, parse_reference, read_model, require_mass, StepArgs};
 use crate::outputs::check_outputs;
 use clap::Args;
 use hooke::analysis::energy::energy;
@@ -132,7 +132,9 @@ fn converged_reference(file: &ModelFile, dt: f64, steps: u64) -> miette::Result<
 /// `hooke compare MODEL.toml --schemes all|LIST --reference exact|SCHEME@RATE`.
 pub fn compare(args: &CompareArgs) -> miette::Result<()> {
     let source = read_model(&args.model)?;
-    let loaded = load_run(&source, &args.model.display().to_string(), None, &args.step)?;
+    let file_name = args.model.display().to_string();
+    let loaded = load_run(&source, &file_name, None, &args.step)?;
+    require_mass(&loaded, &file_name, "compare schemes on")?;
     let (dt, steps, rate) = (loaded.settings.step.seconds(), loaded.steps, loaded.settings.step.hertz());
     let schemes = parse_schemes(&args.schemes)?;
     if let Some(path) = &args.plot {

@@ -66,6 +66,19 @@ pub fn load_run(
     Ok(LoadedRun { file, settings, steps })
 }
 
+/// Refuses a model without a mass for a command that needs one to move: `doing` says what it
+/// would do ("plot", "compare schemes on"). Such a model is valid (anchors only), but nothing in
+/// it moves, so there is no trajectory, energy or error to show.
+pub fn require_mass(loaded: &LoadedRun, file_name: &str, doing: &str) -> miette::Result<()> {
+    if loaded.file.model.masses().is_empty() {
+        return Err(miette!(
+            "{file_name}: the model has no mass to {doing}: nothing in it moves (add a [[mass]], or a \
+             generator such as [[string]])"
+        ));
+    }
+    Ok(())
+}
+
 /// Reads a model file, with the error naming it when it cannot be read.
 pub fn read_model(path: &Path) -> miette::Result<String> {
     std::fs::read_to_string(path)

@@ -2,7 +2,7 @@
 //! `analyze`. The pictures themselves are drawn by the `hooke-plot` crate; this module reads the
 //! command line, runs what is needed and names the file.
 
-use crate::load::{load_run, parse_reference, parse_scheme, read_model, LoadedRun, StepArgs};
+use crate::load::{load_run, parse_reference, parse_scheme, read_model, require_mass, LoadedRun, StepArgs};
 use clap::{Args, ValueEnum};
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
@@ -143,7 +143,7 @@ pub fn plot(args: &PlotArgs) -> miette::Result<()> {
             let source = read_model(path)?;
             let loaded =
                 load_run(&source, &path.display().to_string(), args.schemes.first().copied(), &args.step)?;
-            let context = Context::new(&loaded, path);
+            let context = Context::new(&loaded, path)?;
             match args.kind {
                 PlotKind::Trajectory => return context.trajectory(args),
                 PlotKind::Time => context.time(args)?,
@@ -189,14 +189,17 @@ struct Context {
 }
 
 impl Context {
-    fn new(loaded: &LoadedRun, path: &Path) -> Self {
-        Self {
+    /// The context of a model with at least one mass: a model of anchors alone has nothing to
+    /// draw.
+    fn new(loaded: &LoadedRun, path: &Path) -> miette::Result<Self> {
+        require_mass(loaded, &path.display().to_string(), "plot")?;
+        Ok(Self {
             system: System::new(&loaded.file.model),
             dt: loaded.settings.step.seconds(),
             steps: loaded.steps,
             scheme: loaded.settings.scheme,
             name: path.file_stem().map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned()),
-        }
+        })
     }
 
     fn schemes(&self, args: &[SchemeKind]) -> Vec<SchemeKind> {
@@ -218,8 +221,9 @@ impl Context {
 
     fn coordinates(&self, masses: &[String]) -> miette::Result<Vec<Coordinate>> {
         if masses.is_empty() {
-            let first = self.system.node_ids().first().cloned().unwrap_or_default();
-            return Ok(vec![coordinate(&self.system, &first).map_err(report)?]);
+            // Masses come first in a system, and a context has at least one.
+            let first = &self.system.node_ids()[0];
+            return Ok(vec![coordinate(&self.system, first).map_err(report)?]);
         }
         masses.iter().map(|m| coordinate(&self.system, m).map_err(report)).collect()
     }
@@ -441,7 +445,7 @@ fn warping_chart(args: &PlotArgs) -> miette::Result<Chart> {
 /// `hooke run --plot FILE`: the trajectory of a 2D or 3D model, else the time plot of its
 /// first mass, with the run's scheme over the exact solution where the model is linear.
 pub fn run_plot(loaded: &LoadedRun, model: &Path, path: &Path) -> miette::Result<()> {
-    let context = Context::new(loaded, model);
+    let context = Context::new(loaded, model)?;
     if context.system.dimension() >= 2 {
         let request = trajectory::request(&context.system, context.every(None, TRAJECTORY_POINTS));
         let run = &context.runs(&[context.scheme], &request)?[0];
@@ -464,7 +468,7 @@ pub fn compare_plot(
     reference: &str,
     path: &Path,
 ) -> miette::Result<()> {
-    let context = Context::new(loaded, model);
+    let context = Context::new(loaded, model)?;
     let coordinate = context.coordinates(&[])?.remove(0);
     let request = Request {
         coordinates: vec![coordinate.index],
@@ -482,7 +486,7 @@ pub fn compare_plot(
 
 /// `hooke analyze --plot FILE`: each mode's discrete pole on the z-plane.
 pub fn analyze_plot(loaded: &LoadedRun, model: &Path, path: &Path) -> miette::Result<()> {
-    let context = Context::new(loaded, model);
+    let context = Context::new(loaded, model)?;
     let chart = context.z_plane(&[context.scheme])?;
     save(&chart, path, output_size())
 }

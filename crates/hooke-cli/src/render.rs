@@ -10,15 +10,16 @@ use crate::limits::{check_memory, check_work};
 use crate::load::{parse_format, parse_scheme};
 use crate::note_map::NoteMapArgs;
 use crate::outputs::check_outputs;
-use crate::run::{progress_bar, write_wav_file};
+use crate::run::{progress_bar, warn_over_full_scale, write_wav_file};
 use hooke::format::instrument::{parse as parse_instrument, InstrumentFile};
 use hooke::format::score::parse as parse_score;
 use hooke::io::{check_wav_size, SampleFormat, WavOptions};
+use hooke::model::number;
 use hooke::scheme::SchemeKind;
 use hooke::score::performance::{Performance, PerformanceOptions};
 use miette::{miette, IntoDiagnostic, WrapErr};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Arguments of `hooke render`.
 #[derive(clap::Args, Debug)]
@@ -244,9 +245,7 @@ fn write_rendered(args: &RenderArgs, rendered: Rendered) -> miette::Result<()> {
         report.peak,
         report.gain
     );
-    if report.over_full_scale > 0 {
-        eprintln!("warning: {} samples clipped to full scale", report.over_full_scale);
-    }
+    warn_over_full_scale(&report, args.format);
     rendered.stopped.map_or(Ok(()), Err)
 }
 
@@ -269,21 +268,29 @@ fn render_sources(
             .map_err(|e| FileDiagnostic::new(e, text))?,
         ScoreText::Midi(bytes) => {
             let map = args.notes.map(&instrument)?;
-            let (score, text, skipped) =
+            let midi =
                 hooke::format::midi::load(bytes, score_name, &instrument, map, args.lenient, args.tail)
                     .map_err(|e| miette!("{e}"))?;
-            for note in &skipped {
+            for note in &midi.skipped {
                 eprintln!("warning: {score_name}: left out: {note}");
             }
             if let Some(path) = &args.write_score {
-                write_text(path, &text).map_err(|e| miette!("--write-score {}: {e}", path.display()))?;
+                write_text(path, &midi.text).map_err(|e| miette!("--write-score {}: {e}", path.display()))?;
             }
-            score
+            let tempo = midi.slowest_beat.map_or_else(String::new, |beat| {
+                format!(", its slowest tempo {} s a beat ({} bpm)", number(beat), number(60.0 / beat))
+            });
+            eprintln!(
+                "{score_name}: {} s of sound with the {} s tail{tempo}",
+                number(midi.score.duration),
+                number(args.tail)
+            );
+            midi.score
         }
     };
     let duration = score.duration;
     if let Some(name) = &score.name {
-        eprintln!("score: {name}");
+        eprintln!("score: {}", hooke::model::clip(name));
     }
     let options = PerformanceOptions {
         oversample,
@@ -315,9 +322,14 @@ fn render_sources(
     let block = (1_000_000 / instrument.model.masses().len().max(1) as u64).clamp(1, 1 << 16);
     let mut result = Ok(0);
     let progress = progress_bar(total);
+    let mut estimated = false;
     while performance.step() < total && result.is_ok() && !interrupt.requested() {
         result = performance.render(block, &mut output);
         progress.set_position(performance.step());
+        if !estimated && started.elapsed() >= ESTIMATE_AFTER {
+            estimated = true;
+            estimate(performance.step(), total, started.elapsed(), duration);
+        }
     }
     progress.finish_and_clear();
     // The output has one vector per channel, so the flush cannot be refused.
@@ -340,6 +352,29 @@ fn render_sources(
         Ok(_) => None,
     };
     Ok(Rendered { rate, channels: output, stopped })
+}
+
+/// How long a render runs before it estimates its end.
+const ESTIMATE_AFTER: Duration = Duration::from_secs(1);
+
+/// A render predicted to take longer than this says so, with its estimate.
+const LONG_RENDER: Duration = Duration::from_secs(20);
+
+/// Says how long the render of a score of `duration` s will take when that is longer than
+/// [`LONG_RENDER`], from the pace of its first `done` of `total` steps in `elapsed`.
+fn estimate(done: u64, total: u64, elapsed: Duration, duration: f64) {
+    let fraction = done as f64 / total.max(1) as f64;
+    let seconds = elapsed.as_secs_f64() / fraction.max(f64::MIN_POSITIVE);
+    if seconds > LONG_RENDER.as_secs_f64() {
+        eprintln!(
+            "estimate: {} s of sound take about {} s to render at the pace of the first {} s ({}x real \
+             time); Ctrl-C stops and writes what is rendered",
+            number(duration),
+            number(seconds.round()),
+            number(elapsed.as_secs_f64().round()),
+            number((duration / seconds * 1e3).round() / 1e3)
+        );
+    }
 }
 
 /// Writes `text` to `path` atomically.

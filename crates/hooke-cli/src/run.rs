@@ -93,7 +93,7 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs, interrupt: &Interru
     };
     let system = System::new(&file.model);
     let mass_count = system.mass_count();
-    let name = file.name.as_deref().unwrap_or(file_name);
+    let name = hooke::model::clip(file.name.as_deref().unwrap_or(file_name));
     eprintln!(
         "{name}: {mass_count} mass(es), {}, dt = {dt:.6e} s ({} Hz), {steps} steps ({:.6} s)",
         settings.scheme,
@@ -238,16 +238,26 @@ pub fn write_wav_file(
 
 fn report_wav(path: &Path, report: &WavReport, options: WavOptions) {
     eprintln!("wrote {} (gain {:.4e}, peak {:.4e} of full scale)", path.display(), report.gain, report.peak);
-    if report.over_full_scale > 0 {
-        let what = match options.format {
-            SampleFormat::Float32 => "exceed full scale (kept in the float file; a player will clip them)",
-            _ => "were clipped to full scale",
-        };
-        eprintln!(
-            "warning: {} samples {what}; use --normalize or pickup weights to scale the output",
-            report.over_full_scale
-        );
+    warn_over_full_scale(report, options.format);
+}
+
+/// Warns of samples beyond full scale, saying what the file holds: kept in a float file, clipped
+/// in an integer one. (Normalisation brings the peak to -1 dBFS, so only raw values get here.)
+pub(crate) fn warn_over_full_scale(report: &WavReport, format: SampleFormat) {
+    if report.over_full_scale == 0 {
+        return;
     }
+    let what = match format {
+        SampleFormat::Float32 => {
+            "exceed full scale: they are kept as they are in the float file (a player clips them)"
+        }
+        _ => "exceeded full scale and were clipped to it",
+    };
+    eprintln!(
+        "warning: {} samples {what}; normalisation (without --no-normalize) or lower pickup weights \
+         scale the output",
+        report.over_full_scale
+    );
 }
 
 fn report_energy(summary: &EnergySummary) {

@@ -320,7 +320,11 @@ fn midi_files_past_the_score_limits_are_refused_not_crashed() {
     let message = load(&smf(1, &events));
     let limit = "bad.mid: expected a MIDI file that lasts more than 0 s and at most 3600 s (one hour), its \
                  tail included, found ";
-    assert_eq!(message, format!("{limit}22517996710789.625 s"));
+    // 5000 deltas of 2^28 - 1 ticks at 1 tick a beat and 16.777215 s a beat (the slowest tempo,
+    // 0xFFFFFF us), and the 0.5 s tail: 2.2518e13 s.
+    let ticks = f64::from(0x0fff_ffff_u32) * 5000.0;
+    assert_eq!(((ticks * 16.777_215 + 0.5) / 1e9).round(), 22_518.0);
+    assert_eq!(message, format!("{limit}2.2518e13 s (its slowest tempo: 16.777215 s a beat)"));
     // No ticks per beat, or per SMPTE frame: times would not be numbers.
     let expected = "bad.mid: expected a timing of at least 1 tick per beat or per frame, found 0";
     assert_eq!(load(&smf(0, &[(10, &note)])), expected);
@@ -339,9 +343,91 @@ fn a_midi_note_that_ends_as_it_begins_plays() {
     // time, which a score would apply damps first (two damps in a row, refused).
     let (on, off) = ([0x90, 0x40, 0x64], [0x80, 0x40, 0x00]);
     let bytes = smf(480, &[(0, &on), (480, &off), (0, &on), (0, &off)]);
-    let (score, text, _) =
+    let midi::MidiScore { score, text, .. } =
         midi::load(&bytes, "tick.mid", bob(), NoteMap::new(bob(), StringRule::LowestFret), false, 0.5)
             .unwrap();
     assert_eq!(text.matches("[[damp]]").count(), 2, "{text}");
     assert_eq!(score.cues.len(), 5, "{text}");
+}
+
+#[test]
+fn a_mass_whose_reciprocal_is_infinite_is_refused() {
+    let mut model = Model::new(1).unwrap();
+    // 1 / 5e-324 overflows; 1 / 2.2250738585072014e-308 (the smallest normal f64) is 4.5e307.
+    let error = model.add_mass(Mass::new("m", 5e-324)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "mass \"m\": `mass`: expected a mass of at least 2.2250738585072014e-308 kg (the smallest whose \
+         reciprocal is finite), found 5e-324 kg"
+    );
+    assert!((1.0 / f64::MIN_POSITIVE).is_finite());
+    model.add_mass(Mass::new("n", f64::MIN_POSITIVE)).unwrap();
+}
+
+#[test]
+fn a_wav_is_refused_rather_than_filled_with_infinities() {
+    use hooke::io::{write_wav, SampleFormat, WavOptions};
+    let write = |samples: Vec<f64>, normalize: bool| {
+        let options = WavOptions { format: SampleFormat::Float32, normalize };
+        write_wav(std::io::Cursor::new(Vec::new()), &[samples], 1000, options)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    // A peak of 5e-324: the gain to -1 dBFS, 0.89 / 5e-324, is infinite.
+    assert!(
+        write(vec![0.0, 5e-324], true).starts_with("the loudest sample is 5e-324, below the smallest normal")
+    );
+    // f32 holds up to 3.4028235e38: 4e38 as it is would be an infinity.
+    assert_eq!(
+        write(vec![1.0, -4e38], false),
+        "channel 1, frame 1: the sample -4e38 is beyond the range of 32-bit float samples \
+         (+-3.4028235e38); nothing written: normalise the output or lower the pickup weights"
+    );
+    // Normalised, the same samples are written.
+    let options = WavOptions { format: SampleFormat::Float32, normalize: true };
+    let report = write_wav(std::io::Cursor::new(Vec::new()), &[vec![1.0, -4e38]], 1000, options).unwrap();
+    assert!(report.gain.is_finite() && report.peak < 1.0);
+}
+
+#[test]
+fn a_killed_writers_temporary_file_is_removed_and_a_live_ones_kept() {
+    use hooke::io::{AtomicFile, STALE_AGE};
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("o.csv");
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let age = |name: &str| {
+        let file = std::fs::File::options().write(true).open(dir.path().join(name)).unwrap();
+        file.set_modified(SystemTime::now() - STALE_AGE - Duration::from_secs(60)).unwrap();
+    };
+    // A live writer holds the lock on its file.
+    let live = AtomicFile::create(&target).unwrap();
+    let live_name = listing().remove(0);
+    // What a killed writer leaves (unlocked), a fresh unlocked one (a writer about to lock it),
+    // and files of other names.
+    let others = [".o.csv.Dead01.tmp", ".o.csv.x.tmp", ".o.csv.other.csv.Ab3456.tmp", "o.csv.Dead02.tmp"];
+    for name in others {
+        std::fs::write(dir.path().join(name), "partial").unwrap();
+    }
+    std::fs::write(dir.path().join(".o.csv.Fresh1.tmp"), "partial").unwrap();
+    for name in others.iter().chain([&live_name.as_str()]) {
+        age(name);
+    }
+    let next = AtomicFile::create(&target).unwrap();
+    let left = listing();
+    assert!(!left.contains(&".o.csv.Dead01.tmp".to_string()), "{left:?}");
+    for kept in
+        [&live_name, ".o.csv.Fresh1.tmp", ".o.csv.x.tmp", ".o.csv.other.csv.Ab3456.tmp", "o.csv.Dead02.tmp"]
+    {
+        assert!(left.iter().any(|n| n == kept), "{kept} kept: {left:?}");
+    }
+    drop((live, next));
 }

@@ -8,7 +8,7 @@ use crate::format::score::{apply_rank, parse as parse_score};
 use crate::format::SourceError;
 use crate::instrument::{Instrument, PartKind};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
-use crate::model::tidy;
+use crate::model::number;
 use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
 use crate::score::Score;
 use midly::{MetaMessage, MidiMessage, Smf, Timing, TrackEventKind};
@@ -78,6 +78,22 @@ pub struct MidiFile {
     pub inputs: Vec<NoteInput>,
     /// The time of the last event (an end of track included), s.
     pub end: f64,
+    /// The slowest tempo in force at an event, s a beat (`None` in SMPTE time, which has no
+    /// beats): what makes a short file last long.
+    pub slowest_beat: Option<f64>,
+}
+
+/// A MIDI file made a score by [`load`].
+#[derive(Debug, Clone)]
+pub struct MidiScore {
+    /// The score.
+    pub score: Score,
+    /// The score's text (a score file).
+    pub text: String,
+    /// The notes left out (with leniency).
+    pub skipped: Vec<Unplayable>,
+    /// The slowest tempo of the file, s a beat ([`MidiFile::slowest_beat`]).
+    pub slowest_beat: Option<f64>,
 }
 
 /// Reads a Standard MIDI File's notes (`file` names it in errors).
@@ -120,9 +136,11 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
     };
     let mut inputs = Vec::new();
     let mut end = 0.0f64;
+    let mut slowest = 0;
     for (tick, track, kind) in events {
         let time = seconds(tick, tempo, base_tick, base_time);
         end = end.max(time);
+        slowest = slowest.max(tempo);
         let (channel, kind) = match kind {
             TrackEventKind::Meta(MetaMessage::Tempo(t)) => {
                 (base_time, base_tick, tempo) = (time, tick, u64::from(u32::from(t)).max(1));
@@ -149,7 +167,8 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
         };
         inputs.push(NoteInput { time, track, channel, kind });
     }
-    Ok(MidiFile { inputs, end })
+    let slowest_beat = matches!(smf.header.timing, Timing::Metrical(_)).then(|| slowest as f64 / 1e6);
+    Ok(MidiFile { inputs, end, slowest_beat })
 }
 
 /// Whether the file's header gives an SMPTE timing of -128 frames per second, which midly 0.5
@@ -261,7 +280,8 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
 
 /// A MIDI file played by `instrument` through `map` (its rule and controller mappings): its score (lasting `tail` s past the file's last
 /// event), the score's text and the notes left out (with `lenient`). A file that would make a
-/// score past the score format's limits (an hour, [`MAX_SCORE_EVENTS`] events) is refused.
+/// score past the score format's limits (an hour, [`MAX_SCORE_EVENTS`] events) is refused, the
+/// error naming its length and its slowest tempo.
 pub fn load(
     bytes: &[u8],
     file: &str,
@@ -269,7 +289,7 @@ pub fn load(
     mut map: NoteMap,
     lenient: bool,
     tail: f64,
-) -> Result<(Score, String, Vec<Unplayable>), MidiError> {
+) -> Result<MidiScore, MidiError> {
     let midi = read(bytes, file)?;
     let (gestures, skipped) = gestures(&midi, &mut map, lenient, file, instrument)?;
     let duration = midi.end + tail;
@@ -279,7 +299,10 @@ pub fn load(
         let expected = format!(
             "a MIDI file that lasts more than 0 s and at most {MAX_SCORE_DURATION} s (one hour), its tail included"
         );
-        return Err(beyond(expected, format!("{} s", tidy(&duration.to_string()))));
+        let tempo = midi
+            .slowest_beat
+            .map_or_else(String::new, |beat| format!(" (its slowest tempo: {} s a beat)", number(beat)));
+        return Err(beyond(expected, format!("{} s{tempo}", number(duration))));
     }
     if gestures.len() > MAX_SCORE_EVENTS {
         let expected = format!("a MIDI file that makes at most {MAX_SCORE_EVENTS} score events");
@@ -288,5 +311,5 @@ pub fn load(
     let name = std::path::Path::new(file).file_name().map_or(file.into(), |n| n.to_string_lossy());
     let text = score_text(&gestures, instrument, duration, &name);
     let score = parse_score(&text, &format!("{file} (as a score)"), instrument, None)?;
-    Ok((score, text, skipped))
+    Ok(MidiScore { score, text, skipped, slowest_beat: midi.slowest_beat })
 }

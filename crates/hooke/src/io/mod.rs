@@ -4,6 +4,6 @@ mod atomic;
 mod csv;
 mod wav;
 
-pub use atomic::{check_writable, AtomicFile};
+pub use atomic::{check_writable, AtomicFile, STALE_AGE};
 pub use csv::{write_csv_file, CsvError, CsvWriter};
 pub use wav::{check_wav_size, write_wav, write_wav_file, SampleFormat, WavError, WavOptions, WavReport};

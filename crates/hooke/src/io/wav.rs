@@ -1,13 +1,15 @@
 //! WAV output: float or integer samples, optional peak normalisation, clipping report.
 
 use super::AtomicFile;
+use crate::model::number;
 use std::io::{Seek, Write};
 use std::path::Path;
 
 /// The sample encoding of a WAV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SampleFormat {
-    /// 32-bit IEEE float (the default): values beyond +-1 are kept, but reported.
+    /// 32-bit IEEE float (the default): values beyond +-1 are kept, but reported; values beyond
+    /// its range (about 3.4e38) are refused.
     #[default]
     Float32,
     /// 16-bit integer PCM: values beyond +-1 are clipped.
@@ -108,6 +110,34 @@ pub enum WavError {
         /// The sample.
         value: f64,
     },
+    /// A sample, after the gain, beyond what a 32-bit float holds (about 3.4e38): the file would
+    /// hold an infinity where the signal has a value.
+    #[error(
+        "channel {channel}, frame {frame}: the sample {} is beyond the range of 32-bit float samples \
+         (+-{:e}); nothing written: normalise the output or lower the pickup weights",
+        number(*value),
+        f32::MAX
+    )]
+    BeyondFloat32 {
+        /// Channel, 1-based.
+        channel: usize,
+        /// Frame, 0-based.
+        frame: usize,
+        /// The sample, after the gain.
+        value: f64,
+    },
+    /// Normalisation asked for a signal whose peak is below the smallest normal `f64`: its
+    /// samples have lost their precision, and the gain to full scale is beyond an `f64`.
+    #[error(
+        "the loudest sample is {}, below the smallest normal double ({:e}): too quiet to scale to \
+         full scale (its samples have lost their precision); nothing written: raise the pickup weights",
+        number(*peak),
+        f64::MIN_POSITIVE
+    )]
+    TooQuiet {
+        /// The largest absolute sample.
+        peak: f64,
+    },
     /// The encoder refused.
     #[error("WAV encoding: {0}")]
     Encode(#[from] hound::Error),
@@ -126,8 +156,10 @@ pub fn check_wav_size(frames: u64, channels: usize, format: SampleFormat) -> Res
 }
 
 /// Writes `channels` (one vector per channel, equal lengths) as an interleaved WAV at `rate` Hz.
-/// Refuses, before writing a byte, a file too large for the format, no channels, or a sample
-/// that is not finite.
+/// Refuses, before writing a byte, a file too large for the format, no channels, a sample that
+/// is not finite, a sample beyond the range of 32-bit floats (without normalisation), or a
+/// signal too quiet to normalise (a peak below the smallest normal `f64`): a file never holds an
+/// infinity or a NaN.
 pub fn write_wav<W: Write + Seek>(
     out: W,
     channels: &[Vec<f64>],
@@ -142,7 +174,17 @@ pub fn write_wav<W: Write + Seek>(
         }
     }
     let raw_peak = channels.iter().flatten().fold(0.0f64, |p, s| p.max(s.abs()));
+    if options.normalize && raw_peak > 0.0 && raw_peak < f64::MIN_POSITIVE {
+        return Err(WavError::TooQuiet { peak: raw_peak });
+    }
     let gain = if options.normalize && raw_peak > 0.0 { NORMALIZED_PEAK / raw_peak } else { 1.0 };
+    if options.format == SampleFormat::Float32 && (raw_peak * gain) as f32 == f32::INFINITY {
+        for (c, channel) in channels.iter().enumerate() {
+            if let Some(frame) = channel.iter().position(|s| (s * gain).abs() as f32 == f32::INFINITY) {
+                return Err(WavError::BeyondFloat32 { channel: c + 1, frame, value: channel[frame] * gain });
+            }
+        }
+    }
     let (bits, sample_format) = match options.format {
         SampleFormat::Float32 => (32, hound::SampleFormat::Float),
         SampleFormat::Int16 => (16, hound::SampleFormat::Int),

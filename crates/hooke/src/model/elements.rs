@@ -5,7 +5,7 @@
 //! of links are [`NodeRef`]s: the [`Node`] that [`Model::add_mass`] or [`Model::add_anchor`]
 //! returned, or an id.
 
-use super::validate::{check_finite, check_non_negative, check_positive, distance};
+use super::validate::{check_finite, check_mass, check_non_negative, distance};
 use super::{de, Element, Model, ModelError};
 use serde::Deserialize;
 
@@ -245,7 +245,7 @@ impl Model {
         let subject = format!("mass \"{}\"", mass.id);
         self.check_room(&subject, "id", Some(1), "one more mass")?;
         self.check_new_id(&subject, &mass.id)?;
-        check_positive(&subject, "mass", mass.mass)?;
+        check_mass(&subject, "mass", mass.mass)?;
         mass.position = self.position_or_origin(&subject, "position", std::mem::take(&mut mass.position))?;
         if mass.velocity.is_empty() {
             mass.velocity = vec![0.0; self.dimension];

@@ -119,9 +119,49 @@ fn closing_quote(inner: &str, mark: char) -> Option<usize> {
 
 /// `text` in double quotes, with `"` and `\` escaped, [`tidy`]: cut at [`MAX_QUOTED_CHARS`]
 /// characters when longer.
-pub(crate) fn quoted(text: &str) -> String {
+pub fn quoted(text: &str) -> String {
     let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
     tidy(&format!("\"{escaped}\""))
+}
+
+/// `text` for a message where it is not quoted (a model's or a score's name in a header): its
+/// first line, cut at [`MAX_QUOTED_CHARS`] characters when longer, with an ellipsis and the
+/// whole text's length (`xxx... (1000000 characters)`).
+pub fn clip(text: &str) -> String {
+    let first_line = text.lines().next().unwrap_or("");
+    let length = text.chars().count();
+    if first_line.len() == text.len() && length <= MAX_QUOTED_CHARS {
+        return text.to_string();
+    }
+    let head: String = first_line.chars().take(MAX_QUOTED_CHARS - 3).collect();
+    format!("{head}... ({length} characters)")
+}
+
+/// The smallest magnitude [`number`] writes in fixed notation.
+const SMALLEST_FIXED: f64 = 1e-3;
+/// The magnitude from which [`number`] writes exponent form.
+const LARGEST_FIXED: f64 = 1e9;
+
+/// `value` for a message, in few characters: fixed notation with up to six decimals, trailing
+/// zeros dropped, from 1e-3 to 1e9 in magnitude (`2645.08`, `0.5`, `0`); beyond, exponent form,
+/// as short as reads back the same value when that takes at most [`LONG_NUMBER`] characters
+/// (`5e-324`), else to six significant digits (`3.33333e59`): never 300 digits. `inf`, `NaN`.
+pub fn number(value: f64) -> String {
+    let magnitude = value.abs();
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if magnitude == 0.0 || (SMALLEST_FIXED..LARGEST_FIXED).contains(&magnitude) {
+        let text = format!("{value:.6}");
+        return text.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    let shortest = format!("{value:e}");
+    if shortest.len() <= LONG_NUMBER {
+        return shortest;
+    }
+    let text = format!("{value:.5e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    format!("{}e{exponent}", mantissa.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// `token` in exponent form, if it is an `f64` as `Display` writes it (`serde` adds `.0`),
@@ -141,7 +181,28 @@ fn short_number(token: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{quoted, tidy};
+    use super::{clip, number, quoted, tidy};
+
+    #[test]
+    fn numbers_are_short_and_names_are_clipped() {
+        let cases = [
+            (2645.08, "2645.08"),
+            (0.1 + 0.2, "0.3"),
+            (0.5, "0.5"),
+            (0.0, "0"),
+            (-1e-4, "-1e-4"),
+            (1.0 / 3.0 * 1e60, "3.33333e59"),
+            (5e-324, "5e-324"),
+            (-1.0 / 3.0 * 1e-40, "-3.33333e-41"),
+            (f64::INFINITY, "inf"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(number(value), text, "{value:e}");
+        }
+        assert_eq!(clip("short name"), "short name");
+        assert_eq!(clip(&"n".repeat(61)), format!("{}... (61 characters)", "n".repeat(57)));
+        assert_eq!(clip("two\nlines"), "two... (9 characters)");
+    }
 
     #[test]
     fn long_quoted_text_is_cut_and_long_numbers_are_short() {

@@ -58,8 +58,9 @@ pub use angle::{Angle, AngleElement};
 pub use bending::{Bending, BendingElement, MAX_BENDING_NODES};
 pub use contact::{Barrier, BarrierSpec, Collision, CollisionSpec, MassSelection};
 pub use elements::{Anchor, Damper, Initial, Link, Mass, Node, NodeRef, Spring};
+pub(crate) use error::tidy;
 pub use error::ModelError;
-pub(crate) use error::{quoted, tidy};
+pub use error::{clip, number, quoted};
 pub(crate) use forces::interpolate;
 pub use forces::{ExternalForce, ForceSpec, Samples, Signal, Sinusoid};
 pub use generate::{

@@ -264,6 +264,21 @@ pub(crate) fn check_non_negative(subject: &str, field: &'static str, value: f64)
     }
 }
 
+/// Checks a mass, kg: finite, > 0, and at least the smallest normal `f64` (about 2.2e-308), so
+/// that its reciprocal, by which every force is divided, is finite (1 / 5e-324 is infinite).
+pub(crate) fn check_mass(subject: &str, field: &'static str, value: f64) -> Result<(), ModelError> {
+    check_positive(subject, field, value)?;
+    if value >= f64::MIN_POSITIVE {
+        Ok(())
+    } else {
+        let expected = format!(
+            "a mass of at least {:e} kg (the smallest whose reciprocal is finite)",
+            f64::MIN_POSITIVE
+        );
+        Err(ModelError::new(subject, field, expected, format!("{value:e} kg")))
+    }
+}
+
 /// Checks a count of generated masses, rows or columns: at least 1.
 pub(crate) fn check_count(subject: &str, field: &'static str, n: usize) -> Result<(), ModelError> {
     if n >= 1 {

@@ -2,7 +2,7 @@
 //! (displacements in 1D).
 
 use super::{given, required, undercut, Given};
-use crate::model::validate::{check_non_negative, check_positive};
+use crate::model::validate::{check_mass, check_non_negative, check_positive};
 use crate::model::{Bending, Damper, Mass, Model, ModelError, Node};
 use serde::Deserialize;
 
@@ -148,7 +148,7 @@ fn bar_elements(subject: &str, spec: &BarSpec) -> Result<(f64, f64), ModelError>
     match given(subject, &lumped, &physical)? {
         Given::Lumped => {
             let (mass, kappa) = (required(subject, lumped[0], "kg")?, required(subject, lumped[1], "N/m")?);
-            check_positive(subject, "mass", mass)?;
+            check_mass(subject, "mass", mass)?;
             check_non_negative(subject, "bending", kappa)?;
             Ok((mass, kappa))
         }

@@ -13,7 +13,7 @@
 //! chain has each mode's frequency and decay time.
 
 use super::body_chain::{realise, BodyChain};
-use crate::model::validate::check_positive;
+use crate::model::validate::{check_mass, check_positive};
 use crate::model::{Anchor, Mass, Spring};
 use crate::model::{Model, ModelError, Node};
 use std::f64::consts::PI;
@@ -104,7 +104,7 @@ fn check_modes(subject: &str, modes: &[BodyMode]) -> Result<(), ModelError> {
         };
         check_positive(&mode_subject, "frequency", mode.frequency).map_err(at_modes)?;
         check_positive(&mode_subject, "decay_time", mode.decay_time).map_err(at_modes)?;
-        check_positive(&mode_subject, "mass", mode.mass).map_err(at_modes)?;
+        check_mass(&mode_subject, "mass", mode.mass).map_err(at_modes)?;
         let q = PI * mode.frequency * mode.decay_time;
         if q <= 0.5 {
             return Err(ModelError::new(

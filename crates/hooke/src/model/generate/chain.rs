@@ -1,6 +1,6 @@
 //! A chain of N masses hanging from a node (a pendulum when N = 1), in any dimension.
 
-use crate::model::validate::{check_count, check_non_negative, check_positive, distance};
+use crate::model::validate::{check_count, check_mass, check_non_negative, check_positive, distance};
 use crate::model::{de, Mass, Model, ModelError, Node, NodeRef, Spring};
 use serde::Deserialize;
 
@@ -72,7 +72,7 @@ impl Model {
         check_count(&subject, "masses", spec.masses)?;
         self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
         check_positive(&subject, "link_length", spec.link_length)?;
-        check_positive(&subject, "mass", spec.mass)?;
+        check_mass(&subject, "mass", spec.mass)?;
         check_non_negative(&subject, "stiffness", spec.stiffness)?;
         check_non_negative(&subject, "damping", spec.damping)?;
         let start = self.resolve_node(&subject, "from", &spec.from).map_err(|mut error| {

@@ -26,7 +26,7 @@ pub use plate::PlateSpec;
 pub use string::{Pluck, StringSpec};
 pub use undercut::{MAX_UNDERCUT_DEPTH, UNDERCUT_WIDTH};
 
-use super::validate::{check_non_negative, check_positive};
+use super::validate::{check_mass, check_non_negative, check_positive};
 use super::ModelError;
 use std::f64::consts::PI;
 
@@ -143,7 +143,7 @@ fn lumped_values(
 ) -> Result<Lumped, ModelError> {
     match *elements {
         Elements::Lumped { mass, stiffness, damping } => {
-            check_positive(subject, "mass", mass)?;
+            check_mass(subject, "mass", mass)?;
             check_non_negative(subject, "stiffness", stiffness)?;
             check_non_negative(subject, "damping", damping)?;
             Ok(Lumped {
