@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests: a virtual environment (VENV, default .venv) with maturin, numpy,
-# pytest and the optional extras that install (pandas, matplotlib, Dask, Ray, nbclient), the
-# hooke-py wheel built in release with maturin (with the GPU backend: its tests skip without a
-# Vulkan driver) and installed, the `hooke` binary the parity tests compare with, then pytest
-# over crates/hooke-py/tests.
+# pytest and the optional extras that install (pandas, matplotlib, Dask, Ray, nbclient,
+# hypothesis), the hooke-py wheel built in release with maturin (with the GPU backend: its tests
+# skip without a Vulkan driver) and installed, the `hooke` binary the parity tests compare with,
+# then pytest over crates/hooke-py/tests.
 #   bash scripts/test-python.sh [PYTEST ARGS...]
 # Needs Python >= 3.9 (PYTHON, default python3) and network access to PyPI on the first run.
 set -euo pipefail
@@ -22,7 +22,7 @@ echo "== installing maturin, numpy, pytest"
 "$PY" -m pip install -q --upgrade pip
 "$PY" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" pytest
 # The extras are optional: a test that needs one skips, saying which, when it is missing.
-for extra in pandas matplotlib "dask[distributed]" ray "nbclient nbformat ipykernel"; do
+for extra in pandas matplotlib "dask[distributed]" ray "nbclient nbformat ipykernel" hypothesis; do
   # shellcheck disable=SC2086
   "$PY" -m pip install -q $extra || echo "warning: $extra did not install; its tests will skip"
 done

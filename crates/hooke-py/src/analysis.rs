@@ -2,6 +2,7 @@
 //! string design.
 
 use crate::errors::analysis_error;
+use crate::limits::{check_number, MAX_WARPING_SAMPLES};
 use hooke::analysis::design::{design_string as library_design, TuneTarget};
 use hooke::analysis::modes::Damping;
 use hooke::analysis::regions::warping_curve as library_warping;
@@ -11,6 +12,11 @@ use numpy::ndarray::Array2;
 use numpy::{Complex64, IntoPyArray};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+/// The largest damping `gamma h` and frequency `w0 h` of a warping curve: 1e6, so that
+/// `(w0 h)^2` and the schemes' poles stay finite (any scheme is far past its stability or its
+/// useful range there).
+const MAX_WARPING_PRODUCT: f64 = 1e6;
 
 /// A report as a `hooke.Analysis`: one array entry per mode, by increasing analog frequency.
 pub(crate) fn analysis_result<'py>(py: Python<'py>, report: &SchemeAnalysis) -> PyResult<Bound<'py, PyAny>> {
@@ -93,7 +99,8 @@ pub(crate) fn design_string<'py>(
 /// The frequency warping of `scheme` with damping `gamma_h` (gamma h): `samples` points with
 /// w0 h from 0 to `omega0_h_max` (rad/sample). Returns a dict of arrays: `omega0_h`, `mu_h`
 /// (the analog frequency mu h; NaN when overdamped), `omega_d_h` (the digital frequency of the
-/// dominant pole, rad/sample) and `region`.
+/// dominant pole, rad/sample) and `region`. `gamma_h` and `omega0_h_max` are at most
+/// [`MAX_WARPING_PRODUCT`], `samples` 2 to [`MAX_WARPING_SAMPLES`].
 #[pyfunction]
 #[pyo3(signature = (scheme, gamma_h = 0.0, omega0_h_max = 3.0, samples = 301))]
 pub(crate) fn warping_curve<'py>(
@@ -104,6 +111,16 @@ pub(crate) fn warping_curve<'py>(
     samples: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scheme = crate::scheme(scheme)?;
+    let bound = format!("at most {MAX_WARPING_PRODUCT:e}");
+    let valid = 0.0 <= gamma_h && gamma_h <= MAX_WARPING_PRODUCT;
+    check_number("warping_curve", "gamma_h", gamma_h, valid, &format!("a damping gamma h >= 0 and {bound}"))?;
+    let valid = 0.0 < omega0_h_max && omega0_h_max <= MAX_WARPING_PRODUCT;
+    let expected = format!("a frequency w0 h > 0 rad/sample and {bound}");
+    check_number("warping_curve", "omega0_h_max", omega0_h_max, valid, &expected)?;
+    if !(2..=MAX_WARPING_SAMPLES).contains(&samples) {
+        let expected = format!("2 to 2^20 = {MAX_WARPING_SAMPLES} points");
+        return Err(crate::model_rule("warping_curve", "samples", expected, samples));
+    }
     let points =
         library_warping(scheme, gamma_h, omega0_h_max, samples).map_err(|e| analysis_error(py, &e))?;
     let dict = PyDict::new(py);

@@ -17,6 +17,7 @@ mod analysis;
 mod device;
 mod errors;
 mod generators;
+mod limits;
 mod model;
 mod performance;
 mod record;

@@ -2,6 +2,7 @@
 //! ([`Performance`]), rendered in blocks with the GIL released.
 
 use crate::errors::{engine_error, run_error, source_error};
+use crate::limits::check_output;
 use crate::record::{channels_array, frames_in_blocks};
 use hooke::format::{instrument, score};
 use hooke::score::performance::{Performance as LibraryPerformance, PerformanceOptions};
@@ -22,6 +23,30 @@ pub struct Performance {
 }
 
 impl Performance {
+    /// Renders up to `frames` more output frames (fewer at the score's end) for `call`, whose
+    /// argument `argument` asked for them; refused before rendering when they would exceed
+    /// [`MAX_OUTPUT_BYTES`](crate::limits::MAX_OUTPUT_BYTES).
+    fn render_frames<'py>(
+        &mut self,
+        py: Python<'py>,
+        call: &str,
+        argument: &'static str,
+        frames: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let oversample = self.oversample as u64;
+        let performance = self.performance_mut();
+        let (channels, step) = (performance.channels(), performance.step());
+        let end = step.saturating_add(frames.saturating_mul(oversample)).min(performance.total_steps());
+        // At most one frame for each `oversample` steps, and one the decimator owed.
+        let made = (end - step).div_ceil(oversample) + 1;
+        let asked = format!("{made} frames (of the {frames} asked) x {channels} channel(s) x 8 bytes");
+        let bytes = made as u128 * channels as u128 * 8;
+        check_output(call, argument, &asked, bytes, "render(frames) in blocks")?;
+        frames_in_blocks(py, performance, channels, end - step, |performance, block, output| {
+            performance.render(block, output)
+        })
+    }
+
     /// The performance, for reading.
     fn performance(&self) -> MutexGuard<'_, LibraryPerformance> {
         self.performance.lock().unwrap_or_else(PoisonError::into_inner)
@@ -71,13 +96,7 @@ impl Performance {
     /// Renders the next `frames` output frames (fewer at the score's end), float64 of shape
     /// (channels, frames), in metres (the pickups' units, not normalised). Ctrl-C interrupts.
     fn render<'py>(&mut self, py: Python<'py>, frames: u64) -> PyResult<Bound<'py, PyAny>> {
-        let steps = frames * self.oversample as u64;
-        let performance = self.performance_mut();
-        let (channels, step) = (performance.channels(), performance.step());
-        let end = (step + steps).min(performance.total_steps());
-        frames_in_blocks(py, performance, channels, end - step, |performance, block, output| {
-            performance.render(block, output)
-        })
+        self.render_frames(py, "render", "frames", frames)
     }
 
     /// The last frames owed by the decimator (the end of the render), float64 of shape
@@ -92,7 +111,8 @@ impl Performance {
     /// Renders the whole score and the decimator's tail: float64 of shape (channels, frames).
     fn render_all<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let remaining = self.performance_mut().total_steps() - self.performance_mut().step();
-        let body = self.render(py, remaining.div_ceil(self.oversample as u64))?;
+        let body =
+            self.render_frames(py, "render_all", "score", remaining.div_ceil(self.oversample as u64))?;
         let tail = self.finish(py)?;
         py.import("numpy")?.getattr("concatenate")?.call1(((body, tail), 1))
     }
@@ -146,15 +166,18 @@ impl Performance {
     }
 
     fn __repr__(&self) -> String {
+        // The performance locked once: a second lock in the same statement would wait for the
+        // first.
+        let performance = self.performance();
         format!(
             "<hooke.Performance: {} s, {} at {} x {} Hz, {} channel(s), step {} of {}>",
             self.duration,
             self.scheme,
             self.oversample,
             self.rate,
-            self.performance().channels(),
-            self.performance().step(),
-            self.performance().total_steps()
+            performance.channels(),
+            performance.step(),
+            performance.total_steps()
         )
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::analysis::analysis_result;
 use crate::errors::{analysis_error, engine_error, model_error, run_error, HookeError};
+use crate::limits::{check_number, check_output};
 use crate::model_rule;
 use crate::record::{channels_array, frames_in_blocks, Blocks, Recorder};
 use hooke::analysis::report::AnalysisOptions;
@@ -101,6 +102,14 @@ impl Simulation {
         result.map_err(|e| model_error(py, &e))
     }
 
+    /// The bytes of one row of a `Trajectory`: its step and time, the masses' positions and
+    /// velocities, the pickups and, `with_energy`, the three energies; 8 bytes each.
+    fn row_bytes(&self, with_energy: bool) -> usize {
+        let engine = self.engine();
+        let energies = if with_energy { 3 } else { 0 };
+        8 * (2 + 2 * engine.system().mass_coordinates() + engine.channels() + energies)
+    }
+
     /// Renders `frames` frames per channel in blocks with the GIL released.
     fn render_blocks<'py, S: Sample + Send + numpy::Element>(
         &mut self,
@@ -108,6 +117,10 @@ impl Simulation {
         frames: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let channels = self.engine().channels();
+        let sample = std::mem::size_of::<S>();
+        let asked = format!("{frames} frames x {channels} channel(s) x {sample} bytes");
+        let bytes = frames as u128 * channels as u128 * sample as u128;
+        check_output("render", "frames", &asked, bytes, "render longer output in blocks")?;
         let mut buffer = vec![S::from_f64(0.0); channels * frames];
         let mut blocks = Blocks::new();
         let mut start = 0;
@@ -152,12 +165,18 @@ impl Simulation {
         every: u64,
         energy: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let length = match (seconds, steps) {
-            (Some(s), None) => RunLength::duration(s).map_err(|e| model_error(py, &e))?,
-            (None, Some(n)) => RunLength::Steps(n),
-            (None, None) => {
-                self.length.ok_or_else(|| model_rule("run", "seconds", "seconds or steps", "neither"))?
+        // The argument that gave the length, named by its errors (the file's field without one).
+        let (argument, length) = match (seconds, steps) {
+            (Some(s), None) => {
+                let length =
+                    RunLength::duration(s).map_err(|e| model_rule("run", "seconds", e.expected, e.found))?;
+                (Some("seconds"), length)
             }
+            (None, Some(n)) => (Some("steps"), RunLength::Steps(n)),
+            (None, None) => (
+                None,
+                self.length.ok_or_else(|| model_rule("run", "seconds", "seconds or steps", "neither"))?,
+            ),
             (Some(_), Some(_)) => {
                 return Err(model_rule("run", "steps", "seconds or steps, not both", "both"))
             }
@@ -171,8 +190,15 @@ impl Simulation {
                  shows: on device=\"gpu\" use render() or advance(), or simulate on the CPU",
             ));
         }
-        let total = length.steps(self.engine().dt());
-        let rows = (total / every + 2) as usize;
+        let total = length
+            .step_count(self.engine().dt())
+            .map_err(|e| model_rule("run", argument.unwrap_or(e.field), e.expected, e.found))?;
+        let rows = total / every + 2;
+        let row_bytes = self.row_bytes(energy);
+        let asked = format!("{total} steps recorded every {every}: {rows} rows x {row_bytes} bytes");
+        let remedy = "a larger `every`, or the run in parts";
+        check_output("run", argument.unwrap_or("every"), &asked, rows as u128 * row_bytes as u128, remedy)?;
+        let rows = rows as usize;
         let last_step = self.engine().step() + total;
         let pickups = self.pickups.clone();
         let mut recorder = Recorder::new(self.engine().system(), pickups, every, last_step, energy, rows);
@@ -220,7 +246,20 @@ impl Simulation {
     /// Takes `steps` simulation steps and returns the output frames they complete, float64 of
     /// shape (channels, frames).
     fn advance<'py>(&mut self, py: Python<'py>, steps: u64) -> PyResult<Bound<'py, PyAny>> {
-        let channels = self.engine().channels();
+        let steps = RunLength::Steps(steps)
+            .step_count(self.dt())
+            .map_err(|e| model_rule("advance", "steps", e.expected, e.found))?;
+        let (channels, oversample) = {
+            let engine = self.engine();
+            (engine.channels(), engine.config().oversample)
+        };
+        // At most one frame for each `oversample` steps, and one the decimator owed.
+        let frames = steps.div_ceil(oversample as u64) + 1;
+        let asked = format!(
+            "{steps} steps at {oversample} a frame: {frames} frames x {channels} channel(s) x 8 bytes"
+        );
+        let bytes = frames as u128 * channels as u128 * 8;
+        check_output("advance", "steps", &asked, bytes, "advance in parts")?;
         frames_in_blocks(py, self.engine_mut(), channels, steps, |engine, block, output| {
             engine.advance(block, output)
         })
@@ -313,9 +352,8 @@ impl Simulation {
         axis: usize,
         at: Option<f64>,
     ) -> PyResult<()> {
-        if !(duration.is_finite() && duration > 0.0 && peak.is_finite()) {
-            return Err(model_rule("pluck", "duration", "a finite peak (N) and a duration > 0 s", duration));
-        }
+        check_number("pluck", "peak", peak, true, "a finite force (N)")?;
+        check_number("pluck", "duration", duration, duration > 0.0, "a duration > 0 s")?;
         let coordinate = self.coordinate(mass, axis)?;
         self.send(py, Event::Excite(Excitation::Pulse(Pulse { coordinate, peak, duration })), at)
     }
@@ -334,14 +372,10 @@ impl Simulation {
         axis: usize,
         at: Option<f64>,
     ) -> PyResult<()> {
-        if !(hammer_mass > 0.0 && stiffness >= 0.0 && exponent >= 1.0 && velocity.is_finite()) {
-            return Err(model_rule(
-                "strike",
-                "hammer",
-                "hammer_mass > 0 kg, stiffness >= 0, exponent >= 1",
-                hammer_mass,
-            ));
-        }
+        check_number("strike", "velocity", velocity, true, "a finite velocity (m/s)")?;
+        check_number("strike", "hammer_mass", hammer_mass, hammer_mass > 0.0, "a mass > 0 kg")?;
+        check_number("strike", "stiffness", stiffness, stiffness >= 0.0, "a stiffness >= 0 (N/m^exponent)")?;
+        check_number("strike", "exponent", exponent, exponent >= 1.0, "an exponent >= 1")?;
         let coordinate = self.coordinate(mass, axis)?;
         let hammer = Hammer { coordinate, mass: hammer_mass, stiffness, exponent, velocity };
         self.send(py, Event::Excite(Excitation::Strike(hammer)), at)
@@ -361,9 +395,10 @@ impl Simulation {
         axis: usize,
         at: Option<f64>,
     ) -> PyResult<()> {
-        if !(force >= 0.0 && duration > 0.0 && sharpness > 0.0 && velocity.is_finite()) {
-            return Err(model_rule("bow", "force", "force >= 0 N, duration > 0 s, sharpness > 0", force));
-        }
+        check_number("bow", "velocity", velocity, true, "a finite velocity (m/s)")?;
+        check_number("bow", "force", force, force >= 0.0, "a force >= 0 N")?;
+        check_number("bow", "duration", duration, duration > 0.0, "a duration > 0 s")?;
+        check_number("bow", "sharpness", sharpness, sharpness > 0.0, "a sharpness > 0 (s^2/m^2)")?;
         let coordinate = self.coordinate(mass, axis)?;
         let bow = Bow { coordinate, velocity, force, sharpness, duration };
         self.send(py, Event::Excite(Excitation::Bow(bow)), at)
@@ -489,13 +524,15 @@ impl Simulation {
     }
 
     fn __repr__(&self) -> String {
+        // The engine locked once: a second lock in the same statement would wait for the first.
+        let engine = self.engine();
         format!(
             "<hooke.Simulation: {} at {} Hz, {} masses, step {}, {} path>",
-            self.engine().scheme(),
-            self.rate(),
+            engine.scheme(),
+            engine.config().step.hertz(),
             self.mass_ids.len(),
-            self.engine().step(),
-            self.engine().path().name()
+            engine.step(),
+            engine.path().name()
         )
     }
 }

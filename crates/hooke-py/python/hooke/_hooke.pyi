@@ -255,11 +255,13 @@ class Simulation:
     """A model compiled and running on the engine."""
 
     def run(self, seconds: Optional[float] = None, steps: Optional[int] = None, every: int = 1, energy: bool = True) -> Trajectory:
-        """Rows of times (s), positions (m), velocities (m/s), energies (J) and pickups."""
+        """Rows of times (s), positions (m), velocities (m/s), energies (J) and pickups; at most
+        2^40 steps and 4 GiB of rows (docs/python.md, Limits)."""
     def render(self, frames: int, dtype: Literal["float32", "float64"] = "float32") -> npt.NDArray[Any]:
-        """Exactly `frames` output frames, shape (channels, frames)."""
+        """Exactly `frames` output frames, shape (channels, frames); at most 4 GiB of them."""
     def advance(self, steps: int) -> npt.NDArray[np.float64]:
-        """`steps` steps; the frames they complete, shape (channels, frames)."""
+        """`steps` steps (at most 2^40); the frames they complete, shape (channels, frames),
+        at most 4 GiB of them."""
     def flush(self) -> npt.NDArray[np.float64]:
         """The decimator's last frames."""
     def sample(self) -> npt.NDArray[np.float64]:
@@ -387,4 +389,5 @@ def design_string(
     """omega0 (rad/s), gamma (1/s), mass (kg), stiffness (N/m), damping (N s/m)."""
 
 def warping_curve(scheme: Scheme, gamma_h: float = 0.0, omega0_h_max: float = 3.0, samples: int = 301) -> Dict[str, Any]:
-    """omega0_h, mu_h, omega_d_h (rad/sample) and region of each point."""
+    """omega0_h, mu_h, omega_d_h (rad/sample) and region of each of `samples` points (2 to
+    2^20); `gamma_h` 0 to 1e6, `omega0_h_max` above 0 up to 1e6."""

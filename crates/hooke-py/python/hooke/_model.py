@@ -4,7 +4,9 @@ strings and membranes, model files, and the string design of Morgan & Qiao 2009.
 from __future__ import annotations
 
 import functools
+import numbers
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
@@ -85,17 +87,62 @@ class Model(_hooke.Model):
                       rigidity=rigidity, drag=drag, damping=damping)
         return self._add_generated("plate", fields)
 
-    def add_body(self, id: str, modes: List[Tuple[float, float, float]]) -> List[str]:
+    def add_body(self, id: str, modes: List[Any]) -> List[str]:
         """Adds a body given by its modes at its bridge ``ID.1`` (1D; ``[[body]]``): each mode
-        ``(frequency Hz, decay_time s, effective mass kg)``. Strings end on it with their
-        ``to`` node. Returns the mass ids, the bridge first."""
-        table = [dict(frequency=f, decay_time=tau, mass=m) for f, tau, m in modes]
-        return self._add_generated("body", dict(id=id, modes=table))
+        ``(frequency Hz, decay_time s, effective mass kg)`` or a dict with those keys, as the
+        model file's ``{ frequency, decay_time, mass }``. Strings end on it with their ``to``
+        node. Returns the mass ids, the bridge first."""
+        if isinstance(modes, (str, bytes, dict)) or not isinstance(modes, Iterable):
+            raise TypeError(f"add_body: modes: expected a list of modes; found {_quote(modes)}")
+        return self._add_generated("body", dict(id=id, modes=[_body_mode(i, mode) for i, mode in enumerate(modes)]))
 
     def _repr_html_(self) -> str:
         from .display import model_html
 
         return model_html(self)
+
+
+_BODY_MODE_FIELDS = ("frequency", "decay_time", "mass")
+
+
+def _body_mode(index: int, mode: Any) -> dict:
+    """Mode ``index`` of ``add_body``'s ``modes`` as the model file's table: from a dict with the
+    keys ``frequency``, ``decay_time`` and ``mass``, or a sequence of those three numbers. A
+    mode of another shape, or a field that is no number, is a ``TypeError`` naming it."""
+    where = f"add_body: modes[{index}]"
+    if isinstance(mode, dict):
+        unknown = sorted(set(map(str, mode)) - set(_BODY_MODE_FIELDS))
+        missing = [key for key in _BODY_MODE_FIELDS if key not in mode]
+        if unknown or missing:
+            raise TypeError(
+                f"{where}: expected the keys frequency, decay_time and mass; found {_quote(sorted(map(str, mode)))}"
+            )
+        fields = {key: mode[key] for key in _BODY_MODE_FIELDS}
+    else:
+        values = tuple(mode) if isinstance(mode, Iterable) and not isinstance(mode, (str, bytes)) else ()
+        if len(values) != len(_BODY_MODE_FIELDS):
+            raise TypeError(
+                f"{where}: expected (frequency Hz, decay_time s, mass kg) or a dict with those keys; found {_quote(mode)}"
+            )
+        fields = dict(zip(_BODY_MODE_FIELDS, values))
+    for key, value in fields.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{where}.{key}: expected a number; found {_quote(value)}")
+        try:
+            fields[key] = float(value)
+        except OverflowError:
+            raise ValueError(f"{where}.{key}: expected a finite number; found an integer too large for a float") from None
+    return fields
+
+
+def _quote(value: Any) -> str:
+    """``repr(value)`` for an error message, cut after 60 characters (as the library quotes a
+    user's text)."""
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails (an integer too long to print) still names the type
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 60 else f"{text[:60]}... ({len(text)} characters)"
 
 
 def _recorded(name: str):
