@@ -141,6 +141,8 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
     stream.play().map_err(|e| miette!("audio device: {e}"))?;
     let keyboard =
         args.keyboard || (args.midi.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()));
+    // From here a signal stops the play cleanly (the terminal restored, a recording written).
+    let _deferred = interrupt.defer();
     let played = Instant::now();
     let deadline = args.seconds.map(Duration::from_secs_f64);
     let over = || interrupt.requested() || deadline.is_some_and(|d| played.elapsed() >= d);

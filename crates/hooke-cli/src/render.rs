@@ -160,6 +160,7 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
             break;
         }
     }
+    let _deferred = interrupt.defer();
     write_rendered(&args, sound)
 }
 
@@ -220,6 +221,7 @@ struct Sources<'a> {
 
 fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let rendered = render_sources(sources, args, interrupt)?;
+    let _deferred = interrupt.defer();
     write_rendered(args, rendered)
 }
 
@@ -317,6 +319,8 @@ fn render_sources(
         performance.path().name()
     );
     let mut output = vec![Vec::with_capacity(frames as usize); performance.channels()];
+    // From here a signal stops the render after its block and keeps what was rendered.
+    let _deferred = interrupt.defer();
     let started = Instant::now();
     // Blocks of about a million mass-steps: a signal is seen within a fraction of a second.
     let block = (1_000_000 / instrument.model.masses().len().max(1) as u64).clamp(1, 1 << 16);

@@ -123,6 +123,8 @@ fn run_source(source: &str, file_name: &str, args: &RunArgs, interrupt: &Interru
         )?;
     }
 
+    // From here a signal stops the run after its block and keeps what was computed.
+    let _deferred = interrupt.defer();
     // Outputs: every file is written under a temporary name and renamed when complete.
     let mut csv = match &args.csv {
         Some(path) => {

@@ -323,3 +323,48 @@ fn analyze_reports_bad_input_without_panicking() {
     assert!(stderr(&out).contains("no mass"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("panicked"));
 }
+
+/// A 3D membrane of 4 x 10 000 masses: its sparse analysis takes seconds (about 4.5 s in release
+/// on a 2-core machine) inside one Lanczos run, with no block boundary to check for a signal.
+#[cfg(unix)]
+fn slow_analysis_model() -> String {
+    "[model]\ndimension = 3\n[[membrane]]\nid = \"m\"\ncolumns = 4\nrows = 10000\nmass = 0.001\n\
+     stiffness = 100.0\nspacing = 0.01\n"
+        .to_string()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_stops_an_analysis_at_once() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), slow_analysis_model()).unwrap();
+    for (name, signal) in [("SIGTERM", libc::SIGTERM), ("SIGINT", libc::SIGINT), ("SIGHUP", libc::SIGHUP)] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hooke"))
+            .args(["analyze", "m.toml"])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: a signal to our own child process.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let sent = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if sent.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{name}: hooke analyze still running 20 s after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let waited = sent.elapsed();
+        assert_eq!(status.code(), Some(130), "{name}: {status:?}");
+        // A finished analysis exits with 0: 130 says the signal ended it, within 2 s.
+        assert!(waited < Duration::from_secs(2), "{name}: stopped {waited:?} after the signal");
+    }
+}

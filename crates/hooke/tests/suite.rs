@@ -6,6 +6,7 @@ mod common;
 mod measure;
 
 mod analysis;
+mod analysis_bounds;
 mod angular;
 mod bad_input;
 mod bending;

@@ -26,6 +26,7 @@ use super::linearise::Linearisation;
 use super::modes::{
     clean_rate, modes_of_oscillators, normalise_real, Damping, ModalOscillator, Modes, SparseCounts,
 };
+use crate::linalg::eigen::symmetric_eigen;
 use crate::linalg::sparse::SparseMatrix;
 use crate::linalg::Assemble;
 use faer::{Mat, Side};
@@ -259,9 +260,8 @@ fn lanczos(n: usize, count: usize, apply: &mut Operator<'_>) -> Result<RitzPairs
             tridiagonal[(i + 1, i)] = betas[i];
         }
     }
-    let eigen = tridiagonal.self_adjoint_eigen(Side::Lower).map_err(|_| AnalysisError::Eigen { size: m })?;
-    let values: Vec<f64> = (0..m).map(|i| eigen.S()[i]).collect();
-    let small_vectors = eigen.U();
+    let (values, small_vectors) =
+        symmetric_eigen(tridiagonal.as_ref()).map_err(|_| AnalysisError::Eigen { size: m })?;
     let vectors = (0..m)
         .map(|k| {
             let mut u = vec![0.0; n];

@@ -11,17 +11,19 @@
 //!   oscillator's (Morgan & Qiao 2009, eqs. (18)-(19)). Exact, and more accurate than the `2n x 2n`
 //!   eigenproblem (a symmetric solver's error is relative to `|K|`, not to `|A|`). Up to
 //!   [`DENSE_MODAL_LIMIT`] coordinates.
-//! - **State matrix** (dense): otherwise, the eigenvalues and eigenvectors of `A` itself (faer's
-//!   real nonsymmetric eigensolver), in the balanced form `[[0, w I], [-K'/w, -D']]` (`K' =
-//!   M^-1/2 K M^-1/2`, `D'` likewise, `w` the largest `sqrt(K'_ii)`), which is similar to `A` and
-//!   keeps its entries of one size. Up to [`STATE_MATRIX_LIMIT`] coordinates.
+//! - **State matrix** (dense): otherwise, the eigenvalues and eigenvectors of `A` itself (a real
+//!   nonsymmetric eigensolver that stops in bounded time, `linalg::eigen`), in the balanced form
+//!   `[[0, w I], [-K'/w, -D']]` (`K' = M^-1/2 K M^-1/2`, `D'` likewise, `w` the largest
+//!   `sqrt(K'_ii)`), which is similar to `A` and keeps its entries of one size. Up to
+//!   [`STATE_MATRIX_LIMIT`] coordinates.
 //! - **Sparse** (lowest and highest modes of larger models): see [`super::lanczos`].
 
 use super::discrete::Oscillator;
 use super::error::AnalysisError;
 use super::lanczos;
 use super::linearise::Linearisation;
-use faer::{c64, Mat, Side};
+use crate::linalg::eigen::{eigen, symmetric_eigen};
+use faer::{c64, Mat};
 use std::f64::consts::PI;
 
 /// The largest number of moving coordinates the dense modal path takes (a symmetric
@@ -173,10 +175,9 @@ pub fn modal_oscillators(
             &stiffness + &damping * faer::Scale(0.618_033_988_749_895 * stiffness_norm / damping_norm)
         }
     };
-    let eigen = combined.self_adjoint_eigen(Side::Lower).map_err(|_| AnalysisError::Eigen { size: n })?;
-    let vectors = eigen.U();
-    let projected_stiffness = vectors.transpose() * &stiffness * vectors;
-    let projected_damping = vectors.transpose() * &damping * vectors;
+    let (_, vectors) = symmetric_eigen(combined.as_ref()).map_err(|_| AnalysisError::Eigen { size: n })?;
+    let projected_stiffness = vectors.transpose() * &stiffness * &vectors;
+    let projected_damping = vectors.transpose() * &damping * &vectors;
     let off_diagonal = |matrix: &Mat<f64>| {
         let mut largest = 0.0_f64;
         for c in 0..n {
@@ -255,8 +256,7 @@ pub fn state_matrix_modes(linearisation: &Linearisation) -> Result<Vec<Mode>, An
             balanced[(n + i, n + j)] = -damping[(i, j)];
         }
     }
-    let eigen = balanced.eigen().map_err(|_| AnalysisError::Eigen { size: 2 * n })?;
-    let (values, vectors) = (eigen.S(), eigen.U());
+    let (values, vectors) = eigen(balanced.as_ref()).map_err(|_| AnalysisError::Eigen { size: 2 * n })?;
     let scale: Vec<f64> = linearisation.inverse_mass().iter().map(|w| w.sqrt()).collect();
     let mut modes = Vec::with_capacity(n);
     for k in 0..2 * n {
@@ -294,8 +294,8 @@ fn free_motions(
     omega: f64,
 ) -> Result<Vec<Mode>, AnalysisError> {
     let n = linearisation.coordinates();
-    let eigen = stiffness.self_adjoint_eigen(Side::Lower).map_err(|_| AnalysisError::Eigen { size: n })?;
-    let (values, vectors) = (eigen.S(), eigen.U());
+    let (values, vectors) =
+        symmetric_eigen(stiffness.as_ref()).map_err(|_| AnalysisError::Eigen { size: n })?;
     let scale: Vec<f64> = linearisation.inverse_mass().iter().map(|w| w.sqrt()).collect();
     let bound = (FREE_MOTION_TOLERANCE * omega).powi(2);
     Ok((0..n)

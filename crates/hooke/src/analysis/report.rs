@@ -21,6 +21,7 @@ use super::linearise::{About, Linearisation};
 use super::modes::{modes, Damping, Mode, Modes, SparseCounts, STATE_MATRIX_LIMIT};
 use super::poles::{dominant, DiscretePole, Region, MATRIX_TOLERANCE, OSCILLATOR_TOLERANCE};
 use super::stability::{fastest_rate, network_largest_step, oscillators_largest_step, StableStep};
+use crate::linalg::eigen::eigenvalues;
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use faer::c64;
@@ -152,7 +153,7 @@ impl ModelModes {
         }
         let matrix = one_step_matrix(system, scheme, dt, &self.linearisation)?;
         let size = matrix.nrows();
-        let poles = matrix.eigenvalues().map_err(|_| AnalysisError::Eigen { size })?;
+        let poles = eigenvalues(matrix.as_ref()).map_err(|_| AnalysisError::Eigen { size })?;
         Ok(poles.iter().all(|z| z.norm() <= 1.0 + MATRIX_TOLERANCE))
     }
 
@@ -221,7 +222,7 @@ impl ModelModes {
     ) -> Result<Vec<c64>, AnalysisError> {
         let matrix = one_step_matrix(system, scheme, dt, &self.linearisation)?;
         let size = matrix.nrows();
-        let actual = matrix.eigenvalues().map_err(|_| AnalysisError::Eigen { size })?;
+        let actual = eigenvalues(matrix.as_ref()).map_err(|_| AnalysisError::Eigen { size })?;
         // Every analog pole (conjugates included), the mode it belongs to, and where the scheme
         // would put it as an oscillator.
         let mut owners = Vec::with_capacity(size);

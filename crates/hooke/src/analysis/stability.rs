@@ -23,6 +23,7 @@ use super::discrete::{one_step_matrix, oscillator_poles, Oscillator};
 use super::error::AnalysisError;
 use super::linearise::Linearisation;
 use super::poles::{MATRIX_TOLERANCE, OSCILLATOR_TOLERANCE};
+use crate::linalg::eigen::eigenvalues;
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
@@ -139,7 +140,7 @@ pub fn network_largest_step(
             Err(other) => return Err(other),
         };
         let size = matrix.nrows();
-        let values = matrix.eigenvalues().map_err(|_| AnalysisError::Eigen { size })?;
+        let values = eigenvalues(matrix.as_ref()).map_err(|_| AnalysisError::Eigen { size })?;
         Ok(values.iter().filter(|z| z.norm() > 1.0 + MATRIX_TOLERANCE).count() <= unstable_poles)
     };
     if fastest == 0.0 {

@@ -1,7 +1,8 @@
 //! Linear algebra: matrices assembled entry by entry (sparse, or dense for small systems) and
-//! their LU solves, and the dense matrix exponential.
+//! their LU solves, the dense matrix exponential, and eigenvalues in bounded time.
 
 pub mod dense;
+pub mod eigen;
 pub mod expm;
 pub mod sparse;
 

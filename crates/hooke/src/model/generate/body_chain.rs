@@ -19,6 +19,7 @@
 
 use super::body::BodyMode;
 use crate::linalg::dense::DenseMatrix;
+use crate::linalg::eigen::eigenvalues;
 use crate::linalg::Assemble;
 use faer::Mat;
 use std::f64::consts::PI;
@@ -299,12 +300,10 @@ fn damped_poles(chain: &BodyChain) -> Result<Vec<(f64, f64)>, Unrealisable> {
             state[(n + i, n + j)] = -damping[(i, j)] / chain.masses[i];
         }
     }
-    let eigen = state.eigen().map_err(|_| {
+    let values = eigenvalues(state.as_ref()).map_err(|_| {
         Unrealisable::new("a chain whose modes can be computed", "an eigenvalue solver failure")
     })?;
-    let values = eigen.S();
-    let mut poles: Vec<(f64, f64)> =
-        (0..2 * n).map(|k| values[k]).filter(|s| s.im > 0.0).map(|s| (-s.re, s.im)).collect();
+    let mut poles: Vec<(f64, f64)> = values.iter().filter(|s| s.im > 0.0).map(|s| (-s.re, s.im)).collect();
     if poles.len() != n {
         return Err(Unrealisable::new(
             format!("{n} oscillating modes"),

@@ -10,7 +10,8 @@
 //! eigenvalues of `M^-1/2 K M^-1/2` with `K = sum_i kappa_i w w^T`, `w = (1, -2, 1)` at mass
 //! `i`: the bar as simulated has the ratio asked for.
 
-use faer::{Mat, Side};
+use crate::linalg::eigen::symmetric_eigenvalues;
+use faer::Mat;
 use std::f64::consts::PI;
 
 /// The fraction of the bar's length that the undercut spans, centred.
@@ -47,7 +48,7 @@ pub(super) fn mode_ratio(tau: &[f64]) -> Option<f64> {
             }
         }
     }
-    let mut values = scaled.self_adjoint_eigenvalues(Side::Lower).ok()?;
+    let mut values = symmetric_eigenvalues(scaled.as_ref()).ok()?;
     values.sort_by(f64::total_cmp);
     (n >= 4 && values[2] > 0.0).then(|| (values[3] / values[2]).sqrt())
 }
