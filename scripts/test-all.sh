@@ -24,7 +24,8 @@ echo "== Rust: cargo test --release --workspace ${features[*]}"
 cargo test --release --workspace --locked "${features[@]}"
 
 echo "== Python: scripts/test-python.sh"
-bash scripts/test-python.sh
+# The parity tests compare with the hooke binary that cargo test just built (same features).
+HOOKE_BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/hooke bash scripts/test-python.sh
 
 echo "== Browser: scripts/test-web.sh"
 bash scripts/test-web.sh

@@ -28,7 +28,10 @@ for extra in pandas matplotlib "dask[distributed]" ray "nbclient nbformat ipyker
 done
 
 echo "== building the hooke binary and the wheel (release)"
-cargo build --release -q -p hooke-cli
+# HOOKE_BIN (set by scripts/test-all.sh to the binary its cargo test built) is used as it is.
+if [ -z "${HOOKE_BIN:-}" ]; then
+  cargo build --release -q -p hooke-cli
+fi
 rm -rf "$CARGO_TARGET_DIR/wheels/hooke-"*.whl
 "$VENV/bin/maturin" build --release -q -F gpu -m crates/hooke-py/Cargo.toml -i "$PY"
 "$PY" -m pip install -q --force-reinstall --no-deps "$CARGO_TARGET_DIR"/wheels/hooke-*.whl
