@@ -361,7 +361,18 @@ fn a_mass_whose_reciprocal_is_infinite_is_refused() {
          reciprocal is finite), found 5e-324 kg"
     );
     assert!((1.0 / f64::MIN_POSITIVE).is_finite());
-    model.add_mass(Mass::new("n", f64::MIN_POSITIVE)).unwrap();
+    let n = model.add_mass(Mass::new("n", f64::MIN_POSITIVE)).unwrap();
+    // On it, 1e4 N/m is k / m = 4.5e311 1/s^2, beyond an f64 (the analysis read a free mode);
+    // 1 N/m is 4.5e307.
+    let ground = model.add_anchor(Anchor::new("g")).unwrap();
+    assert!((1e4 / f64::MIN_POSITIVE).is_infinite());
+    let error = model.add_spring(Spring::new(ground, n, 1e4)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "link from \"g\" to \"n\": `stiffness`: expected a stiffness whose ratio to the mass of \"n\" is \
+         finite, found 1e4 N/m on 2.2250738585072014e-308 kg"
+    );
+    model.add_spring(Spring::new(ground, n, 1.0)).unwrap();
 }
 
 #[test]

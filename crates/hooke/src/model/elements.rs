@@ -271,6 +271,29 @@ impl Model {
         Ok(node)
     }
 
+    /// Checks that each coefficient divided by the mass of each end that is a mass is finite:
+    /// the analysis and the schemes read `k / m` and `c / m` (a stiffness of 1e4 N/m on a mass
+    /// of 1e-308 kg is 1e312 1/s^2, beyond an `f64`).
+    fn check_per_mass<const N: usize>(
+        &self,
+        subject: &str,
+        ends: [Node; 2],
+        coefficients: [(&'static str, f64, &str); N],
+    ) -> Result<(), ModelError> {
+        for end in ends {
+            let Node::Mass(i) = end else { continue };
+            let mass = &self.masses[i];
+            for (field, value, unit) in coefficients {
+                if !(value / mass.mass).is_finite() {
+                    let expected = format!("a {field} whose ratio to the mass of \"{}\" is finite", mass.id);
+                    let found = format!("{value:e} {unit} on {:e} kg", mass.mass);
+                    return Err(ModelError::new(subject, field, expected, found));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Adds a spring (with its damper in parallel). Rules: the ends are nodes of the model,
     /// distinct and not both anchors; stiffness and damping finite and >= 0; in 2D/3D the ends
     /// start at distinct positions; a rest length is finite (2D/3D: >= 0).
@@ -321,6 +344,11 @@ impl Model {
         }
         check_non_negative(&subject, "stiffness", stiffness)?;
         check_non_negative(&subject, "damping", damping)?;
+        self.check_per_mass(
+            &subject,
+            [a_node, b_node],
+            [("stiffness", stiffness, "N/m"), ("damping", damping, "N s/m")],
+        )?;
         let rest_length = self.rest_length(&subject, a_node, b_node, rest_length)?;
         if let Some(id) = &id {
             self.ids.insert(id.clone(), Element::Link);
