@@ -3,6 +3,7 @@
 
 use crate::load::{load_run, parse_scheme, read_model, StepArgs};
 use clap::{Args, ValueEnum};
+use hooke::analysis::lanczos::memory_estimate;
 use hooke::analysis::linearise::About;
 use hooke::analysis::modes::Damping;
 use hooke::analysis::modes::SparseCounts;
@@ -81,6 +82,10 @@ pub fn analyze(args: &AnalyzeArgs) -> miette::Result<()> {
         },
         sparse: SparseCounts { lowest: args.lowest as usize, ..SparseCounts::default() },
     };
+    crate::limits::check_memory(
+        "the analysis (at least: its Lanczos vectors and the modes' shapes)",
+        memory_estimate(system.mass_coordinates(), options.sparse),
+    )?;
     let report = analyse(&system, loaded.settings.scheme, dt, &options).map_err(|e| miette!("{e}"))?;
     let about = match args.about {
         AboutArg::Initial => "initial",

@@ -10,12 +10,32 @@ pub const MAX_MASS_STEPS: f64 = 1e15;
 /// The share of the machine's available memory one command may plan to use.
 const MEMORY_SHARE: f64 = 0.8;
 
-/// Bytes of memory the system can still give (Linux's `MemAvailable`), if known.
+/// Bytes of memory the process can still be given: Linux's `MemAvailable`, or the process's
+/// address-space limit (`ulimit -v`) where that is lower; `None` if neither is known.
 pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|info| {
+        let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    });
+    match (available, address_space_limit()) {
+        (Some(a), Some(l)) => Some(a.min(l)),
+        (a, l) => a.or(l),
+    }
+}
+
+/// The soft limit on the process's address space (`RLIMIT_AS`), bytes; `None` when unlimited.
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct we own.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
 }
 
 /// Refuses `what` when it needs more than [`MEMORY_SHARE`] of the available memory (or, where
@@ -24,7 +44,10 @@ pub fn check_memory(what: &str, bytes: u128) -> miette::Result<()> {
     let (limit, machine) = match available_memory() {
         Some(available) => (
             available as f64 * MEMORY_SHARE,
-            format!("this machine has {} available", size(available as f64)),
+            format!(
+                "{} can be had (the available memory, or `ulimit -v` where lower)",
+                size(available as f64)
+            ),
         ),
         None => (isize::MAX as f64, "more than can be addressed".to_string()),
     };

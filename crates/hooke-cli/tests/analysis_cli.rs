@@ -368,3 +368,44 @@ fn a_signal_stops_an_analysis_at_once() {
         assert!(waited < Duration::from_secs(2), "{name}: stopped {waited:?} after the signal");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn an_analysis_larger_than_the_memory_it_may_use_is_refused_before_it_starts() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+    // Issue 35: a legal 4 x 100 001 3D membrane (1 200 012 coordinates) aborted in the Lanczos
+    // run under a 3 GB limit. Its Lanczos basis of 81 vectors, the 20 Ritz vectors and the 28
+    // modes' shapes (real, complex, and their copy in the report) need at least
+    // 1 200 012 x (8 x (101 + 56) + 16 x 56) bytes = 2.58 GB: over 0.8 x 2 GiB, refused at once.
+    let dir = tempfile::tempdir().unwrap();
+    let model =
+        "[model]\ndimension = 3\n[[membrane]]\nid = \"m\"\ncolumns = 4\nrows = 100001\nmass = 0.001\n\
+                 stiffness = 100.0\nspacing = 0.01\n";
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    let limit = 2_u64 << 30;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hooke"));
+    command.args(["analyze", "m.toml"]).current_dir(dir.path());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child being started.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit { rlim_cur: limit as libc::rlim_t, rlim_max: limit as libc::rlim_t };
+            if libc::setrlimit(libc::RLIMIT_AS, &rlimit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let started = Instant::now();
+    let out = command.output().unwrap();
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("the analysis (at least: its Lanczos vectors and the modes' shapes) needs 2.582 GB"),
+        "{message}"
+    );
+    assert!(message.contains("`ulimit -v`"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+}

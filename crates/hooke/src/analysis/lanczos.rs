@@ -37,11 +37,25 @@ type Operator<'a> = dyn FnMut(&[f64], &mut [f64]) + 'a;
 /// `y = M^-1/2 A M^-1/2 x` for a sparse `A`.
 type Product<'a> = dyn FnMut(&SparseMatrix, &[f64], &mut [f64]) + 'a;
 
-/// Ritz pairs of a symmetric operator: values, unit vectors and residual norms.
+/// The largest Ritz pairs of a symmetric operator, ascending: values, unit vectors and residual
+/// norms.
 struct RitzPairs {
     values: Vec<f64>,
     vectors: Vec<Vec<f64>>,
     residuals: Vec<f64>,
+}
+
+/// The bytes the sparse path allocates for a model of `coordinates` moving coordinates, besides
+/// the sparse matrices and the factor of the shifted stiffness (whose fill depends on the
+/// model's connections: a few entries a coordinate on strings, membranes and plates): the
+/// Lanczos basis of the longest run and its Ritz vectors, the modes found, their shapes as real
+/// vectors, as complex [`super::modes::Mode`] shapes, and their copy in a scheme's report.
+pub fn memory_estimate(coordinates: usize, counts: SparseCounts) -> u128 {
+    let longest = counts.lowest.max(counts.highest);
+    let basis = (2 * longest + 40 + 1) as u128 + longest as u128;
+    let modes = (counts.lowest + 2 * counts.highest) as u128;
+    let (real, complex) = (8_u128, 16_u128);
+    coordinates as u128 * (real * (basis + 2 * modes) + complex * 2 * modes)
 }
 
 /// The lowest and highest modes of a large network (see the module documentation).
@@ -66,7 +80,7 @@ pub fn extreme_modes(linearisation: &Linearisation, counts: SparseCounts) -> Res
     // Highest modes of K', shift-inverted from above its spectrum.
     let top = gershgorin_bound(linearisation, stiffness) * (1.0 + 1e-6) + f64::MIN_POSITIVE;
     let highest = shift_invert(linearisation, stiffness, top, Side::Upper, counts.highest)?;
-    collect(&mut found, &mut notes, highest, counts.highest, "highest stiffness", |v| top - 1.0 / v);
+    collect(&mut found, &mut notes, highest, "highest stiffness", |v| top - 1.0 / v);
 
     // Lowest modes, shift-inverted from just below zero.
     let mean_rate = stiffness
@@ -77,13 +91,13 @@ pub fn extreme_modes(linearisation: &Linearisation, counts: SparseCounts) -> Res
         / n as f64;
     let bottom = -1e-8 * if mean_rate > 0.0 { mean_rate } else { 1.0 };
     let lowest = shift_invert(linearisation, stiffness, bottom, Side::Lower, counts.lowest)?;
-    collect(&mut found, &mut notes, lowest, counts.lowest, "lowest", |v| bottom + 1.0 / v);
+    collect(&mut found, &mut notes, lowest, "lowest", |v| bottom + 1.0 / v);
 
     // The most damped motions.
     if !linearisation.is_undamped() {
         let top = gershgorin_bound(linearisation, damping) * (1.0 + 1e-6);
         let most_damped = shift_invert(linearisation, damping, top, Side::Upper, counts.highest)?;
-        collect(&mut found, &mut notes, most_damped, counts.highest, "highest damping", |v| top - 1.0 / v);
+        collect(&mut found, &mut notes, most_damped, "highest damping", |v| top - 1.0 / v);
     }
 
     // Modal damping: K' and D' commute. Checked on the start vector and its image.
@@ -192,19 +206,18 @@ fn shift_invert(
     })
 }
 
-/// Adds the `count` largest Ritz vectors of `pairs` to `found` (skipping any already there), and a
+/// Adds the Ritz vectors of `pairs` to `found` (skipping any already there), and a
 /// note when one has not converged; `value` maps a Ritz value to `w^2` (for the note only).
 fn collect(
     found: &mut Vec<Vec<f64>>,
     notes: &mut Vec<String>,
     pairs: RitzPairs,
-    count: usize,
     what: &str,
     value: impl Fn(f64) -> f64,
 ) {
     let size = pairs.values.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     let mut worst = 0.0_f64;
-    for k in (0..pairs.values.len()).rev().take(count) {
+    for k in (0..pairs.values.len()).rev() {
         let vector = &pairs.vectors[k];
         worst = worst.max(pairs.residuals[k] / size.max(f64::MIN_POSITIVE));
         if found.iter().all(|u| dot(u, vector).abs() < 0.99) {
@@ -220,7 +233,7 @@ fn collect(
 }
 
 /// Lanczos with full reorthogonalisation for the `count` largest eigenvalues of a symmetric
-/// operator, with `2 count + 40` vectors (at most n).
+/// operator, with `2 count + 40` vectors (at most n); only their Ritz vectors are formed.
 fn lanczos(n: usize, count: usize, apply: &mut Operator<'_>) -> Result<RitzPairs, AnalysisError> {
     let dimension = (2 * count + 40).min(n);
     let mut basis: Vec<Vec<f64>> = Vec::with_capacity(dimension + 1);
@@ -262,7 +275,9 @@ fn lanczos(n: usize, count: usize, apply: &mut Operator<'_>) -> Result<RitzPairs
     }
     let (values, small_vectors) =
         symmetric_eigen(tridiagonal.as_ref()).map_err(|_| AnalysisError::Eigen { size: m })?;
-    let vectors = (0..m)
+    let wanted = m.saturating_sub(count)..m;
+    let vectors = wanted
+        .clone()
         .map(|k| {
             let mut u = vec![0.0; n];
             for (j, q) in basis.iter().take(m).enumerate() {
@@ -273,8 +288,8 @@ fn lanczos(n: usize, count: usize, apply: &mut Operator<'_>) -> Result<RitzPairs
             scaled(&u, 1.0 / length)
         })
         .collect();
-    let residuals = (0..m).map(|k| (last_beta * small_vectors[(m - 1, k)]).abs()).collect();
-    Ok(RitzPairs { values, vectors, residuals })
+    let residuals = wanted.clone().map(|k| (last_beta * small_vectors[(m - 1, k)]).abs()).collect();
+    Ok(RitzPairs { values: values[wanted].to_vec(), vectors, residuals })
 }
 
 /// A fixed pseudo-random vector (a Weyl sequence), so that runs repeat.
