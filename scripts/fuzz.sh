@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes each target of fuzz/ (model, instrument, score, engine, midi) for SECONDS seconds
+# Fuzzes each target of fuzz/ (model, instrument, score, engine, analysis, midi) for SECONDS seconds
 # each (default 30), one after the other, and prints the executions per target. Installs cargo-fuzz
 # if it is missing. Stops with an error on the first crash, panic, hang (an input that takes
 # more than 10 s) or allocation over 2 GiB; libFuzzer leaves the input in
@@ -29,15 +29,20 @@ flags=(-s none --codegen-units 16)
 cargo "${toolchain[@]}" fuzz build "${flags[@]}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for target in model instrument score engine midi; do
+for target in model instrument score engine analysis midi; do
   dict=fuzz/toml.dict
   case $target in
     instrument | score) seeds=examples/instruments ;;
     midi) seeds=fuzz/seeds/midi dict=fuzz/midi.dict ;;
     *) seeds=examples ;;
   esac
+  # Plates, bars, a body and stiff strings, small enough to be analysed and stepped.
+  extra_seeds=()
+  case $target in
+    model | engine | analysis) extra_seeds=(fuzz/seeds/model) ;;
+  esac
   mkdir -p "fuzz/corpus/$target"
-  if ! cargo "${toolchain[@]}" fuzz run "${flags[@]}" "$target" "fuzz/corpus/$target" "$seeds" -- \
+  if ! cargo "${toolchain[@]}" fuzz run "${flags[@]}" "$target" "fuzz/corpus/$target" "$seeds" "${extra_seeds[@]}" -- \
     -dict="$dict" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"

@@ -9,6 +9,7 @@ use hooke::analysis::modes::Damping;
 use hooke::analysis::modes::SparseCounts;
 use hooke::analysis::report::{analyse, AnalysisOptions, ModeReport, SchemeAnalysis};
 use hooke::analysis::stability::StableStep;
+use hooke::model::number;
 use hooke::scheme::SchemeKind;
 use hooke::system::System;
 use miette::miette;
@@ -127,7 +128,7 @@ pub fn report_text(report: &SchemeAnalysis) -> String {
         "{}, dt = {:.6e} s ({} Hz); {damping}; {which}",
         report.scheme,
         report.dt,
-        format_number(1.0 / report.dt)
+        number(1.0 / report.dt)
     );
     text.push_str(&mode_table(&report.modes));
     let _ = writeln!(text, "largest stable step: {}", describe_stable_step(report.largest_stable_step));
@@ -184,20 +185,30 @@ pub fn mode_table(modes: &[ModeReport]) -> String {
         let cents = mode.cents_error().map_or("-".to_string(), |c| format!("{c:+.4}"));
         let _ = writeln!(
             text,
-            "{:>5} {:>14.5} {:>13.6} {:>14.5} {:>13.6} {:>10} {:>13} {:>15.12} {:>9} {:>7}",
+            "{:>5} {:>14} {:>13} {:>14} {:>13} {:>10} {:>13} {:>15} {:>9} {:>7}",
             mode.index,
-            mode.mode.frequency_hz(),
-            mode.mode.decay_rate(),
-            mode.discrete.frequency_hz(),
-            mode.discrete.decay_rate(),
+            fixed(mode.mode.frequency_hz(), 5),
+            fixed(mode.mode.decay_rate(), 6),
+            fixed(mode.discrete.frequency_hz(), 5),
+            fixed(mode.discrete.decay_rate(), 6),
             cents,
             format_time_constant(mode.discrete.time_constant()),
-            mode.discrete.modulus(),
+            fixed(mode.discrete.modulus(), 12),
             mode.discrete.region().name(),
             if mode.is_stable() { "yes" } else { "NO" }
         );
     }
     text
+}
+
+/// `value` with `decimals` decimals below 1e9 in magnitude, in exponent form beyond (a mode of a
+/// stiff model at 1e29 Hz, a pole at |z| = 4e114: never a hundred digits).
+fn fixed(value: f64, decimals: usize) -> String {
+    if value.abs() < 1e9 {
+        format!("{value:.decimals$}")
+    } else {
+        format!("{value:.6e}")
+    }
 }
 
 fn format_time_constant(tau: f64) -> String {
@@ -210,17 +221,11 @@ fn format_time_constant(tau: f64) -> String {
     }
 }
 
-/// A number without trailing zeros (44100, 6000, 8333.333333).
-fn format_number(value: f64) -> String {
-    let text = format!("{value:.6}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 /// "3.780600e-4 s (lowest stable rate 2645.08 Hz)", or the unconditional and never cases.
 pub fn describe_stable_step(step: StableStep) -> String {
     match step {
         StableStep::UpTo(h) => {
-            format!("{h:.6e} s (lowest stable rate {} Hz)", format_number(1.0 / h))
+            format!("{h:.6e} s (lowest stable rate {} Hz)", number(1.0 / h))
         }
         StableStep::Unconditional { checked_up_to } if checked_up_to.is_finite() => {
             format!("none: unconditionally stable (checked up to {checked_up_to:.3e} s)")
@@ -339,16 +344,16 @@ pub fn check_before_run(system: &System, scheme: SchemeKind, dt: f64, steps: u64
         "past the largest floating-point number".to_string()
     };
     let what = format!(
-        "with {scheme} at dt = {dt:.6e} s ({} Hz), mode {} ({} Hz) has |z| = {:.9} and would grow {by} over \
+        "with {scheme} at dt = {dt:.6e} s ({} Hz), mode {} ({} Hz) has |z| = {} and would grow {by} over \
          the {steps} steps",
-        format_number(1.0 / dt),
+        number(1.0 / dt),
         worst.index,
-        format_number(worst.mode.frequency_hz()),
-        worst.discrete.modulus()
+        number(worst.mode.frequency_hz()),
+        fixed(worst.discrete.modulus(), 9)
     );
     let limit = match report.largest_stable_step {
         StableStep::UpTo(h) => {
-            format!("the largest stable step is {h:.6e} s (lowest stable rate {} Hz)", format_number(1.0 / h))
+            format!("the largest stable step is {h:.6e} s (lowest stable rate {} Hz)", number(1.0 / h))
         }
         StableStep::Never => {
             format!("no step is stable: {scheme} makes this model's undamped modes grow at any rate")

@@ -409,3 +409,25 @@ fn an_analysis_larger_than_the_memory_it_may_use_is_refused_before_it_starts() {
     assert!(message.contains("`ulimit -v`"), "{message}");
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
 }
+
+#[test]
+fn an_instability_far_past_the_step_is_told_in_short_numbers() {
+    // k/m = 1e60: w = 1e30 rad/s (1.59155e29 Hz); RK4 at h = 0.1 s has |z| ~ (w h)^4 / 24 =
+    // 4.1667e114. Issue 35: the messages printed these with 30 to 115 digits.
+    let dir = tempfile::tempdir().unwrap();
+    let model = "[model]\ndimension = 1\n[[anchor]]\nid = \"g\"\n[[mass]]\nid = \"m\"\nmass = 1e-30\nposition = 1.0\n\
+                 [[spring]]\na = \"g\"\nb = \"m\"\nstiffness = 1e30\n[run]\nscheme = \"rk4\"\nrate = 10\nduration = 1.0\n";
+    std::fs::write(dir.path().join("m.toml"), model).unwrap();
+    let longest_digit_run =
+        |text: &str| text.split(|c: char| !c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
+    let out = hooke(&["run", "m.toml"], dir.path());
+    let message = stderr(&out);
+    assert!(!out.status.success(), "{message}");
+    assert!(message.contains("mode 1 (1.59155e29 Hz) has |z| = 4.166667e114"), "{message}");
+    assert!(message.contains("lowest stable rate 3.53553e29 Hz"), "{message}");
+    assert!(longest_digit_run(&message) <= 12, "{message}");
+    let out = hooke(&["analyze", "m.toml"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(longest_digit_run(&stdout(&out)) <= 12, "{}", stdout(&out));
+    assert!(stdout(&out).contains("1.591549e29"), "{}", stdout(&out));
+}

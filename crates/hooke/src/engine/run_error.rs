@@ -1,7 +1,7 @@
 //! Why a run stopped early ([`RunError`]), and the check of a state that finds a non-finite
 //! coordinate.
 
-use crate::model::{quoted, ModelError};
+use crate::model::{number, quoted, ModelError};
 use crate::scheme::SchemeError;
 use crate::system::{State, System};
 
@@ -69,8 +69,12 @@ pub enum RunError {
     },
 }
 
-/// A time in seconds to 9 decimals, without trailing zeros (`0.502`, not `0.5020000000000001`).
+/// A time in seconds to 9 decimals, without trailing zeros (`0.502`, not `0.5020000000000001`),
+/// from 1e-3 s to 1e9 s; beyond, in exponent form ([`number`]), never hundreds of digits.
 fn seconds(t: f64) -> String {
+    if t != 0.0 && !(1e-3..1e9).contains(&t.abs()) {
+        return number(t);
+    }
     let text = format!("{t:.9}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
