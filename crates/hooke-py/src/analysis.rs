@@ -4,12 +4,14 @@
 use crate::errors::analysis_error;
 use crate::limits::{check_number, MAX_WARPING_SAMPLES};
 use hooke::analysis::design::{design_string as library_design, TuneTarget};
+use hooke::analysis::error::AnalysisError;
 use hooke::analysis::modes::Damping;
 use hooke::analysis::regions::warping_curve as library_warping;
 use hooke::analysis::report::SchemeAnalysis;
 use hooke::analysis::stability::StableStep;
 use numpy::ndarray::Array2;
 use numpy::{Complex64, IntoPyArray};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -81,12 +83,24 @@ pub(crate) fn design_string<'py>(
     rate: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scheme = crate::scheme(scheme)?;
+    check_number("design_string", "frequency_hz", frequency_hz, frequency_hz > 0.0, "a frequency > 0 Hz")?;
+    if let Some(tau) = time_constant {
+        check_number("design_string", "time_constant", tau, tau > 0.0, "a time constant > 0 s")?;
+    }
+    check_number("design_string", "mass", mass, mass > 0.0, "a mass > 0 kg")?;
     let h = crate::step_size(py, rate, dt)?
         .ok_or_else(|| crate::model_rule("design_string", "dt", "a step dt (s) or a rate (Hz)", "neither"))?
         .seconds();
     let target = TuneTarget { frequency_hz, time_constant };
-    let design =
-        py.detach(|| library_design(masses, mass, target, scheme, h)).map_err(|e| analysis_error(py, &e))?;
+    // A target the scheme cannot reach at this step is about the two arguments that set it.
+    let design = py.detach(|| library_design(masses, mass, target, scheme, h)).map_err(|e| match e {
+        AnalysisError::Target(message) => PyValueError::new_err(format!(
+            "design_string: no string for `frequency_hz` = {frequency_hz} Hz and `time_constant` = {} at \
+             a step of {h} s: {message}",
+            time_constant.map_or("None".to_string(), |tau| format!("{tau} s"))
+        )),
+        other => analysis_error(py, &other),
+    })?;
     let dict = PyDict::new(py);
     dict.set_item("omega0", design.omega0)?;
     dict.set_item("gamma", design.gamma)?;

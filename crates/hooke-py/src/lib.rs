@@ -52,15 +52,20 @@ pub(crate) fn scheme(name: &str) -> PyResult<SchemeKind> {
         .map_err(|_| model_rule("scheme", "scheme", format!("one of {}", SchemeKind::names()), name))
 }
 
-/// A step from `rate` (Hz) or `dt` (s), checked; `None` when neither is given.
+/// A step from `rate` (Hz) or `dt` (s), checked; `None` when neither is given. A value whose
+/// reciprocal overflows (a rate of 1e-320 Hz, a step of 1e-320 s) is refused with the others.
 pub(crate) fn step_size(py: Python<'_>, rate: Option<f64>, dt: Option<f64>) -> PyResult<Option<StepSize>> {
-    let step = match (rate, dt) {
-        (Some(hz), None) => Some(StepSize::rate(hz)),
-        (None, Some(seconds)) => Some(StepSize::dt(seconds)),
-        (None, None) => None,
+    let (field, value, step) = match (rate, dt) {
+        (Some(hz), None) => ("rate", hz, StepSize::rate(hz)),
+        (None, Some(seconds)) => ("dt", seconds, StepSize::dt(seconds)),
+        (None, None) => return Ok(None),
         (Some(_), Some(_)) => return Err(model_rule("run", "dt", "a rate or a dt, not both", "both")),
     };
-    step.transpose().map_err(|e| errors::model_error(py, &e))
+    let step = step.map_err(|e| errors::model_error(py, &e))?;
+    if !(step.seconds().is_finite() && step.hertz().is_finite()) {
+        return Err(model_rule("run", field, "a value whose reciprocal is finite (above 5.6e-309)", value));
+    }
+    Ok(Some(step))
 }
 
 /// The schemes, in the order they are listed to users: a list of dicts with `name`, `order`

@@ -320,8 +320,16 @@ impl Simulation {
         axis: usize,
         at: Option<f64>,
     ) -> PyResult<()> {
-        let values =
-            shape.iter().map(|(id, &x)| Ok((self.coordinate(id, axis)?, x))).collect::<PyResult<Vec<_>>>()?;
+        let values = shape
+            .iter()
+            .map(|(id, &x)| {
+                let expected = "the ids of masses (not anchors) of the model";
+                self.mass(id).map_err(|_| model_rule("set_shape", "shape", expected, id))?;
+                let coordinate = self.coordinate(id, axis)?;
+                check_number("set_shape", "shape", x, true, &format!("a finite position (m) for {id}"))?;
+                Ok((coordinate, x))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         self.send(py, Event::Shape(values), at)
     }
 

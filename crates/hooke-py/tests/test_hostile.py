@@ -177,3 +177,50 @@ def test_a_body_mode_that_is_nan_is_refused_by_the_rules():
     with pytest.raises(hooke.ModelError) as caught:
         hooke.Model(1).add_body("body", [(math.nan, 0.1, 0.3)])
     assert "NaN" in str(caught.value) and "frequency" in str(caught.value)
+
+
+def test_a_shape_with_nan_names_the_shape_and_the_mass():
+    error = refused(small_string().set_shape, {"s.1": 1e-3, "s.2": math.nan})
+    assert (error.subject, error.field, error.found) == ("set_shape", "shape", "NaN") and "s.2" in error.expected
+
+
+@pytest.mark.parametrize(
+    "arguments,field",
+    [
+        (dict(frequency_hz=math.nan), "frequency_hz"),
+        (dict(frequency_hz=440.0, time_constant=math.nan), "time_constant"),
+        (dict(frequency_hz=440.0, mass=-1.0), "mass"),
+    ],
+)
+def test_design_string_names_the_target_at_fault(arguments, field):
+    error = refused(hooke.design_string, 5, dt=1 / 6000, **arguments)
+    assert (error.subject, error.field) == ("design_string", field)
+
+
+def test_a_body_id_that_is_no_string_is_named():
+    with pytest.raises(TypeError) as caught:
+        hooke.Model(1).add_body(5, BODY_MODES)
+    assert "add_body: id: expected a string; found 5" in str(caught.value)
+
+
+def test_a_shape_for_an_anchor_names_the_shape():
+    error = refused(small_string().set_shape, {"s.0": 0.0})
+    assert (error.subject, error.field, error.found) == ("set_shape", "shape", "s.0")
+
+
+@pytest.mark.parametrize("arguments,field", [(dict(rate=5e-324), "rate"), (dict(dt=5e-324), "dt")])
+def test_a_step_whose_reciprocal_overflows_is_refused(arguments, field):
+    # 1 / 5e-324 is infinite in float64: the step (or the rate) would be inf.
+    assert math.isinf(1 / 5e-324)
+    model = hooke.Model.string(4, mass=1e-3, stiffness=1e3)
+    for call in (model.simulate, model.analyze):
+        error = refused(call, **arguments)
+        assert error.field == field and float(error.found) == 5e-324
+
+
+def test_a_design_target_beyond_nyquist_names_the_target():
+    # 1000 Hz at 1000 steps/s is above the Nyquist frequency, 500 Hz.
+    with pytest.raises(ValueError) as caught:
+        hooke.design_string(5, 1000.0, rate=1000.0)
+    message = str(caught.value)
+    assert "`frequency_hz` = 1000 Hz" in message and "Nyquist frequency 500.000000 Hz" in message

@@ -92,6 +92,8 @@ class Model(_hooke.Model):
         ``(frequency Hz, decay_time s, effective mass kg)`` or a dict with those keys, as the
         model file's ``{ frequency, decay_time, mass }``. Strings end on it with their ``to``
         node. Returns the mass ids, the bridge first."""
+        if not isinstance(id, str):
+            raise TypeError(f"add_body: id: expected a string; found {_quote(id)}")
         if isinstance(modes, (str, bytes, dict)) or not isinstance(modes, Iterable):
             raise TypeError(f"add_body: modes: expected a list of modes; found {_quote(modes)}")
         return self._add_generated("body", dict(id=id, modes=[_body_mode(i, mode) for i, mode in enumerate(modes)]))
