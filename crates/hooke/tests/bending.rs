@@ -169,13 +169,14 @@ fn a_free_bar_has_the_modes_of_euler_bernoulli() {
     let euler_bernoulli =
         |n: usize| (beta[n] / length).powi(2) * (rigidity / density).sqrt() / (2.0 * std::f64::consts::PI);
     eprintln!("free bar: {:.3} Hz, Euler-Bernoulli {:.3} Hz", frequencies[0], euler_bernoulli(0));
-    assert!((frequencies[0] / euler_bernoulli(0) - 1.0).abs() < 1e-3, "{} Hz", frequencies[0]);
+    // docs/model-format.md quotes these bounds: the first within 1e-4, the ratios within 0.11%.
+    assert!((frequencies[0] / euler_bernoulli(0) - 1.0).abs() < 1e-4, "{} Hz", frequencies[0]);
     for n in 1..4 {
         let expected = (beta[n] / beta[0]).powi(2);
         let ratio = frequencies[n] / frequencies[0];
         eprintln!("free bar mode {}: {ratio:.5}, Euler-Bernoulli {expected:.5}", n + 1);
         assert!(
-            (ratio / expected - 1.0).abs() < 5e-3,
+            (ratio / expected - 1.0).abs() < 1.1e-3,
             "mode {}: ratio {ratio:.4}, Euler-Bernoulli {expected:.4}",
             n + 1
         );

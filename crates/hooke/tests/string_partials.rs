@@ -85,7 +85,13 @@ fn slope(values: &[f64], dt: f64) -> f64 {
 /// constants on each scheme, and checks every partial below 5 kHz against the law: `xi(f)` is
 /// the squared frequency of the harmonic partial of the same index, `(n f_0)^2` where
 /// `f = n f_0 sqrt(1 + B n^2)`, so `n^2 = (sqrt(1 + 4 B (f / f_0)^2) - 1) / (2 B)`.
-fn every_partial_below_5_khz_follows_the_law(masses: usize, inharmonicity: f64, schemes: &[SchemeKind]) {
+fn every_partial_below_5_khz_follows_the_law(
+    masses: usize,
+    inharmonicity: f64,
+    schemes: &[SchemeKind],
+    below_5_khz: f64,
+    above: std::ops::RangeInclusive<f64>,
+) {
     let xi = |f: f64| match inharmonicity {
         0.0 => f * f,
         b => {
@@ -111,10 +117,25 @@ fn every_partial_below_5_khz_follows_the_law(masses: usize, inharmonicity: f64, 
             below.len(),
             100.0 * worst
         );
+        // Above 5 kHz (docs/analysis.md quotes these bounds): the lattice's wavenumbers fall
+        // behind the continuous string's, most on a stiff string, whose top partials then decay
+        // slower than the law.
+        for &(frequency, rate) in partials.iter().filter(|(f, _)| *f >= 5000.0) {
+            let error = rate / expected(frequency) - 1.0;
+            assert!(
+                above.contains(&error),
+                "B = {inharmonicity:e}, {scheme}: the partial at {frequency:.1} Hz decays at {rate:.4} 1/s, the \
+                 law says {:.4} ({:+.2}%, outside {:+.0}% to {:+.0}%)",
+                expected(frequency),
+                100.0 * error,
+                100.0 * above.start(),
+                100.0 * above.end()
+            );
+        }
         for (j, &&(frequency, rate)) in below.iter().enumerate() {
             let error = rate / expected(frequency) - 1.0;
             assert!(
-                error.abs() < 0.05,
+                error.abs() < below_5_khz,
                 "B = {inharmonicity:e}, {scheme}: partial {} at {frequency:.1} Hz decays at {rate:.4} 1/s, the law \
                  says {:.4} ({:+.2}%)",
                 j + 1,
@@ -128,17 +149,17 @@ fn every_partial_below_5_khz_follows_the_law(masses: usize, inharmonicity: f64, 
 #[test]
 fn every_partial_below_5_khz_decays_by_the_two_point_law() {
     let schemes = [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::CaldirolaKanai];
-    every_partial_below_5_khz_follows_the_law(MASSES, 0.0, &schemes);
+    every_partial_below_5_khz_follows_the_law(MASSES, 0.0, &schemes, 0.012, -0.02..=0.02);
 }
 
 #[test]
 fn a_stiff_strings_partials_below_5_khz_decay_by_the_law_of_its_wavenumbers() {
     // B = 1e-4 stretches partial 41 (near 5 kHz) by 8%, so a law in f^2 would miss it by
-    // more than 5%. With bending the lattice's lambda_j departs from the continuous (j pi /
-    // (N + 1))^2 by about theta^2 / 12 (the design's notes): 160 masses keep partial 41 at
-    // theta = 0.79, within 5%.
+    // more than 5%. The lattice's wavenumbers fall behind the continuous string's towards the
+    // top: measured, within 3.2% below 5 kHz on 160 masses, and the top partials (16-18 kHz)
+    // 14% (symplectic Euler, velocity Verlet) to 23% (energy-conserving) slower than the law.
     let schemes = [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::EnergyConserving];
-    every_partial_below_5_khz_follows_the_law(160, 1e-4, &schemes);
+    every_partial_below_5_khz_follows_the_law(160, 1e-4, &schemes, 0.035, -0.25..=0.0);
 }
 
 #[test]
