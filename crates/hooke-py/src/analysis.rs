@@ -126,7 +126,7 @@ pub(crate) fn warping_curve<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let scheme = crate::scheme(scheme)?;
     let bound = format!("at most {MAX_WARPING_PRODUCT:e}");
-    let valid = 0.0 <= gamma_h && gamma_h <= MAX_WARPING_PRODUCT;
+    let valid = (0.0..=MAX_WARPING_PRODUCT).contains(&gamma_h);
     check_number("warping_curve", "gamma_h", gamma_h, valid, &format!("a damping gamma h >= 0 and {bound}"))?;
     let valid = 0.0 < omega0_h_max && omega0_h_max <= MAX_WARPING_PRODUCT;
     let expected = format!("a frequency w0 h > 0 rad/sample and {bound}");
