@@ -23,6 +23,7 @@ mod examples;
 mod extreme_damping;
 mod files;
 mod folding;
+mod fret_tuning;
 mod generators;
 mod hostile_input;
 mod implicit_dense;

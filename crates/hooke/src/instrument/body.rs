@@ -7,25 +7,55 @@ use crate::analysis::design::StringDesign;
 use crate::analysis::error::AnalysisError;
 use crate::analysis::linearise::{About, Linearisation};
 use crate::engine::PickupSpec;
+use crate::linalg::eigen::symmetric_eigen;
 use crate::model::{BodyMode, BodySpec, Model, ModelError, Node, StringSpec};
 use crate::system::System;
-use faer::Side;
+use faer::Mat;
+use std::sync::Arc;
 
 /// The id prefix of an instrument's body.
 const BODY: &str = "body";
 
+/// The body a string ends on, as the string's tuning sees it: a model of the body alone (its
+/// masses `body.1` to `body.K`, no strings) and its bridge. Each open string's tension
+/// ([`tune_on_body`]) and each fret's stop ([`super::frets`]) are tuned on it.
+#[derive(Debug, PartialEq)]
+pub struct BodyAlone {
+    /// The body's masses and links, nothing else.
+    pub model: Model,
+    /// Its bridge, the mass the strings end on.
+    pub bridge: Node,
+}
+
 /// Adds the body of `modes` (if any) to `model`, an instrument's model with nothing in it yet,
-/// as masses `body.1` (the bridge) to `body.K`. Returns a copy of the body alone, on which each
-/// string is tuned before it joins ([`tune_on_body`]), and its bridge; an error names the
-/// field `body`.
+/// as masses `body.1` (the bridge) to `body.K`. Returns a copy of the body alone; an error names
+/// the field `body`.
 pub(super) fn add_body(
     model: &mut Model,
     modes: Option<&Vec<BodyMode>>,
-) -> Result<Option<(Model, Node)>, ModelError> {
+) -> Result<Option<Arc<BodyAlone>>, ModelError> {
     let Some(modes) = modes else { return Ok(None) };
     let added = model.add_body(BodySpec::new(BODY, modes.clone()));
     let bridge = added.map_err(|error| ModelError { field: "body", ..error })?[0];
-    Ok(Some((model.clone(), bridge)))
+    Ok(Some(Arc::new(BodyAlone { model: model.clone(), bridge })))
+}
+
+/// Angular frequencies (rad/s), mass-normalised shapes and `M^-1/2 D M^-1/2` (1/s): [`undamped_modes`].
+pub(super) type UndampedModes = (Vec<f64>, Mat<f64>, Mat<f64>);
+
+/// The undamped modes of a 1D `model`: the angular frequencies (rad/s, ascending) and the
+/// mass-normalised shapes (columns of unit length; entry `i` squared is the share of the mode's
+/// kinetic energy on mass `i`), the eigenvalues `w^2` and eigenvectors of `M^-1/2 K M^-1/2`;
+/// and `M^-1/2 D M^-1/2` (1/s). `part` names the model in an error.
+pub(super) fn undamped_modes(model: &Model, part: &str) -> Result<UndampedModes, InstrumentError> {
+    let failed = |source| InstrumentError::Analysis { part: part.to_string(), source };
+    let linearisation = Linearisation::new(&System::new(model), &About::Initial).map_err(failed)?;
+    let stiffness = linearisation.normalised_stiffness();
+    let size = stiffness.nrows();
+    let (squared, shapes) =
+        symmetric_eigen(stiffness.as_ref()).map_err(|_| failed(AnalysisError::Eigen { size }))?;
+    let omegas = squared.into_iter().map(|w2| w2.max(0.0).sqrt()).collect();
+    Ok((omegas, shapes, linearisation.normalised_damping()))
 }
 
 /// The factor on a designed string's stiffness and bending (its tension, keeping its
@@ -38,28 +68,22 @@ pub(super) fn add_body(
 pub(super) fn tune_on_body(
     string: &StringSpec,
     design: &StringDesign,
-    body: &Model,
-    bridge: Node,
+    body: &BodyAlone,
 ) -> Result<f64, InstrumentError> {
     let part = format!("string {} on the body", string.id);
     let failed = |source| InstrumentError::Analysis { part: part.clone(), source };
-    let frequencies = |model: &Model| -> Result<Vec<f64>, InstrumentError> {
-        let linearisation = Linearisation::new(&System::new(model), &About::Initial).map_err(failed)?;
-        let stiffness = linearisation.normalised_stiffness();
-        let size = stiffness.nrows();
-        let squared = stiffness
-            .self_adjoint_eigenvalues(Side::Lower)
-            .map_err(|_| failed(AnalysisError::Eigen { size }))?;
-        Ok(squared.into_iter().map(f64::sqrt).collect())
-    };
-    let fixed = frequencies(&design.model)?.into_iter().fold(f64::INFINITY, f64::min);
+    let fixed = undamped_modes(&design.model, &part)?.0.into_iter().fold(f64::INFINITY, f64::min);
     let log_error = |log_tension: f64| -> Result<f64, InstrumentError> {
         let tension = log_tension.exp();
-        let mut model = body.clone();
-        let coupled =
-            string.clone().stiffness(design.stiffness * tension).bending(design.bending * tension).to(bridge);
+        let mut model = body.model.clone();
+        let coupled = string
+            .clone()
+            .stiffness(design.stiffness * tension)
+            .bending(design.bending * tension)
+            .to(body.bridge);
         model.add_string(coupled)?;
-        let nearest = frequencies(&model)?
+        let nearest = undamped_modes(&model, &part)?
+            .0
             .into_iter()
             .min_by(|a, b| (a - fixed).abs().total_cmp(&(b - fixed).abs()))
             .unwrap_or(f64::NAN);

@@ -5,20 +5,46 @@
 //! higher. Morgan & Qiao 2009 stop the mass nearest the fret ([`FretMethod::Nearest`]): with 80
 //! masses the sounding length is then off by up to half a segment, tens of cents.
 //! [`FretMethod::Between`] also stops the mass nearest the fret but replaces the link from it
-//! towards the bridge by one whose stiffness the analysis chooses so that the stopped string's
-//! lowest *simulated* mode (the scheme's discrete pole at the step) is the fret's pitch: a stop
-//! placed between the two masses around the fret. The link's stiffness starts at `k / (1 - a)` (a
-//! segment shortened by the fraction `a` of the fret past the stopped mass) and is refined by the
-//! secant method; its damper keeps the string's ratio `Z / k`. With `|a| <= 1/2` the link stays
-//! below `2 k`, so the stopped string's highest mode stays under the open string's: as stable as
-//! the open string, which the analysis checks.
+//! towards the bridge by one whose stiffness is chosen so that the stopped string's fundamental,
+//! *simulated*, is the fret's pitch: a stop placed between the two masses around the fret.
+//!
+//! The stop is tuned on the sounding part as the instrument holds it: the masses from the stop
+//! to the bridge with their links and drag; on a stiff string every bending element that moves
+//! them, the one centred at the stopped mass included, which couples the first sounding mass to
+//! the last mass on the nut side; and the body the string ends on, if any ([`StringPart::body`]).
+//! That element, `kappa/2 (x_{s-1} + x_{s+1})^2` with the stopped mass `s` held, acts on the
+//! sounding part as a spring to the ground of stiffness `kappa (1 - kappa Re G)` at `x_{s+1}`,
+//! `G` the receptance at `x_{s-1}` of the nut side (muted by [`MUTE_DRAG`]) at the fret's pitch:
+//! the nut side condensed onto the one coordinate through which it acts. The fundamental is
+//! the undamped mode (of `M^-1/2 K M^-1/2`) nearest the fret's pitch among those with most of
+//! their kinetic energy on the string (not a body mode), damped together with the undamped modes
+//! near it (a body mode's damping moves a string mode next to it); its simulated frequency is
+//! what the scheme at the step makes of that analog pole ([`oscillator_poles`]). The link's
+//! stiffness starts at `k / (1 - a)` (a segment shortened by the fraction `a` of the fret past
+//! the stopped mass) and is refined by regula falsi ([`increasing_root`]) within `k / 4` to
+//! `2 k`; its damper keeps the string's ratio `Z / k`. Where the fundamental jumps across the
+//! pitch (a body mode right there) or cannot reach it in that range, the stop is the best
+//! effort and its [`FretStop::frequency_hz`] says where the note is. The stopped string, damped
+//! and on its body, is checked stable by the analysis. Other strings on the same body are left
+//! out of the design.
 
-use super::{check_stable, secant, InstrumentError, StringPart};
+use super::body::undamped_modes;
+use super::{check_stable, InstrumentError, StringPart};
+use crate::analysis::discrete::{oscillator_poles, Oscillator};
 use crate::analysis::error::AnalysisError;
-use crate::analysis::report::{analyse, AnalysisOptions};
+use crate::analysis::poles::dominant;
+use crate::linalg::dense::DenseMatrix;
+use crate::linalg::eigen::eigen;
+use crate::linalg::Assemble;
 use crate::model::{Anchor, Bending, Mass, Model, ModelError, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
+use faer::{c64, Mat};
+use std::f64::consts::PI;
+
+/// Drag that mutes the part of a string between the nut and a pressed fret (the finger's
+/// flesh): time constant 5 ms, as `gamma = 2 / tau`, 1/s.
+pub const MUTE_DRAG: f64 = 2.0 / 5e-3;
 
 /// How a fret stops a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,17 +103,13 @@ pub fn fret_stop(
         )
         .into());
     }
-    let sounding = n - stopped;
-    // A stiff string's bending does not commute with its dampers once the stop's link differs,
-    // so its damped analysis needs the state matrix's eigenvalues at every iteration: its pitch
-    // is searched on the lossless string. A loss that decays the mode in tau seconds moves its
-    // frequency by (1 / (w tau))^2 / 2 relative: 1.3e-6 at 100 Hz for tau = 1 s.
-    let lossless = string.bending > 0.0;
-    let lowest = |stiffness: f64| -> Result<f64, InstrumentError> {
-        let system = System::new(&stopped_string(string, sounding, stiffness, lossless)?);
-        let analysis = analyse(&system, scheme, dt, &AnalysisOptions::default())
-            .map_err(|source| InstrumentError::Analysis { part: part.clone(), source })?;
-        Ok(analysis.modes[0].discrete.frequency_hz())
+    let condensed = condensed_stop(string, stopped, 2.0 * PI * fret_pitch(string, fret), &part)?;
+    let simulated = |stiffness: f64| -> Result<f64, InstrumentError> {
+        let model = sounding_part(string, stopped, stiffness, condensed)?;
+        let body = string.body.as_ref().map_or(0, |b| b.model.masses().len());
+        let pole = fundamental(&model, body, 2.0 * PI * fret_pitch(string, fret), &part)?;
+        simulated_hz(pole, scheme, dt)
+            .map_err(|source| InstrumentError::Analysis { part: part.clone(), source })
     };
     let k = string.stiffness;
     let damping_ratio = string.damping / k;
@@ -98,34 +120,72 @@ pub fn fret_stop(
         frequency_hz,
     };
     let result = match method {
-        FretMethod::Nearest => stop(k, lowest(k)?),
+        FretMethod::Nearest => stop(k, simulated(k)?),
         FretMethod::Between => {
             let target = fret_pitch(string, fret).ln();
             let past = place - stopped as f64;
             let error =
-                |log_stiffness: f64| Ok::<_, InstrumentError>(lowest(log_stiffness.exp())?.ln() - target);
-            let first = (k / (1.0 - past)).ln();
-            let converged = secant(first, first + 1e-3, 1e-12, error)?;
-            let Some(log_stiffness) = converged else {
-                return Err(InstrumentError::Analysis {
-                    part,
-                    source: AnalysisError::Target(format!(
-                        "no link stiffness puts the stopped string at {:.3} Hz",
-                        fret_pitch(string, fret)
-                    )),
-                });
-            };
-            stop(log_stiffness.exp(), lowest(log_stiffness.exp())?)
+                |log_stiffness: f64| Ok::<_, InstrumentError>(simulated(log_stiffness.exp())?.ln() - target);
+            // Best effort where the fundamental jumps across the target (a body mode or another
+            // string's partial right there): the reported `frequency_hz` says how far it is off.
+            // The link stays under 2 k, so the stopped string's highest mode stays under the open
+            // string's: as stable as the open string.
+            let range = [(0.25 * k).ln(), (2.0 * k).ln()];
+            let (log_stiffness, _) = increasing_root((k / (1.0 - past)).ln(), range, error)?;
+            stop(log_stiffness.exp(), simulated(log_stiffness.exp())?)
         }
     };
-    check_stable(
-        &System::new(&stopped_string(string, sounding, result.stiffness, false)?),
-        scheme,
-        dt,
-        &part,
-    )?;
+    let model = sounding_part(string, stopped, result.stiffness, condensed)?;
+    check_stable(&System::new(&model), scheme, dt, &part)?;
     Ok(result)
 }
+
+/// The root of `error`, a nondecreasing function that may jump, near `first` in `range`: a
+/// bracket found by steps of growing length (at most to the range's ends), narrowed by the Illinois variant of regula falsi until `|error| <
+/// 1e-12` or the bracket is as narrow as rounding allows. Returns the point and its error: where
+/// the function jumps across 0 instead of crossing it, the side nearer 0; where it does not
+/// reach 0 in the range, the end nearer.
+fn increasing_root<E>(
+    first: f64,
+    range: [f64; 2],
+    mut error: impl FnMut(f64) -> Result<f64, E>,
+) -> Result<(f64, f64), E> {
+    let mut a = (first, error(first)?);
+    let direction = -a.1.signum();
+    let mut step = 0.01;
+    let mut b = a;
+    for _ in 0..BRACKET_STEPS {
+        if a.1 == 0.0 || b.1 * a.1 < 0.0 {
+            break;
+        }
+        if b.0 == range[0] || b.0 == range[1] {
+            return Ok(b);
+        }
+        a = b;
+        let x = (a.0 + direction * step).clamp(range[0], range[1]);
+        b = (x, error(x)?);
+        step *= 2.0;
+    }
+    let mut weight = a.1;
+    for _ in 0..BRACKET_STEPS {
+        if b.1.abs() < 1e-12 || a.1.abs() < 1e-12 || (a.0 - b.0).abs() <= 1e-15 * a.0.abs().max(1.0) {
+            break;
+        }
+        let x = (a.0 * b.1 - b.0 * weight) / (b.1 - weight);
+        let x = if x.is_finite() && (x - a.0) * (x - b.0) < 0.0 { x } else { 0.5 * (a.0 + b.0) };
+        let next = (x, error(x)?);
+        if next.1 * b.1 < 0.0 {
+            (a, weight) = (b, b.1);
+        } else {
+            weight *= 0.5;
+        }
+        b = next;
+    }
+    Ok(if a.1.abs() < b.1.abs() { a } else { b })
+}
+
+/// The evaluations [`increasing_root`] allows for each of its bracket and its narrowing.
+const BRACKET_STEPS: usize = 60;
 
 /// The highest fret that leaves two masses sounding on a string of `masses` masses.
 fn max_fret(masses: usize) -> usize {
@@ -135,34 +195,154 @@ fn max_fret(masses: usize) -> usize {
         .unwrap_or(0)
 }
 
-/// The sounding part of a stopped string: `sounding` masses between the stop and the bridge,
-/// the first link of stiffness `stiffness` (its damper keeping the string's `Z / k`), every
-/// mass with the string's drag and, on a stiff string, its bending centred at each mass (the
-/// stop then pins the sounding part as the bridge does); `lossless`: without dampers or drag.
-fn stopped_string(
+/// The sounding part of `string` stopped at node `stopped` (0 the nut, `1..=N` the masses), as
+/// the instrument holds it: the masses after the stop, the first link of stiffness `stiffness`
+/// (its damper keeping the string's `Z / k`), the others and the drag as built; on a stiff
+/// string the bending elements centred at each sounding mass and the one centred at the stop
+/// as a spring `condensed` (N/m) from the first sounding mass to the ground; the end on the
+/// string's body (its masses first in the model) or on a fixed bridge.
+fn sounding_part(
     string: &StringPart,
-    sounding: usize,
+    stopped: usize,
     stiffness: f64,
-    lossless: bool,
+    condensed: f64,
 ) -> Result<Model, ModelError> {
-    let mut model = Model::new(1)?;
+    let mut model = match &string.body {
+        Some(body) => body.model.clone(),
+        None => Model::new(1)?,
+    };
     let stop = model.add_anchor(Anchor::new("stop"))?;
-    let bridge = model.add_anchor(Anchor::new("bridge"))?;
     let mut nodes = vec![stop];
-    for i in 0..sounding {
-        let drag = if lossless { 0.0 } else { string.drag };
-        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass).drag(drag))?);
+    for i in stopped + 1..=string.masses.len() {
+        nodes.push(model.add_mass(Mass::new(format!("m{i}"), string.mass).drag(string.drag))?);
     }
-    nodes.push(bridge);
-    let ratio = if lossless { 0.0 } else { string.damping / string.stiffness };
+    nodes.push(match &string.body {
+        Some(body) => body.bridge,
+        None => model.add_anchor(Anchor::new("bridge"))?,
+    });
+    let ratio = string.damping / string.stiffness;
     for (j, pair) in nodes.windows(2).enumerate() {
         let k = if j == 0 { stiffness } else { string.stiffness };
         model.add_spring(Spring::new(pair[0], pair[1], k).damping(ratio * k))?;
     }
     if string.bending > 0.0 {
+        let ground = model.add_anchor(Anchor::new("ground"))?;
+        model.add_spring(Spring::new(ground, nodes[1], condensed))?;
         for triple in nodes.windows(3) {
             model.add_bending(Bending::new(triple[0], triple[1], triple[2], string.bending))?;
         }
     }
     Ok(model)
+}
+
+/// The stiffness (N/m) of the spring to the ground at the first sounding mass that stands for
+/// the bending element centred at the stopped node `stopped` of `string` at angular frequency
+/// `omega` (rad/s): `kappa (1 - kappa Re G)`, `G` the receptance (m/N) at the nut side's last
+/// mass of the nut side (masses `1..stopped`, their links, dampers, drag and [`MUTE_DRAG`], the
+/// bending elements centred at them, and the `kappa` the stop's element adds there), from
+/// `(K - w^2 M + i w D) x = e` solved as a real system of twice the size. 0 on a string without
+/// bending; `kappa` where the stop is next to the nut.
+fn condensed_stop(
+    string: &StringPart,
+    stopped: usize,
+    omega: f64,
+    part: &str,
+) -> Result<f64, InstrumentError> {
+    let (kappa, count) = (string.bending, stopped - 1);
+    if kappa == 0.0 || count == 0 {
+        return Ok(kappa);
+    }
+    let mut matrix = DenseMatrix::new(2 * count);
+    let mut add = |i: usize, j: usize, stiffness: f64, damping: f64| {
+        matrix.add(i, j, stiffness);
+        matrix.add(count + i, count + j, stiffness);
+        matrix.add(i, count + j, -omega * damping);
+        matrix.add(count + i, j, omega * damping);
+    };
+    let coordinate = |node: usize| (1..=count).contains(&node).then(|| node - 1);
+    let (k, z) = (string.stiffness, string.damping);
+    for node in 0..stopped {
+        let ends = [coordinate(node), coordinate(node + 1)];
+        for (a, b) in [(ends[0], ends[1]), (ends[1], ends[0])] {
+            if let Some(a) = a {
+                add(a, a, k, z);
+                if let Some(b) = b {
+                    add(a, b, -k, -z);
+                }
+            }
+        }
+    }
+    for centre in 1..=stopped {
+        let element = [(centre - 1, 1.0), (centre, -2.0), (centre + 1, 1.0)];
+        for (a, wa) in element {
+            for (b, wb) in element {
+                if let (Some(a), Some(b)) = (coordinate(a), coordinate(b)) {
+                    add(a, b, kappa * wa * wb, 0.0);
+                }
+            }
+        }
+    }
+    for i in 0..count {
+        add(i, i, -omega * omega * string.mass, string.mass * (string.drag + MUTE_DRAG));
+    }
+    matrix.factor().map_err(|error| InstrumentError::Analysis {
+        part: part.to_string(),
+        source: AnalysisError::Target(format!("the muted nut side's receptance: {error}")),
+    })?;
+    let mut receptance = vec![0.0; 2 * count];
+    receptance[count - 1] = 1.0;
+    matrix.solve_in_place(&mut receptance);
+    Ok(kappa * (1.0 - kappa * receptance[count - 1]))
+}
+
+/// The fundamental of a stopped string's sounding part `model` (its first `body` masses a
+/// body's), its analog pole (1/s): of the undamped modes with more than half their kinetic
+/// energy on the string, the nearest in frequency to `target` (rad/s) (else the mode with the
+/// most on the string), damped by the model's dampers and drag
+/// together with the undamped modes within [`DAMPED_BAND`] of it (a body mode next to it,
+/// whose damping moves the string's pitch): the pole of `s^2 + C s + W^2` in those modes whose
+/// vector lies most on the string's mode.
+fn fundamental(model: &Model, body: usize, target: f64, part: &str) -> Result<c64, InstrumentError> {
+    let (omegas, shapes, damping) = undamped_modes(model, part)?;
+    let on_string = |mode: usize| (body..shapes.nrows()).map(|i| shapes[(i, mode)].powi(2)).sum::<f64>();
+    let modes = 0..omegas.len();
+    let distance = |mode: usize| (omegas[mode] / target).ln().abs();
+    let nearest = modes
+        .clone()
+        .filter(|&mode| on_string(mode) > 0.5)
+        .min_by(|&a, &b| distance(a).total_cmp(&distance(b)));
+    let Some(mode) = nearest.or_else(|| modes.max_by(|&a, &b| on_string(a).total_cmp(&on_string(b)))) else {
+        return Ok(c64::new(f64::NAN, f64::NAN));
+    };
+    let near: Vec<usize> =
+        (0..omegas.len()).filter(|&j| (omegas[j] / omegas[mode]).ln().abs() <= DAMPED_BAND.ln()).collect();
+    let m = near.len();
+    let projected = shapes.transpose() * &damping * &shapes;
+    let mut state = Mat::<f64>::zeros(2 * m, 2 * m);
+    for (a, &i) in near.iter().enumerate() {
+        state[(a, m + a)] = 1.0;
+        state[(m + a, a)] = -omegas[i] * omegas[i];
+        for (b, &j) in near.iter().enumerate() {
+            state[(m + a, m + b)] = -projected[(i, j)];
+        }
+    }
+    let failed = |_| InstrumentError::Analysis {
+        part: part.to_string(),
+        source: AnalysisError::Eigen { size: 2 * m },
+    };
+    let (poles, vectors) = eigen(state.as_ref()).map_err(failed)?;
+    let string = near.iter().position(|&j| j == mode).unwrap_or(0);
+    let weight = |k: usize| vectors[(string, k)].norm() / (0..m).map(|a| vectors[(a, k)].norm()).sum::<f64>();
+    let best = (0..2 * m).filter(|&k| poles[k].im > 0.0).max_by(|&a, &b| weight(a).total_cmp(&weight(b)));
+    Ok(best.map_or(c64::new(0.0, omegas[mode]), |k| poles[k]))
+}
+
+/// How far in frequency (a ratio) the undamped modes that damp the fundamental with it may lie.
+const DAMPED_BAND: f64 = 1.3;
+
+/// The frequency (Hz) at which `scheme` at step `dt` simulates a mode of analog pole `pole`
+/// (1/s): the angle of its dominant discrete pole over `2 pi dt`.
+fn simulated_hz(pole: c64, scheme: SchemeKind, dt: f64) -> Result<f64, AnalysisError> {
+    let z = dominant(oscillator_poles(scheme, &[Oscillator::from_pole(pole)], dt)?[0]);
+    Ok(z.im.abs().atan2(z.re) / (2.0 * PI * dt))
 }

@@ -55,7 +55,7 @@ pub struct GuitarSpec {
     /// The body the strings end on: its modes at the bridge ([`crate::model::BodySpec`], masses
     /// `body.1` to `body.K`, `body.1` the bridge), so that the strings drive the body and each
     /// other. `None`: each string ends on a fixed bridge anchor. Each open string's tension is
-    /// tuned on the body ([`tune_on_body`]); the frets are tuned on the string alone.
+    /// tuned on the body ([`tune_on_body`]), and so is each fret's stop ([`super::frets`]).
     pub body: Option<Vec<BodyMode>>,
 }
 
@@ -132,7 +132,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     check_spec(spec)?;
     let mut model = Model::new(1)?;
     let body = add_body(&mut model, spec.body.as_ref())?;
-    let bridge = body.as_ref().map(|&(_, bridge)| bridge);
+    let bridge = body.as_ref().map(|body| body.bridge);
     let mut designs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
         let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
@@ -153,9 +153,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        if let Some((body, bridge)) = &body {
-            let tension =
-                tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body, *bridge)?;
+        if let Some(body) = &body {
+            let tension = tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body)?;
             design.stiffness *= tension;
             design.bending *= tension;
         }
@@ -196,6 +195,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
                 fret_method: spec.fret_method,
+                body: body.clone(),
                 unisons: Vec::new(),
                 hammer: None,
             }),

@@ -18,6 +18,8 @@ pub mod plates;
 pub mod reed;
 pub mod sitar;
 
+pub use body::BodyAlone;
+
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{AnalysisOptions, ModelModes};
 use crate::engine::PickupSpec;
@@ -135,6 +137,9 @@ pub struct StringPart {
     pub frets: usize,
     /// How a fret stops the string.
     pub fret_method: frets::FretMethod,
+    /// The body the string ends on (its bridge is `ends[1]`), on which its frets are tuned;
+    /// `None`: a fixed bridge.
+    pub body: Option<std::sync::Arc<BodyAlone>>,
     /// The other strings of its course (a piano's two or three strings to a key, each ending on
     /// the same bridge), struck, plucked, damped and set with it: an excitation is shared by the
     /// course's strings at the same place along each, a hammer's mass or a pulse's peak divided

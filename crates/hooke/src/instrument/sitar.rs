@@ -105,9 +105,9 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         let string = StringSpec::new(name, spec.masses).mass(spec.mass).damping(design.damping);
         let (stiffness, string) = match &body {
-            Some((alone, bridge)) => {
-                let tension = tune_on_body(&string, &design, alone, *bridge)?;
-                (design.stiffness * tension, string.to(*bridge))
+            Some(alone) => {
+                let tension = tune_on_body(&string, &design, alone)?;
+                (design.stiffness * tension, string.to(alone.bridge))
             }
             None => (design.stiffness, string),
         };
@@ -115,7 +115,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         let index = |node: Node| model.node_index(node);
         let nut = Instrument::node_index(&model, &format!("{name}.0")).expect("the string generator's ids");
         let end = match &body {
-            Some((_, bridge)) => index(*bridge),
+            Some(alone) => index(alone.bridge),
             None => {
                 Instrument::node_index(&model, &format!("{name}.{}", spec.masses + 1)).expect("its bridge")
             }
@@ -132,6 +132,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             time_constant: Some(spec.decay),
             frets,
             fret_method: FretMethod::Between,
+            body: body.clone(),
             unisons: Vec::new(),
             hammer: None,
         };
@@ -163,7 +164,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             .id("jawari"),
     )?;
     let pickups = match &body {
-        Some((_, bridge)) => body_pickups(&model, *bridge, false),
+        Some(alone) => body_pickups(&model, alone.bridge, false),
         None => string_pickups(&parts, &spec.pickups, false),
     };
     Ok(Instrument { kind: "sitar", model, parts, pickups, scheme, dt })

