@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         let map = NoteMap::new(instrument, rule);
         let map = map.clone().with_controls(&controls, instrument).unwrap_or(map);
         match load(data, "fuzz.mid", instrument, map, true, 0.5) {
-            Ok((score, _, _)) => perform(instrument, *oversample, score),
+            Ok(midi) => perform(instrument, *oversample, midi.score),
             Err(MidiError::Score(error)) => panic!("the score written from a MIDI file was refused: {error}"),
             Err(_) => {}
         }
