@@ -30,7 +30,10 @@ fn address_space_limit() -> Option<u64> {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes into the struct we own.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
-    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    // rlim_t is u64 on Linux but not on every Unix.
+    #[allow(clippy::unnecessary_cast)]
+    let bytes = limit.rlim_cur as u64;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(bytes)
 }
 
 #[cfg(not(unix))]
