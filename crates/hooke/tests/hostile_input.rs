@@ -442,3 +442,20 @@ fn a_killed_writers_temporary_file_is_removed_and_a_live_ones_kept() {
     }
     drop((live, next));
 }
+
+#[test]
+fn a_rate_or_step_whose_reciprocal_is_infinite_is_refused() {
+    // 1 / 5e-324 overflows: the step (or the rate) the engine and the analysis would use is inf.
+    for (error, field) in [
+        (hooke::engine::StepSize::rate(5e-324).unwrap_err(), "rate"),
+        (hooke::engine::StepSize::dt(1e-310).unwrap_err(), "dt"),
+    ] {
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("`{field}`")) && message.contains("reciprocal is finite"),
+            "{message}"
+        );
+    }
+    // The smallest normal double's reciprocal is finite: accepted.
+    assert!(hooke::engine::StepSize::dt(f64::MIN_POSITIVE).is_ok());
+}

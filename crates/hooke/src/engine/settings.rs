@@ -14,15 +14,17 @@ pub enum StepSize {
 }
 
 impl StepSize {
-    /// A step from a sample rate in Hz (> 0).
+    /// A step from a sample rate in Hz (> 0, with a finite step `1 / rate`).
     pub fn rate(hz: f64) -> Result<Self, ModelError> {
         check_positive("run", "rate", hz)?;
+        check_finite_reciprocal("rate", hz)?;
         Ok(Self::Rate(hz))
     }
 
-    /// A step from its length in s (> 0).
+    /// A step from its length in s (> 0, with a finite rate `1 / dt`).
     pub fn dt(seconds: f64) -> Result<Self, ModelError> {
         check_positive("run", "dt", seconds)?;
+        check_finite_reciprocal("dt", seconds)?;
         Ok(Self::Dt(seconds))
     }
 
@@ -41,6 +43,19 @@ impl StepSize {
             Self::Dt(dt) => 1.0 / dt,
         }
     }
+}
+
+/// Refuses a rate or step so small that its reciprocal (the step or the rate) is infinite.
+fn check_finite_reciprocal(field: &'static str, value: f64) -> Result<(), ModelError> {
+    if (1.0 / value).is_finite() {
+        return Ok(());
+    }
+    Err(ModelError::new(
+        "run",
+        field,
+        format!("a {field} whose reciprocal is finite (above 5.6e-309)"),
+        value,
+    ))
 }
 
 /// How long a run lasts.
