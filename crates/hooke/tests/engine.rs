@@ -1,7 +1,8 @@
 //! The engine against the run loops it replaced: the instruments' performances reproduce the
 //! samples that the former `Performance` loop wrote (tests/data/parity, recorded from it before
 //! the engine existed) on the string kernel and on the general path, in blocks of 1, 64 and
-//! 4096 steps (and to rounding with the modal kernel); events scheduled inside a block land on their step exactly; `render` gives the
+//! 4096 steps (bit for bit; the guitar's to 1e-10 of the peak since its fret stops were
+//! redesigned, and to rounding with the modal kernel); events scheduled inside a block land on their step exactly; `render` gives the
 //! same frames in any block size; a change to the system is never missed by the scheme.
 
 use hooke::engine::excitation::{Excitation, Pulse};
@@ -50,14 +51,16 @@ fn largest_difference(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
 }
 
 #[test]
-fn the_guitar_plays_the_former_performance_bit_for_bit_on_both_paths_in_any_block_size() {
+fn the_guitar_plays_the_former_performance_on_both_paths_bit_for_bit_in_any_block_size() {
     let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / 88_200.0).unwrap();
     let text = std::fs::read_to_string("tests/data/parity/techniques.toml").unwrap();
+    let mut string_bank = Vec::new();
     for (kernels, name, path) in [
         (true, "guitar-techniques-kernel", PathKind::Strings),
         (false, "guitar-techniques-general", PathKind::General),
     ] {
         let expected = reference(name);
+        let mut first: Option<Vec<Vec<f64>>> = None;
         for chunk in [1, 64, 4096] {
             let score = parse_score(&text, "techniques.toml", &instrument, None).unwrap();
             let options = PerformanceOptions { oversample: 2, threads: 1, kernels, modal: false };
@@ -65,20 +68,26 @@ fn the_guitar_plays_the_former_performance_bit_for_bit_on_both_paths_in_any_bloc
             assert_eq!(performance.path(), path);
             assert_eq!(output.len(), expected.len());
             assert_eq!(output[0].len(), expected[0].len(), "{name}, chunk {chunk}");
-            assert!(
-                output == expected,
-                "{name}, chunk {chunk}: differs by {:e} of the peak",
-                largest_difference(&output, &expected)
-            );
+            // The fret stops are designed anew (tests/fret_tuning.rs): their links moved by a
+            // rounding-level amount since the recording, so the former loop's samples hold to
+            // 1e-10 of the peak, and the block sizes agree with each other bit for bit.
+            let difference = largest_difference(&output, &expected);
+            assert!(difference < 1e-10, "{name}, chunk {chunk}: differs by {difference:e} of the peak");
+            match &first {
+                None => first = Some(output),
+                Some(first) => assert!(output == *first, "{name}, chunk {chunk}: differs from chunk 1"),
+            }
+        }
+        if kernels {
+            string_bank = first.unwrap_or_default();
         }
     }
     // Allowed the modal kernel, the open strings run mode by mode until the first fret, then
     // on the string bank: the same samples to rounding.
-    let expected = reference("guitar-techniques-kernel");
     let score = parse_score(&text, "techniques.toml", &instrument, None).unwrap();
     let options = PerformanceOptions { oversample: 2, threads: 1, ..PerformanceOptions::default() };
     let (output, _) = perform(&instrument, score, options, 4096);
-    let difference = largest_difference(&output, &expected);
+    let difference = largest_difference(&output, &string_bank);
     assert!(difference <= 1e-12 && difference > 0.0, "with the modal kernel: {difference:e}");
 }
 
