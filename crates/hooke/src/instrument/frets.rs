@@ -151,7 +151,7 @@ pub fn fret_stop(
                 let held =
                     held_simulated_hz(string, stopped, stiffness, simulated(stiffness)?, scheme, dt, &part)?;
                 let off = held.ln() - target;
-                if best.map_or(true, |(_, best_off)| !(best_off.abs() <= off.abs())) {
+                if best.is_none_or(|(_, best_off)| best_off.is_nan() || off.abs() < best_off.abs()) {
                     best = Some((stop(stiffness, held), off));
                 }
                 if off.abs() < HELD_TOLERANCE {
