@@ -14,6 +14,7 @@ mod body;
 mod bridge;
 mod closed_forms;
 mod conformance;
+mod coupled;
 mod contact_and_drive;
 mod decimate;
 mod documentation;

@@ -15,6 +15,7 @@ pub mod invariants;
 pub mod lanczos;
 pub mod linearise;
 pub mod modes;
+pub mod parts;
 pub mod plate_design;
 pub mod poles;
 pub mod regions;

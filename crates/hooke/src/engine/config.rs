@@ -155,13 +155,17 @@ pub enum PathKind {
     Strings,
     /// Any scheme on uniform strings or a uniform membrane, mode by mode: the modal kernel.
     Modal,
+    /// Symplectic Euler on a linear network split into parts in their own modes and a few
+    /// masses stepped directly (strings on a bridge and a body, bars, plates): the coupled
+    /// modal kernel.
+    Parts,
     /// A device's path ([`super::Device`]: the GPU).
     Device,
 }
 
 impl PathKind {
     /// A short name for reports: `general`, `chain kernel`, `membrane kernel`, `string kernel`,
-    /// `modal kernel`, `device`.
+    /// `modal kernel`, `coupled modal kernel`, `device`.
     pub fn name(self) -> &'static str {
         match self {
             Self::General => "general",
@@ -169,6 +173,7 @@ impl PathKind {
             Self::Membrane => "membrane kernel",
             Self::Strings => "string kernel",
             Self::Modal => "modal kernel",
+            Self::Parts => "coupled modal kernel",
             Self::Device => "device",
         }
     }

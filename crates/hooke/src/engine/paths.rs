@@ -1,7 +1,7 @@
 //! Where the engine chooses the path that runs a system: [`Paths::select`], THE place where the
 //! fast path is chosen, and the paths it builds (the string bank, a device's path).
 
-use super::stage::{self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, Stage, StringStage};
+use super::stage::{self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, PartsStage, Stage, StringStage};
 use super::{Device, EngineConfig, Pickups, Precision};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
@@ -33,7 +33,8 @@ impl Paths {
     /// scheme (symplectic Euler there only in f64). Otherwise, with symplectic Euler, a uniform
     /// chain with no stopped mass and no held force gets its stencil (f32), a uniform membrane
     /// its stencil, a system of independent strings the string bank (first, once the engine has
-    /// been played); anything else the general path.
+    /// been played), a linear network that splits into parts (strings on a body, bars, plates)
+    /// the coupled modal kernel; anything else the general path.
     pub(super) fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
         if let Ok(stage) = self.on_device(system, &state) {
             return Box::new(stage);
@@ -63,6 +64,11 @@ impl Paths {
             let chosen = if self.played { bank().or_else(stencil) } else { stencil().or_else(bank) };
             if let Some(stage) = chosen {
                 return stage;
+            }
+            if self.config.modal {
+                if let Some(parts) = PartsStage::new(system, dt, &state, &self.pickups, &self.stopped) {
+                    return Box::new(parts);
+                }
             }
         }
         let mut general = GeneralStage::new(system, scheme, dt, state, self.pickups.clone());

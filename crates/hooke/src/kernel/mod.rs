@@ -9,6 +9,7 @@
 //! ([`crate::forces`] over edge lists).
 
 pub mod chain;
+pub mod coupled;
 pub mod grid;
 pub mod modal;
 mod real;

@@ -13,6 +13,7 @@ mod device;
 mod general;
 mod kernels;
 mod modal;
+mod parts;
 mod strings;
 mod taps;
 
@@ -21,6 +22,7 @@ pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
 pub use modal::chain_mode_steps;
 pub(crate) use modal::{Lattices, ModalStage};
+pub(crate) use parts::PartsStage;
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;
 

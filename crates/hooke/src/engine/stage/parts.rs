@@ -1,0 +1,413 @@
+//! The coupled modal path: symplectic Euler on a linear network split into parts, each in its
+//! own modes, and a few masses stepped directly ([`crate::analysis::parts`]), on the
+//! [`CoupledKernel`]: a guitar's or a piano's strings on their bridge and body, fretted or
+//! open; bars; plates. It takes every change in place: motion and held forces at once, and a
+//! stop, a link, a drag or a mass at the next block, when it splits the network as changed
+//! again (each piece's modes found once and kept, so a fret pressed again costs no analysis).
+
+use super::Stage;
+use crate::analysis::discrete::mode_steps;
+use crate::analysis::parts::{split, Network, PartModes, Split};
+use crate::engine::{PathKind, Pickups, RunError};
+use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, Row, Touched};
+use crate::quantity::Quantity;
+use crate::scheme::SchemeKind;
+use crate::system::{State, System};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The most pieces whose modes are kept (a cache that grows past it starts again).
+const MAX_KEPT: usize = 4096;
+
+/// Where a mass is on the path.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// Mass `local` of part `part`.
+    Part(usize, usize),
+    /// Direct coordinate `d`.
+    Direct(usize),
+    /// Stopped at this position, m.
+    Stopped(f64),
+}
+
+/// The modes of every piece met so far, by [`Network::key`] (`None`: the piece has none).
+type Kept = HashMap<Vec<u64>, Option<Arc<PartModes>>>;
+
+/// Symplectic Euler on a split linear network.
+pub(crate) struct PartsStage {
+    kernel: CoupledKernel,
+    split: Split,
+    network: Network,
+    place: Vec<Place>,
+    /// Each mass's constant force `F_0` (anchors, gravity, stopped masses), N.
+    constant: Vec<f64>,
+    /// Each mass's held force, N.
+    held: Vec<f64>,
+    /// The stopped masses and where.
+    stopped: Vec<(usize, f64)>,
+    kept: Kept,
+    pickups: Pickups,
+    dt: f64,
+    step: u64,
+    /// The system's revision the split was made for.
+    built_for: u64,
+    /// Whether a stop changed since.
+    restopped: bool,
+}
+
+impl PartsStage {
+    /// The path for `system` from `state` with step `dt` (s), the masses `stopped` stopped
+    /// where they are, if the system is a linear network that splits ([`split`]).
+    pub(crate) fn new(system: &System, dt: f64, state: &State, pickups: &Pickups, stopped: &[usize]) -> Option<Self> {
+        let stopped = stopped.iter().map(|&m| (m, state.x[m])).collect();
+        Self::build(system, dt, state, pickups, stopped, Kept::new())
+    }
+
+    fn build(
+        system: &System,
+        dt: f64,
+        state: &State,
+        pickups: &Pickups,
+        mut stopped: Vec<(usize, f64)>,
+        mut kept: Kept,
+    ) -> Option<Self> {
+        let network = Network::new(system)?;
+        let n = network.mass.len();
+        let mut place = vec![Place::Direct(0); n];
+        for &(mass, x) in &stopped {
+            place[mass] = Place::Stopped(x);
+        }
+        let held: Vec<bool> = place.iter().map(|p| matches!(p, Place::Stopped(_))).collect();
+        if kept.len() > MAX_KEPT {
+            kept.clear();
+        }
+        let split = split(&network, &held, &mut |masses: &[usize]| {
+            let modes = || PartModes::new(&network, masses).map(Arc::new);
+            kept.entry(network.key(masses)).or_insert_with(modes).clone()
+        })?;
+        for (part, modes) in split.parts.iter().enumerate() {
+            for (local, &mass) in modes.masses.iter().enumerate() {
+                place[mass] = Place::Part(part, local);
+            }
+        }
+        for (d, &mass) in split.direct.iter().enumerate() {
+            place[mass] = Place::Direct(d);
+        }
+        let mut x0 = state.x.clone();
+        x0[..n].fill(0.0);
+        for &(mass, x) in &stopped {
+            x0[mass] = x;
+        }
+        let mut constant = vec![0.0; state.x.len()];
+        crate::forces::conservative(system, &x0, &mut constant);
+        constant.truncate(n);
+        let mut held_forces = system.external_forces().held.clone();
+        held_forces.resize(n, 0.0);
+        let coupled = couple(&network, &split, &place, dt)?;
+        let (mut q, mut p, mut share) = (Vec::new(), Vec::new(), Vec::new());
+        for modes in &split.parts {
+            let project = |values: &dyn Fn(usize) -> f64| -> Vec<f64> {
+                let r = modes.masses.len();
+                (0..r).map(|j| (0..r).map(|i| modes.shapes[i * r + j] * values(modes.masses[i])).sum()).collect()
+            };
+            q.extend(project(&|m| network.mass[m] * state.x[m]));
+            p.extend(project(&|m| network.mass[m] * state.v[m]));
+            share.extend(project(&|m| constant[m] + held_forces[m]));
+        }
+        let direct = &split.direct;
+        let x = direct.iter().map(|&m| state.x[m]).collect();
+        let v = direct.iter().map(|&m| state.v[m]).collect();
+        let base = direct.iter().map(|&m| constant[m] + held_forces[m]).collect();
+        let (direct_taps, modal_taps) = taps(pickups, &split, &place)?;
+        let kernel = CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], direct_taps, modal_taps);
+        stopped.reserve(n);
+        Some(Self {
+            kernel,
+            split,
+            network,
+            place,
+            constant,
+            held: held_forces,
+            stopped,
+            kept,
+            pickups: pickups.clone(),
+            dt,
+            step: state.step,
+            built_for: system.revision(),
+            restopped: false,
+        })
+    }
+
+    /// Splits the system again where a stop, a link, a drag or a mass changed; `false` where
+    /// it no longer splits.
+    fn take_changes(&mut self, system: &System) -> bool {
+        if !self.restopped && self.built_for == system.revision() {
+            return true;
+        }
+        let state = self.state(system);
+        let (stopped, kept) = (std::mem::take(&mut self.stopped), std::mem::take(&mut self.kept));
+        match Self::build(system, self.dt, &state, &self.pickups, stopped, kept) {
+            Some(rebuilt) => {
+                *self = rebuilt;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Mass `local` of part `part`: its shape over the part's modes.
+    fn shape(&self, part: usize, local: usize) -> &[f64] {
+        let r = self.split.parts[part].masses.len();
+        &self.split.parts[part].shapes[local * r..(local + 1) * r]
+    }
+}
+
+/// The kernel's network: every mode's step, and the coupling rows of the direct masses and of
+/// the part masses that an entry outside their part's reference touches.
+fn couple(network: &Network, split: &Split, place: &[Place], dt: f64) -> Option<CoupledNetwork> {
+    let n = network.mass.len();
+    let outside = |mass: usize, part: usize| match place[mass] {
+        Place::Part(other, _) => other != part,
+        Place::Direct(_) => true,
+        Place::Stopped(_) => false,
+    };
+    // A part's mass is touched by its deviation from the reference or by any entry leaving it.
+    let mut touched = vec![false; n];
+    for (part, modes) in split.parts.iter().enumerate() {
+        for &(i, j, _, _) in &modes.deviation {
+            touched[modes.masses[i]] = true;
+            touched[modes.masses[j]] = true;
+        }
+        for &mass in &modes.masses {
+            let entries = network.stiffness.0[mass].iter().chain(&network.damping.0[mass]);
+            touched[mass] |= entries.clone().any(|&(j, _)| outside(j, part));
+        }
+    }
+    let d = split.direct.len();
+    let mut source = vec![usize::MAX; n];
+    for (i, &mass) in split.direct.iter().enumerate() {
+        source[mass] = i;
+    }
+    let mut touched_list = Vec::new();
+    for (part, modes) in split.parts.iter().enumerate() {
+        for (local, &mass) in modes.masses.iter().enumerate() {
+            if touched[mass] {
+                source[mass] = d + touched_list.len();
+                let r = modes.masses.len();
+                touched_list.push(Touched { part, shape: modes.shapes[local * r..(local + 1) * r].to_vec() });
+            }
+        }
+    }
+    let row_of = |mass: usize, part: Option<usize>| -> Row {
+        let mut entries: Vec<(usize, f64, f64)> = Vec::new();
+        for (rows, is_k) in [(&network.stiffness, true), (&network.damping, false)] {
+            for &(j, value) in &rows.0[mass] {
+                if part.is_none_or(|p| outside(j, p)) && !matches!(place[j], Place::Stopped(_)) {
+                    entries.push(if is_k { (source[j], value, 0.0) } else { (source[j], 0.0, value) });
+                }
+            }
+        }
+        if let (Some(part), Place::Part(_, local)) = (part, place[mass]) {
+            let modes = &split.parts[part];
+            for &(i, j, k, c) in modes.deviation.iter().filter(|e| e.0 == local) {
+                debug_assert_eq!(i, local);
+                entries.push((source[modes.masses[j]], k, c));
+            }
+        }
+        entries.sort_unstable_by_key(|e| e.0);
+        let mut row: Row = Vec::with_capacity(entries.len());
+        for (s, k, c) in entries {
+            match row.last_mut() {
+                Some(last) if last.0 == s => (last.1, last.2) = (last.1 + k, last.2 + c),
+                _ => row.push((s, k, c)),
+            }
+        }
+        row
+    };
+    let mut rows: Vec<Row> = split.direct.iter().map(|&mass| row_of(mass, None)).collect();
+    for (part, modes) in split.parts.iter().enumerate() {
+        rows.extend(modes.masses.iter().filter(|&&m| touched[m]).map(|&mass| row_of(mass, Some(part))));
+    }
+    if rows.iter().flatten().any(|e| e.0 == usize::MAX) {
+        return None;
+    }
+    let oscillators: Vec<_> = split.parts.iter().flat_map(|modes| modes.oscillators.iter().copied()).collect();
+    let steps = mode_steps(SchemeKind::SymplecticEuler, &oscillators, &vec![1.0; oscillators.len()], dt).ok()?;
+    let modes = steps.iter().map(|s| CoupledMode { matrix: s.matrix, response: s.held_force }).collect();
+    let mut parts = Vec::with_capacity(split.parts.len());
+    let mut first = 0;
+    for modes in &split.parts {
+        parts.push(first..first + modes.masses.len());
+        first += modes.masses.len();
+    }
+    let inverse_mass = split.direct.iter().map(|&m| 1.0 / network.mass[m]).collect();
+    Some(CoupledNetwork { parts, modes, touched: touched_list, rows, inverse_mass })
+}
+
+/// The pickups' taps on direct masses, and per channel the weights of every mode's `q` and `p`
+/// (empty for a channel with no tap on a part); `None` where a tap is on a stopped mass.
+#[allow(clippy::type_complexity)]
+fn taps(
+    pickups: &Pickups,
+    split: &Split,
+    place: &[Place],
+) -> Option<(Vec<(usize, usize, Quantity, f64)>, Vec<(Vec<f64>, Vec<f64>)>)> {
+    let modes: usize = split.parts.iter().map(|p| p.masses.len()).sum();
+    let mut first = vec![0];
+    for part in &split.parts {
+        first.push(first[first.len() - 1] + part.masses.len());
+    }
+    let mut direct = Vec::new();
+    let mut modal = vec![(Vec::new(), Vec::new()); pickups.channel_count()];
+    for (channel, coordinate, quantity, weight) in pickups.taps() {
+        match *place.get(coordinate)? {
+            Place::Direct(d) => direct.push((channel, d, quantity, weight)),
+            Place::Stopped(_) => return None,
+            Place::Part(part, local) => {
+                let (wq, wp): &mut (Vec<f64>, Vec<f64>) = &mut modal[channel];
+                if wq.is_empty() {
+                    (*wq, *wp) = (vec![0.0; modes], vec![0.0; modes]);
+                }
+                let r = split.parts[part].masses.len();
+                let target = if quantity == Quantity::Position { wq } else { wp };
+                for (j, s) in split.parts[part].shapes[local * r..(local + 1) * r].iter().enumerate() {
+                    target[first[part] + j] += weight * s;
+                }
+            }
+        }
+    }
+    Some((direct, modal))
+}
+
+impl Stage for PartsStage {
+    fn kind(&self) -> PathKind {
+        PathKind::Parts
+    }
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn motion(&self, coordinate: usize) -> (f64, f64) {
+        match self.place[coordinate] {
+            Place::Part(part, local) => {
+                let (q, p) = self.kernel.modes(part);
+                let shape = self.shape(part, local);
+                (dot(shape, q), dot(shape, p))
+            }
+            Place::Direct(d) => self.kernel.direct_motion(d),
+            Place::Stopped(x) => (x, 0.0),
+        }
+    }
+
+    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
+        let (x0, v0) = self.motion(coordinate);
+        match self.place[coordinate] {
+            Place::Part(part, local) => {
+                let m = self.network.mass[coordinate];
+                let shape = self.shape(part, local).to_vec();
+                self.kernel.add_to_modes(part, |j| shape[j] * m * (x - x0), |j| shape[j] * m * (v - v0));
+            }
+            Place::Direct(d) => self.kernel.set_direct_motion(d, x, v),
+            Place::Stopped(_) => return false,
+        }
+        true
+    }
+
+    /// A stop holds the mass at rest at once; the network is split again at the next block.
+    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
+        let (x, _) = self.motion(mass);
+        let already = matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
+        if stopped && !already && !self.set_motion(mass, x, 0.0) {
+            return false;
+        }
+        self.stopped.retain(|&(m, _)| m != mass);
+        if stopped {
+            self.stopped.push((mass, x));
+        }
+        self.restopped = true;
+        true
+    }
+
+    /// Taken at the next block (the system holds the change).
+    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
+        true
+    }
+
+    /// Taken at the next block.
+    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
+        true
+    }
+
+    /// Taken at the next block.
+    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
+        true
+    }
+
+    fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
+        let change = force - self.held[coordinate];
+        self.held[coordinate] = force;
+        match self.place[coordinate] {
+            Place::Part(part, local) => {
+                let shape = self.shape(part, local).to_vec();
+                self.kernel.add_to_shares(part, |j| shape[j] * change);
+            }
+            Place::Direct(d) => self.kernel.add_to_direct_force(d, change),
+            Place::Stopped(_) => {}
+        }
+        true
+    }
+
+    /// `F_0 - sum_j (K x_j + C v_j)` on the coordinate, the stopped masses in `F_0`.
+    fn free_force(&mut self, system: &System, coordinate: usize) -> f64 {
+        if !self.take_changes(system) {
+            let state = self.state(system);
+            let mut force = vec![0.0; state.x.len()];
+            crate::forces::total(system, &state.x, &state.v, state.t, &mut force);
+            return force[coordinate] - self.held[coordinate];
+        }
+        let mut force = self.constant[coordinate];
+        for (rows, velocity) in [(&self.network.stiffness, false), (&self.network.damping, true)] {
+            for &(j, value) in &rows.0[coordinate] {
+                if !matches!(self.place[j], Place::Stopped(_)) {
+                    let (x, v) = self.motion(j);
+                    force -= value * if velocity { v } else { x };
+                }
+            }
+        }
+        force
+    }
+
+    /// Takes the changes made since the last block first; where the system as changed no
+    /// longer splits, returns 0 steps, for the engine to move to another path.
+    fn advance(&mut self, system: &System, steps: usize, record: &mut [f64]) -> Result<usize, RunError> {
+        if !self.take_changes(system) {
+            return Ok(0);
+        }
+        match self.kernel.advance(steps, record) {
+            Ok(()) => {
+                self.step += steps as u64;
+                Ok(steps)
+            }
+            Err(()) => Ok(0),
+        }
+    }
+
+    fn state(&self, system: &System) -> State {
+        let mut state = system.initial_state();
+        for (mass, place) in self.place.iter().enumerate() {
+            (state.x[mass], state.v[mass]) = match place {
+                Place::Stopped(x) => (*x, 0.0),
+                _ => self.motion(mass),
+            };
+        }
+        state.step = self.step;
+        state.t = self.step as f64 * self.dt;
+        state
+    }
+}
+
+/// `sum a_i b_i`.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

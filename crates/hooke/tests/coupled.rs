@@ -1,0 +1,72 @@
+//! The coupled modal path (`engine::stage::parts`) against the general path: the instruments
+//! whose strings end on a body, and the bars and plates, play the first seconds of their 20 s
+//! scores (frets pressed and lifted, plucks, hammers, mallets) on both paths, in blocks of 1, 64
+//! and 4096 steps, to within 1e-9 of the peak. The general path is the reference: Morgan & Qiao
+//! 2009's symplectic Euler over the edge lists, mass by mass.
+
+use hooke::engine::PathKind;
+use hooke::format::instrument::parse as parse_instrument;
+use hooke::format::score::parse as parse_score;
+use hooke::score::performance::{Performance, PerformanceOptions};
+use std::path::Path;
+
+/// Plays the first `seconds` of `name`'s 20 s score, `chunk` steps per call; returns the output
+/// and the paths the performance ran on after its first block and at its end.
+fn play(name: &str, seconds: f64, kernels: bool, chunk: u64) -> (Vec<Vec<f64>>, Vec<PathKind>) {
+    let folder = Path::new("../../examples/instruments");
+    let text = std::fs::read_to_string(folder.join(format!("{name}.toml"))).unwrap();
+    let file = parse_instrument(&text, name).unwrap();
+    let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
+    let score_text = std::fs::read_to_string(folder.join(format!("{name}-20s.toml"))).unwrap();
+    let score = parse_score(&score_text, "score.toml", &instrument, None).unwrap();
+    let options = PerformanceOptions { oversample, threads: 1, kernels, modal: true };
+    let mut performance = Performance::new(&instrument, score, options).unwrap();
+    let mut output = vec![Vec::new(); performance.channels()];
+    let mut paths = Vec::new();
+    // The score lasts 20 s.
+    let end = (performance.total_steps() as f64 * seconds / 20.0) as u64;
+    while performance.step() < end {
+        performance.render(chunk.min(end - performance.step()), &mut output).unwrap();
+        if paths.is_empty() {
+            paths.push(performance.path());
+        }
+    }
+    paths.push(performance.path());
+    performance.finish(&mut output).unwrap();
+    (output, paths)
+}
+
+/// The largest difference between `a` and `b`, relative to the peak of `b`.
+fn largest_difference(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let peak = b.iter().flatten().fold(0.0f64, |p, x| p.max(x.abs()));
+    assert!(peak > 0.0, "silent reference");
+    assert_eq!(a.iter().map(Vec::len).collect::<Vec<_>>(), b.iter().map(Vec::len).collect::<Vec<_>>());
+    a.iter().zip(b).flat_map(|(x, y)| x.iter().zip(y)).fold(0.0f64, |d, (x, y)| d.max((x - y).abs())) / peak
+}
+
+fn coupled_path_matches_the_general_path(name: &str, seconds: f64) {
+    let (general, general_paths) = play(name, seconds, false, 4096);
+    assert_eq!(general_paths, [PathKind::General, PathKind::General]);
+    for chunk in [1, 64, 4096] {
+        let (coupled, paths) = play(name, seconds, true, chunk);
+        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "{name}, chunk {chunk}");
+        let difference = largest_difference(&coupled, &general);
+        println!("{name}, blocks of {chunk}: {difference:.2e} of the peak");
+        assert!(difference < 1e-9, "{name}, blocks of {chunk}: differs by {difference:e} of the peak");
+    }
+}
+
+#[test]
+fn the_acoustic_guitar_fretted_and_plucked_matches_the_general_path() {
+    coupled_path_matches_the_general_path("acoustic-guitar", 2.5);
+}
+
+#[test]
+fn the_piano_struck_and_damped_matches_the_general_path() {
+    coupled_path_matches_the_general_path("piano", 1.5);
+}
+
+#[test]
+fn the_plates_struck_match_the_general_path() {
+    coupled_path_matches_the_general_path("plates", 1.5);
+}
