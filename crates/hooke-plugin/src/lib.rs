@@ -1,0 +1,209 @@
+//! Hooke as a CLAP and VST3 instrument plugin (nice-plug): MIDI in, stereo out, a shipped
+//! instrument (the acoustic guitar by default) or an instrument file played through the
+//! library's live core (`hooke::score::live`), the body `hooke play` runs in its audio callback.
+//!
+//! - [`Plugin::activate`] (the host's main thread) builds the instrument ([`Sound::build`]):
+//!   the analysis, the fret stops, the engine, the gain, the warm-up block.
+//! - [`Plugin::process`] (the audio thread) splits the block at its events: the frames before
+//!   an event are rendered, then the event goes through the note map into the core's queue, so
+//!   every note starts on its frame whatever the host's block size. Then the smoothed gain.
+//!
+//! docs/plugin.md: building, installing, what it plays, its parameters, its limits.
+
+mod params;
+mod presets;
+mod sound;
+
+pub use params::HookeParams;
+pub use presets::Preset;
+pub use sound::Sound;
+
+use nice_plug::midi::MidiResult;
+use nice_plug::prelude::*;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+/// What the current sound was built from and for: a rebuild is needed when any changes.
+#[derive(Debug, Clone, PartialEq)]
+struct Built {
+    /// The output rate, Hz.
+    rate: f32,
+    /// The largest block, frames.
+    max_frames: u32,
+    /// The preset parameter's value then.
+    preset: Preset,
+    /// The instrument file then (empty: the preset played).
+    file: String,
+}
+
+/// The plugin.
+pub struct Hooke {
+    params: Arc<HookeParams>,
+    /// The instrument playing (none before the first activation, or when none could be built).
+    sound: Option<Sound>,
+    /// What it was built from.
+    built: Option<Built>,
+    /// A restart was asked of the host since the preset changed.
+    restart_asked: bool,
+}
+
+impl Default for Hooke {
+    fn default() -> Self {
+        Self { params: Arc::new(HookeParams::default()), sound: None, built: None, restart_asked: false }
+    }
+}
+
+impl Hooke {
+    /// Builds the sound `built` asks for: the instrument file when one is set and it loads
+    /// (else its error is logged and the preset plays), or the preset.
+    fn build(built: &Built) -> Result<Sound, String> {
+        let (rate, max_frames) = (f64::from(built.rate), built.max_frames as usize);
+        if !built.file.is_empty() {
+            let loaded = std::fs::read_to_string(&built.file)
+                .map_err(|e| format!("{}: {e}", built.file))
+                .and_then(|text| Sound::build(&text, &built.file, rate, max_frames));
+            match loaded {
+                Ok(sound) => return Ok(sound),
+                Err(message) => {
+                    nice_error!("hooke: {message}; playing the preset {} instead", built.preset.name())
+                }
+            }
+        }
+        let (file, text) = built.preset.file();
+        Sound::build(text, file, rate, max_frames)
+    }
+
+    /// The instrument file the state names (empty: none).
+    fn instrument_file(&self) -> String {
+        match self.params.instrument_file.read() {
+            Ok(file) => file.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+impl Plugin for Hooke {
+    const NAME: &'static str = "Hooke";
+    const VENDOR: &'static str = "Hooke";
+    const URL: &'static str = "";
+    const EMAIL: &'static str = "";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+
+    const AUDIO_IO_LAYOUTS: &'static [AudioIOLayout] = &[AudioIOLayout {
+        main_input_channels: None,
+        main_output_channels: NonZeroU32::new(2),
+        ..AudioIOLayout::const_default()
+    }];
+
+    // Pitch bend and the sustain pedal are MIDI messages: CCs are needed.
+    const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
+
+    type Editor = ();
+    type SysExMessage = ();
+    type BackgroundTask = ();
+
+    fn params(&self) -> Arc<dyn Params> {
+        self.params.clone()
+    }
+
+    fn activate(
+        &mut self,
+        _layout: &AudioIOLayout,
+        config: &BufferConfig,
+        context: &mut impl ActivateContext<Self>,
+    ) -> bool {
+        let wanted = Built {
+            rate: config.sample_rate,
+            max_frames: config.max_buffer_size.max(1),
+            preset: self.params.preset.value(),
+            file: self.instrument_file(),
+        };
+        self.restart_asked = false;
+        if self.sound.is_none() || self.built.as_ref() != Some(&wanted) {
+            match Self::build(&wanted) {
+                Ok(sound) => self.sound = Some(sound),
+                Err(message) => {
+                    nice_error!("hooke: {message}");
+                    self.sound = None;
+                    return false;
+                }
+            }
+            self.built = Some(wanted);
+        }
+        if let Some(sound) = &self.sound {
+            context.set_latency_samples(sound.latency());
+        }
+        true
+    }
+
+    fn process(
+        &mut self,
+        buffer: &mut Buffer,
+        _aux: &mut AuxiliaryBuffers,
+        context: &mut impl ProcessContext<Self>,
+    ) -> ProcessStatus {
+        let preset = self.params.preset.value();
+        if !self.restart_asked && self.built.as_ref().is_some_and(|built| built.preset != preset) {
+            context.request_restart();
+            self.restart_asked = true;
+        }
+        let frames = buffer.samples();
+        let outputs = buffer.as_slice();
+        let Some(sound) = &mut self.sound else {
+            outputs.iter_mut().for_each(|channel| channel.fill(0.0));
+            return ProcessStatus::Normal;
+        };
+        let mut next = context.next_event();
+        let mut done = 0;
+        loop {
+            while let Some(event) = next.filter(|event| event.timing() as usize <= done) {
+                play(sound, &event);
+                next = context.next_event();
+            }
+            if done == frames {
+                break;
+            }
+            let until = next.map_or(frames, |event| (event.timing() as usize).min(frames));
+            sound.render(outputs, done..until);
+            done = until;
+        }
+        // Events the host placed past the block's end (a host error) play now.
+        while let Some(event) = next {
+            play(sound, &event);
+            next = context.next_event();
+        }
+        for frame in 0..frames {
+            let gain = self.params.gain.smoothed.next();
+            for channel in outputs.iter_mut() {
+                channel[frame] *= gain;
+            }
+        }
+        ProcessStatus::KeepAlive
+    }
+}
+
+/// Plays `event` if it is a MIDI message (notes, controllers, pitch bend).
+fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
+    if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
+        sound.send(&bytes);
+    }
+}
+
+impl ClapPlugin for Hooke {
+    const CLAP_ID: &'static str = "dev.hooke.instrument";
+    const CLAP_DESCRIPTION: Option<&'static str> =
+        Some("Physically modelled instruments: mass-spring-damper networks played live");
+    const CLAP_MANUAL_URL: Option<&'static str> = None;
+    const CLAP_SUPPORT_URL: Option<&'static str> = None;
+    const CLAP_FEATURES: &'static [ClapFeature] =
+        &[ClapFeature::Instrument, ClapFeature::Synthesizer, ClapFeature::Stereo];
+}
+
+impl Vst3Plugin for Hooke {
+    const VST3_CLASS_ID: [u8; 16] = *b"HookePhysModel01";
+    const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] =
+        &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth, Vst3SubCategory::Stereo];
+}
+
+nice_export_clap!(Hooke);
+nice_export_vst3!(Hooke);

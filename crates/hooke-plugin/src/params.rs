@@ -1,0 +1,51 @@
+//! The plugin's parameters and the state it saves with a project.
+
+use crate::presets::Preset;
+use nice_plug::prelude::*;
+use std::sync::RwLock;
+
+/// The quietest and loudest gain, dB.
+const GAIN_RANGE_DB: (f32, f32) = (-48.0, 12.0);
+
+/// How long the gain takes to reach a new value, ms (no zipper noise).
+const GAIN_SMOOTHING_MS: f32 = 50.0;
+
+/// What the host sees and saves.
+#[derive(Params)]
+pub struct HookeParams {
+    /// The output gain (a factor, shown in dB): after the instrument's own calibrated gain,
+    /// which puts a fortissimo note at a quarter of full scale.
+    #[id = "gain"]
+    pub gain: FloatParam,
+    /// The shipped instrument played when no instrument file is set. A change rebuilds the
+    /// instrument: the plugin asks the host to restart it (deactivate and activate).
+    #[id = "preset"]
+    pub preset: EnumParam<Preset>,
+    /// An instrument file played instead of the preset (empty: none): saved with the project,
+    /// so that it reopens with the same sound.
+    #[persist = "instrument-file"]
+    pub instrument_file: RwLock<String>,
+}
+
+impl Default for HookeParams {
+    fn default() -> Self {
+        let (low, high) = GAIN_RANGE_DB;
+        Self {
+            gain: FloatParam::new(
+                "Gain",
+                util::db_to_gain(0.0),
+                FloatRange::Skewed {
+                    min: util::db_to_gain(low),
+                    max: util::db_to_gain(high),
+                    factor: FloatRange::gain_skew_factor(low, high),
+                },
+            )
+            .with_smoother(SmoothingStyle::Logarithmic(GAIN_SMOOTHING_MS))
+            .with_unit(" dB")
+            .with_value_to_string(formatters::v2s_f32_gain_to_db(1))
+            .with_string_to_value(formatters::s2v_f32_gain_to_db()),
+            preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),
+            instrument_file: RwLock::new(String::new()),
+        }
+    }
+}

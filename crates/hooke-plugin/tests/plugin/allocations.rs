@@ -1,0 +1,67 @@
+//! nice-plug's allocation assertion (`--features assert_process_allocs`, a debug build) aborts
+//! the process at any allocation in `process`. Each test plays notes, the sustain pedal and
+//! pitch bend on one instrument in a child process (this test binary again, running
+//! [`child`]) and expects it to finish.
+
+use crate::host::{load, melody, shipped, test_build_path};
+use std::process::Command;
+
+/// The child's environment variable: the instrument file to play (empty: the default preset).
+const CHILD: &str = "HOOKE_ALLOCATION_CHILD";
+
+/// Plays notes on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
+#[test]
+#[ignore = "the allocation tests run it in a child process"]
+fn child() {
+    let Some(file) = std::env::var_os(CHILD) else { return };
+    let mut loaded = load(&test_build_path());
+    if !file.is_empty() {
+        loaded.set_instrument_file(&shipped(&file.to_string_lossy()));
+    }
+    let _ = loaded.render(64, 1 << 15, &melody());
+}
+
+/// Runs [`child`] on `file` (empty: the default preset) and asserts that it finished.
+fn assert_no_allocation(file: &str) {
+    let exe = std::env::current_exe().expect("the test binary");
+    let output = Command::new(exe)
+        .args(["--exact", "allocations::child", "--ignored", "--nocapture", "--test-threads", "1"])
+        .env(CHILD, file)
+        .output()
+        .expect("the child runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{file}: the child failed ({}):\n{stderr}", output.status);
+}
+
+#[test]
+#[ignore = "hooke's note map allocates a Vec for every note on a string (NoteMap::play -> choose, \
+            crates/hooke/src/score/notes.rs): fails until the library stops allocating there"]
+fn the_acoustic_guitar_does_not_allocate() {
+    assert_no_allocation("");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(feature = "assert_process_allocs", debug_assertions)),
+    ignore = "needs a debug build with --features assert_process_allocs"
+)]
+fn the_marimba_does_not_allocate() {
+    assert_no_allocation("marimba.toml");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(feature = "assert_process_allocs", debug_assertions)),
+    ignore = "needs a debug build with --features assert_process_allocs"
+)]
+fn the_drum_does_not_allocate() {
+    assert_no_allocation("drum.toml");
+}
+
+#[test]
+#[ignore = "hooke's general path (the reed's energy-conserving scheme) rebuilds its scheme in \
+            render after a note (GeneralStage::step_once -> SchemeKind::build, \
+            crates/hooke/src/engine/stage/general.rs): fails until the library stops allocating there"]
+fn the_reed_does_not_allocate() {
+    assert_no_allocation("reed.toml");
+}

@@ -1,0 +1,90 @@
+//! The plugin seen by a CLAP host: what it declares, and what it plays.
+
+use crate::host::{load, melody, plugin_path, reference, relative_difference, shipped, Input};
+use clack_extensions::audio_ports::{AudioPortInfoBuffer, PluginAudioPorts};
+use clack_extensions::note_ports::{NoteDialect, NotePortInfoBuffer, PluginNotePorts};
+use std::path::Path;
+
+/// Frames the rendering tests play: 0.74 s at 44.1 kHz, past the melody's last event.
+const FRAMES: usize = 1 << 15;
+
+/// The tolerance against the reference, as a fraction of the peak.
+const TOLERANCE: f64 = 1e-6;
+
+#[test]
+fn the_descriptor_names_an_instrument() {
+    let loaded = load(&plugin_path());
+    let factory = loaded.entry.get_plugin_factory().expect("a plugin factory");
+    let descriptors: Vec<_> = factory.plugin_descriptors().collect();
+    assert_eq!(descriptors.len(), 1);
+    let descriptor = descriptors[0];
+    assert_eq!(descriptor.id().and_then(|id| id.to_str().ok()), Some("dev.hooke.instrument"));
+    assert_eq!(descriptor.name().and_then(|name| name.to_str().ok()), Some("Hooke"));
+    let features: Vec<&str> = descriptor.features().filter_map(|f| f.to_str().ok()).collect();
+    assert!(features.contains(&"instrument"), "features {features:?}");
+}
+
+#[test]
+fn one_note_input_port_and_one_stereo_output() {
+    let mut loaded = load(&plugin_path());
+    let handle = loaded.instance.plugin_handle();
+    let notes: PluginNotePorts = handle.get_extension().expect("the note ports extension");
+    assert_eq!((notes.count(&handle, true), notes.count(&handle, false)), (1, 0));
+    let mut buffer = NotePortInfoBuffer::new();
+    let port = notes.get(&handle, 0, true, &mut buffer).expect("the note input port");
+    for dialect in [NoteDialect::Clap, NoteDialect::Midi] {
+        assert!(port.supported_dialects.supports(dialect), "{dialect:?} not supported");
+    }
+    let audio: PluginAudioPorts = handle.get_extension().expect("the audio ports extension");
+    assert_eq!((audio.count(&handle, true), audio.count(&handle, false)), (0, 1));
+    let mut buffer = AudioPortInfoBuffer::new();
+    let port = audio.get(&handle, 0, false, &mut buffer).expect("the audio output port");
+    assert_eq!(port.channel_count, 2);
+}
+
+/// Asserts that `played` is `expected` within [`TOLERANCE`] of the peak, and not silent.
+fn assert_same(played: &[Vec<f32>; 2], expected: &[Vec<f32>; 2], what: &str) {
+    let (difference, peak) = relative_difference(played, expected);
+    assert!(peak > 1e-3, "{what}: silent (peak {peak})");
+    assert!(difference <= TOLERANCE, "{what}: differs by {difference:e} of the peak {peak}");
+}
+
+#[test]
+fn with_no_state_it_plays_the_acoustic_guitar_as_the_live_core() {
+    let played = load(&plugin_path()).render(512, FRAMES, &melody());
+    let expected = reference(&shipped("acoustic-guitar.toml"), FRAMES, &melody());
+    assert_same(&played, &expected, "block 512");
+}
+
+#[test]
+fn block_sizes_1_17_512_and_4096_give_the_same_output() {
+    let blocks = [1, 17, 512, 4096];
+    let outputs: Vec<_> =
+        blocks.iter().map(|&block| load(&plugin_path()).render(block, FRAMES, &melody())).collect();
+    for (block, output) in blocks.iter().zip(&outputs).skip(1) {
+        assert_same(output, &outputs[0], &format!("block {block} against block 1"));
+    }
+}
+
+#[test]
+fn the_instrument_file_of_the_state_plays() {
+    let marimba = shipped("marimba.toml");
+    let notes = [(0, Input::NoteOn(67, 100)), (2000, Input::NoteOn(72, 64)), (9000, Input::NoteOff(67))];
+    let mut loaded = load(&plugin_path());
+    loaded.set_instrument_file(&marimba);
+    let saved = loaded.save_state();
+    // A new instance given the saved state (a project reopened).
+    let mut reopened = load(&plugin_path());
+    reopened.load_state(&saved);
+    let played = reopened.render(256, FRAMES, &notes);
+    assert_same(&played, &reference(&marimba, FRAMES, &notes), "the marimba from the state");
+}
+
+#[test]
+fn an_instrument_file_that_does_not_load_leaves_the_preset_playing() {
+    let mut loaded = load(&plugin_path());
+    loaded.set_instrument_file(Path::new("/nonexistent/instrument.toml"));
+    let played = loaded.render(512, FRAMES, &melody());
+    let expected = reference(&shipped("acoustic-guitar.toml"), FRAMES, &melody());
+    assert_same(&played, &expected, "the acoustic guitar in place of a missing file");
+}
