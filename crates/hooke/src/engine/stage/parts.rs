@@ -6,12 +6,10 @@
 //! again (each piece's modes found once and kept, so a fret pressed again costs no analysis).
 
 use super::Stage;
-use crate::analysis::discrete::mode_steps;
 use crate::analysis::parts::{split, Network, PartModes, Split};
 use crate::engine::{PathKind, Pickups, RunError};
-use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, Row, Touched};
+use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, CoupledTaps, Probe, Row};
 use crate::quantity::Quantity;
-use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -103,23 +101,22 @@ impl PartsStage {
         constant.truncate(n);
         let mut held_forces = system.external_forces().held.clone();
         held_forces.resize(n, 0.0);
-        let coupled = couple(&network, &split, &place, dt)?;
+        let coupled = couple(&network, &split, &place)?;
         let (mut q, mut p, mut share) = (Vec::new(), Vec::new(), Vec::new());
         for modes in &split.parts {
             let project = |values: &dyn Fn(usize) -> f64| -> Vec<f64> {
                 let r = modes.masses.len();
                 (0..r).map(|j| (0..r).map(|i| modes.shapes[i * r + j] * values(modes.masses[i])).sum()).collect()
             };
-            q.extend(project(&|m| network.mass[m] * state.x[m]));
-            p.extend(project(&|m| network.mass[m] * state.v[m]));
-            share.extend(project(&|m| constant[m] + held_forces[m]));
+            q.push(project(&|m| network.mass[m] * state.x[m]));
+            p.push(project(&|m| network.mass[m] * state.v[m]));
+            share.push(project(&|m| constant[m] + held_forces[m]));
         }
         let direct = &split.direct;
         let x = direct.iter().map(|&m| state.x[m]).collect();
         let v = direct.iter().map(|&m| state.v[m]).collect();
         let base = direct.iter().map(|&m| constant[m] + held_forces[m]).collect();
-        let (direct_taps, modal_taps) = taps(pickups, &split, &place)?;
-        let kernel = CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], direct_taps, modal_taps);
+        let kernel = CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], taps(pickups, &split, &place)?);
         stopped.reserve(n);
         Some(Self {
             kernel,
@@ -157,14 +154,19 @@ impl PartsStage {
 
     /// Mass `local` of part `part`: its shape over the part's modes.
     fn shape(&self, part: usize, local: usize) -> &[f64] {
-        let r = self.split.parts[part].masses.len();
-        &self.split.parts[part].shapes[local * r..(local + 1) * r]
+        shape_of(&self.split.parts[part], local)
     }
 }
 
-/// The kernel's network: every mode's step, and the coupling rows of the direct masses and of
+/// Mass `local` of a part: its shape over the part's modes (`Phi`'s row), 1/sqrt(kg).
+fn shape_of(modes: &PartModes, local: usize) -> &[f64] {
+    let r = modes.masses.len();
+    &modes.shapes[local * r..(local + 1) * r]
+}
+
+/// The kernel's network: every part's modes, and the coupling rows of the direct masses and of
 /// the part masses that an entry outside their part's reference touches.
-fn couple(network: &Network, split: &Split, place: &[Place], dt: f64) -> Option<CoupledNetwork> {
+fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<CoupledNetwork> {
     let n = network.mass.len();
     let outside = |mass: usize, part: usize| match place[mass] {
         Place::Part(other, _) => other != part,
@@ -194,7 +196,7 @@ fn couple(network: &Network, split: &Split, place: &[Place], dt: f64) -> Option<
             if touched[mass] {
                 source[mass] = d + touched_list.len();
                 let r = modes.masses.len();
-                touched_list.push(Touched { part, shape: modes.shapes[local * r..(local + 1) * r].to_vec() });
+                touched_list.push(Probe { part, weights: modes.shapes[local * r..(local + 1) * r].to_vec() });
             }
         }
     }
@@ -231,52 +233,37 @@ fn couple(network: &Network, split: &Split, place: &[Place], dt: f64) -> Option<
     if rows.iter().flatten().any(|e| e.0 == usize::MAX) {
         return None;
     }
-    let oscillators: Vec<_> = split.parts.iter().flat_map(|modes| modes.oscillators.iter().copied()).collect();
-    let steps = mode_steps(SchemeKind::SymplecticEuler, &oscillators, &vec![1.0; oscillators.len()], dt).ok()?;
-    let modes = steps.iter().map(|s| CoupledMode { matrix: s.matrix, response: s.held_force }).collect();
-    let mut parts = Vec::with_capacity(split.parts.len());
-    let mut first = 0;
-    for modes in &split.parts {
-        parts.push(first..first + modes.masses.len());
-        first += modes.masses.len();
-    }
+    let mode = |o: &crate::analysis::discrete::Oscillator| CoupledMode { omega0_squared: o.omega0_squared, gamma: o.gamma };
+    let parts = split.parts.iter().map(|modes| modes.oscillators.iter().map(mode).collect()).collect();
     let inverse_mass = split.direct.iter().map(|&m| 1.0 / network.mass[m]).collect();
-    Some(CoupledNetwork { parts, modes, touched: touched_list, rows, inverse_mass })
+    Some(CoupledNetwork { parts, touched: touched_list, rows, inverse_mass })
 }
 
-/// The pickups' taps on direct masses, and per channel the weights of every mode's `q` and `p`
-/// (empty for a channel with no tap on a part); `None` where a tap is on a stopped mass.
-#[allow(clippy::type_complexity)]
-fn taps(
-    pickups: &Pickups,
-    split: &Split,
-    place: &[Place],
-) -> Option<(Vec<(usize, usize, Quantity, f64)>, Vec<(Vec<f64>, Vec<f64>)>)> {
-    let modes: usize = split.parts.iter().map(|p| p.masses.len()).sum();
-    let mut first = vec![0];
-    for part in &split.parts {
-        first.push(first[first.len() - 1] + part.masses.len());
-    }
-    let mut direct = Vec::new();
-    let mut modal = vec![(Vec::new(), Vec::new()); pickups.channel_count()];
+/// The pickups as the kernel reads them: taps on direct masses, and per channel and part one
+/// probe for the positions and one for the velocities; `None` where a tap is on a stopped mass.
+fn taps(pickups: &Pickups, split: &Split, place: &[Place]) -> Option<CoupledTaps> {
+    let mut taps = CoupledTaps::default();
     for (channel, coordinate, quantity, weight) in pickups.taps() {
         match *place.get(coordinate)? {
-            Place::Direct(d) => direct.push((channel, d, quantity, weight)),
+            Place::Direct(d) => taps.direct.push((channel, d, quantity, weight)),
             Place::Stopped(_) => return None,
             Place::Part(part, local) => {
-                let (wq, wp): &mut (Vec<f64>, Vec<f64>) = &mut modal[channel];
-                if wq.is_empty() {
-                    (*wq, *wp) = (vec![0.0; modes], vec![0.0; modes]);
-                }
                 let r = split.parts[part].masses.len();
-                let target = if quantity == Quantity::Position { wq } else { wp };
-                for (j, s) in split.parts[part].shapes[local * r..(local + 1) * r].iter().enumerate() {
-                    target[first[part] + j] += weight * s;
+                let same = |tap: &&mut (usize, Probe, Quantity)| tap.0 == channel && tap.1.part == part && tap.2 == quantity;
+                let at = match taps.modal.iter_mut().position(|tap| same(&tap)) {
+                    Some(at) => at,
+                    None => {
+                        taps.modal.push((channel, Probe { part, weights: vec![0.0; r] }, quantity));
+                        taps.modal.len() - 1
+                    }
+                };
+                for (w, s) in taps.modal[at].1.weights.iter_mut().zip(shape_of(&split.parts[part], local)) {
+                    *w += weight * s;
                 }
             }
         }
     }
-    Some((direct, modal))
+    Some(taps)
 }
 
 impl Stage for PartsStage {
@@ -305,8 +292,9 @@ impl Stage for PartsStage {
         match self.place[coordinate] {
             Place::Part(part, local) => {
                 let m = self.network.mass[coordinate];
-                let shape = self.shape(part, local).to_vec();
-                self.kernel.add_to_modes(part, |j| shape[j] * m * (x - x0), |j| shape[j] * m * (v - v0));
+                let modes = Arc::clone(&self.split.parts[part]);
+                let shape = shape_of(&modes, local);
+                self.kernel.add_to_modes(part, shape.len(), |j| shape[j] * m * (x - x0), |j| shape[j] * m * (v - v0));
             }
             Place::Direct(d) => self.kernel.set_direct_motion(d, x, v),
             Place::Stopped(_) => return false,
@@ -349,8 +337,9 @@ impl Stage for PartsStage {
         self.held[coordinate] = force;
         match self.place[coordinate] {
             Place::Part(part, local) => {
-                let shape = self.shape(part, local).to_vec();
-                self.kernel.add_to_shares(part, |j| shape[j] * change);
+                let modes = Arc::clone(&self.split.parts[part]);
+                let shape = shape_of(&modes, local);
+                self.kernel.add_to_shares(part, shape.len(), |j| shape[j] * change);
             }
             Place::Direct(d) => self.kernel.add_to_direct_force(d, change),
             Place::Stopped(_) => {}
