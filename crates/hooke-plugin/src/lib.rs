@@ -14,12 +14,11 @@ mod params;
 mod presets;
 mod sound;
 
-pub use params::HookeParams;
-pub use presets::Preset;
-pub use sound::Sound;
-
 use nice_plug::midi::MidiResult;
 use nice_plug::prelude::*;
+use params::HookeParams;
+use presets::Preset;
+use sound::Sound;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 

@@ -30,7 +30,8 @@ fn assert_no_allocation(file: &str) {
         .output()
         .expect("the child runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{file}: the child failed ({}):\n{stderr}", output.status);
+    let what = if file.is_empty() { "the default preset" } else { file };
+    assert!(output.status.success(), "{what}: the child failed ({}):\n{stderr}", output.status);
 }
 
 #[test]

@@ -122,18 +122,18 @@ pub fn load(path: &Path) -> Loaded {
 impl Loaded {
     /// The plugin's state, as it saves it.
     pub fn save_state(&mut self) -> Vec<u8> {
-        let mut handle = self.instance.plugin_handle();
+        let handle = self.instance.plugin_handle();
         let state: PluginState = handle.get_extension().expect("the state extension");
         let mut bytes = Vec::new();
-        state.save(&mut handle, &mut bytes).expect("the state saves");
+        state.save(&handle, &mut bytes).expect("the state saves");
         bytes
     }
 
     /// Loads `bytes` as the plugin's state.
     pub fn load_state(&mut self, bytes: &[u8]) {
-        let mut handle = self.instance.plugin_handle();
+        let handle = self.instance.plugin_handle();
         let state: PluginState = handle.get_extension().expect("the state extension");
-        state.load(&mut handle, &mut &bytes[..]).expect("the state loads");
+        state.load(&handle, &mut &bytes[..]).expect("the state loads");
     }
 
     /// Sets the instrument file of the plugin's state (what a project reopened restores). The
