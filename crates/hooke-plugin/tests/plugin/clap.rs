@@ -88,3 +88,18 @@ fn an_instrument_file_that_does_not_load_leaves_the_preset_playing() {
     let expected = reference(&shipped("acoustic-guitar.toml"), FRAMES, &melody());
     assert_same(&played, &expected, "the acoustic guitar in place of a missing file");
 }
+
+#[test]
+fn a_new_instrument_parameter_restarts_the_plugin_with_that_instrument() {
+    let mut loaded = load(&plugin_path());
+    let (preset, marimba) = loaded.param("Instrument", c"Marimba");
+    let _ = loaded.render(64, 64, &[(10, Input::Param(preset, marimba))]);
+    assert!(loaded.restart_asked(), "no restart asked after a new instrument");
+    let notes = [(0, Input::NoteOn(60, 100)), (3000, Input::NoteOn(64, 90))];
+    let played = loaded.render(256, FRAMES, &notes);
+    assert_same(
+        &played,
+        &reference(&shipped("marimba.toml"), FRAMES, &notes),
+        "the marimba after the restart",
+    );
+}

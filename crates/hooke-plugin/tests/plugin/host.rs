@@ -1,14 +1,16 @@
 //! A headless CLAP host for the tests (clack-host), and the reference: the same notes played
 //! by the library's live core directly, as `hooke play` plays them.
 
+use clack_extensions::params::{ParamInfoBuffer, PluginParams};
 use clack_extensions::state::PluginState;
-use clack_host::events::event_types::{MidiEvent, NoteOffEvent, NoteOnEvent};
+use clack_host::events::event_types::{MidiEvent, NoteOffEvent, NoteOnEvent, ParamValueEvent};
 use clack_host::events::Match;
 use clack_host::prelude::*;
 use hooke::format::instrument::parse;
 use hooke::score::live::{calibrate, live, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, StringRule};
 use hooke::score::performance::PerformanceOptions;
+use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -27,15 +29,18 @@ pub enum Input {
     NoteOff(u8),
     /// A raw MIDI 1.0 message (CLAP's MIDI dialect).
     Midi([u8; 3]),
+    /// A parameter's new value (CLAP's: a plain value).
+    Param(ClapId, f64),
 }
 
 impl Input {
-    /// The MIDI 1.0 message it stands for, on channel 1.
-    pub fn midi(self) -> [u8; 3] {
+    /// The MIDI 1.0 message it stands for, on channel 1 (none for a parameter).
+    pub fn midi(self) -> Option<[u8; 3]> {
         match self {
-            Input::NoteOn(key, velocity) => [0x90, key, velocity],
-            Input::NoteOff(key) => [0x80, key, 0],
-            Input::Midi(bytes) => bytes,
+            Input::NoteOn(key, velocity) => Some([0x90, key, velocity]),
+            Input::NoteOff(key) => Some([0x80, key, 0]),
+            Input::Midi(bytes) => Some(bytes),
+            Input::Param(..) => None,
         }
     }
 }
@@ -151,6 +156,30 @@ impl Loaded {
         self.load_state(&state);
     }
 
+    /// The id of the parameter called `name`, and the value its text `text` stands for.
+    pub fn param(&mut self, name: &str, text: &CStr) -> (ClapId, f64) {
+        let handle = self.instance.plugin_handle();
+        let params: PluginParams = handle.get_extension().expect("the params extension");
+        let mut buffer = ParamInfoBuffer::new();
+        let id = (0..params.count(&handle))
+            .filter_map(|index| {
+                params
+                    .get_info(&handle, index, &mut buffer)
+                    .map(|info| (info.id, info.name == name.as_bytes()))
+            })
+            .find_map(|(id, named)| named.then_some(id))
+            .unwrap_or_else(|| panic!("no parameter called {name}"));
+        let value =
+            params.text_to_value(&handle, id, text).unwrap_or_else(|| panic!("{name}: {text:?} refused"));
+        (id, value)
+    }
+
+    /// Whether the plugin asked the host to restart it (deactivate, activate) since the last
+    /// activation; forgets the request.
+    pub fn restart_asked(&self) -> bool {
+        self.instance.access_shared_handler(|requests| requests.restart.swap(false, Relaxed))
+    }
+
     /// Activates the plugin at [`RATE`] for blocks of `block` frames, plays `inputs` (in frame
     /// order) and renders `frames` frames of its two channels.
     pub fn render(&mut self, block: usize, frames: usize, inputs: &[(usize, Input)]) -> [Vec<f32>; 2] {
@@ -159,6 +188,7 @@ impl Loaded {
             min_frames_count: 1,
             max_frames_count: block as u32,
         };
+        self.restart_asked();
         let processor = self.instance.activate(|_, _| (), config).expect("the plugin activates");
         let mut processor = processor.start_processing().expect("processing starts");
         let mut output = [vec![0.0f32; frames], vec![0.0f32; frames]];
@@ -219,6 +249,7 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
         }
         Input::NoteOff(note) => events.push(&NoteOffEvent::new(time, key(note), 0.0)),
         Input::Midi(bytes) => events.push(&MidiEvent::new(time, 0, bytes)),
+        Input::Param(id, value) => events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value)),
     }
 }
 
@@ -256,7 +287,7 @@ pub fn reference(file: &Path, frames: usize, inputs: &[(usize, Input)]) -> [Vec<
     for &(frame, event) in inputs {
         core.process(&mut interleaved[2 * done..2 * frame], 2);
         done = frame;
-        if let Some((channel, kind)) = from_midi(&event.midi()) {
+        if let Some((channel, kind)) = event.midi().as_ref().and_then(|bytes| from_midi(bytes)) {
             let _ = input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
         }
     }
