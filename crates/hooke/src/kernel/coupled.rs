@@ -264,8 +264,7 @@ impl CoupledKernel {
                 }
             },
         );
-        let sum: f64 = self.q.iter().chain(&self.p).chain(&self.x).chain(&self.v).sum();
-        if sum.is_finite() {
+        if [&self.q, &self.p, &self.x, &self.v].iter().all(|values| finite(values)) {
             Ok(())
         } else {
             self.restore();
@@ -370,5 +369,25 @@ fn dot2(w: &[f64], a: &[f64], b: &[f64]) -> [f64; 2] {
             y[l] += w[l] * b[l];
         }
     }
-    [x.iter().sum(), y.iter().sum()]
+    [lane_sum(x), lane_sum(y)]
+}
+
+/// Whether every value is finite: `sum 0 x` is NaN exactly when some `x` is not finite.
+fn finite(values: &[f64]) -> bool {
+    let mut zeros = [0.0; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let tail = chunks.remainder().iter().all(|x| x.is_finite());
+    for chunk in chunks {
+        for l in 0..LANES {
+            zeros[l] += 0.0 * chunk[l];
+        }
+    }
+    tail && lane_sum(zeros) == 0.0
+}
+
+/// The sum of the lanes, pairwise (three dependent additions, not seven).
+#[inline(always)]
+fn lane_sum(x: [f64; LANES]) -> f64 {
+    let half: [f64; 4] = std::array::from_fn(|l| x[l] + x[l + 4]);
+    (half[0] + half[2]) + (half[1] + half[3])
 }
