@@ -12,4 +12,4 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/plugin}
 bash scripts/build-plugin.sh
 cd crates/hooke-plugin
 echo "== tests: the CLAP host on $CARGO_TARGET_DIR/bundled/hooke.clap, allocations in the debug build"
-HOOKE_CLAP=$CARGO_TARGET_DIR/bundled/hooke.clap cargo test --features assert_process_allocs
+HOOKE_CLAP=$CARGO_TARGET_DIR/bundled/hooke.clap cargo test --locked --features assert_process_allocs
