@@ -144,7 +144,11 @@ fn stiff_strings_on_the_string_bank_and_the_modal_kernel_match_the_general_path(
     let (coupled, _) = run(&model, EngineConfig::default(), PathKind::Parts);
     let peak = general.iter().flatten().fold(0.0f64, |p, x| p.max(x.abs()));
     let largest = differences(&coupled, &general);
-    assert!(peak > 0.0 && largest <= 1e-10 * peak, "the coupled path differs by {:e} of the peak", largest / peak);
+    assert!(
+        peak > 0.0 && largest <= 1e-10 * peak,
+        "the coupled path differs by {:e} of the peak",
+        largest / peak
+    );
 }
 
 /// The frequencies (Hz) of the vibrating modes of `model`, lowest first.

@@ -178,12 +178,19 @@ impl PartModes {
     /// if they diagonalise both: the eigenvectors of `S = K~ / |K~| + phi C~ / |C~|` (`K~ =
     /// M^-1/2 K_0 M^-1/2`, `phi` the golden ratio's inverse so that no two distinct pairs of
     /// eigenvalues meet), checked on `K~` and `C~`.
-    fn of(network: &Network, masses: &[usize], [k, c]: [&Mat<f64>; 2], [k0, c0]: [&Mat<f64>; 2]) -> Option<Self> {
+    fn of(
+        network: &Network,
+        masses: &[usize],
+        [k, c]: [&Mat<f64>; 2],
+        [k0, c0]: [&Mat<f64>; 2],
+    ) -> Option<Self> {
         let n = masses.len();
         let scale: Vec<f64> = masses.iter().map(|&i| 1.0 / network.mass[i].sqrt()).collect();
         let normalise = |a: &Mat<f64>| Mat::<f64>::from_fn(n, n, |i, j| a[(i, j)] * scale[i] * scale[j]);
         let (kn, cn) = (normalise(k0), normalise(c0));
-        let largest = |a: &Mat<f64>| (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, e| m.max(a[e].abs()));
+        let largest = |a: &Mat<f64>| {
+            (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, e| m.max(a[e].abs()))
+        };
         let (k_size, c_size) = (largest(&kn), largest(&cn));
         let combined = Mat::<f64>::from_fn(n, n, |i, j| {
             let mut s = if k_size > 0.0 { kn[(i, j)] / k_size } else { 0.0 };

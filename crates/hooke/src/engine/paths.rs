@@ -1,7 +1,9 @@
 //! Where the engine chooses the path that runs a system: [`Paths::select`], THE place where the
 //! fast path is chosen, and the paths it builds (the string bank, a device's path).
 
-use super::stage::{self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, PartsStage, Stage, StringStage};
+use super::stage::{
+    self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, PartsStage, Stage, StringStage,
+};
 use super::{Device, EngineConfig, Pickups, Precision};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};

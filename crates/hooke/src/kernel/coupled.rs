@@ -145,7 +145,9 @@ impl CoupledKernel {
         let mut probes_so_far = 0;
         for (i, modes) in network.parts.iter().enumerate() {
             let (start, size) = (stiffness.len(), padded(modes.len()));
-            for (values, own, fill) in [(&mut qs, &q[i], 0.0), (&mut ps, &p[i], 0.0), (&mut shares, &share[i], 0.0)] {
+            for (values, own, fill) in
+                [(&mut qs, &q[i], 0.0), (&mut ps, &p[i], 0.0), (&mut shares, &share[i], 0.0)]
+            {
                 values.extend_from_slice(own);
                 values.resize(start + size, fill);
             }
@@ -153,8 +155,10 @@ impl CoupledKernel {
             stiffness.resize(start + size, 0.0);
             decay.extend(modes.iter().map(|m| 1.0 - dt * m.gamma));
             decay.resize(start + size, 1.0);
-            let inputs: Vec<usize> = (0..network.touched.len()).filter(|&t| network.touched[t].part == i).collect();
-            let mut probes: Vec<usize> = inputs.iter().map(|&t| pad(&network.touched[t].weights, size)).collect();
+            let inputs: Vec<usize> =
+                (0..network.touched.len()).filter(|&t| network.touched[t].part == i).collect();
+            let mut probes: Vec<usize> =
+                inputs.iter().map(|&t| pad(&network.touched[t].weights, size)).collect();
             for (channel, probe, quantity) in taps.modal.iter().filter(|tap| tap.1.part == i) {
                 modal_taps.push((*channel, i, probes.len(), *quantity));
                 probes.push(pad(&probe.weights, size));
@@ -217,7 +221,13 @@ impl CoupledKernel {
 
     /// Adds `dq(j)`, `dp(j)` (sqrt(kg) m, sqrt(kg) m/s) to mode `j` of part `part`, `j` below
     /// `count`.
-    pub fn add_to_modes(&mut self, part: usize, count: usize, dq: impl Fn(usize) -> f64, dp: impl Fn(usize) -> f64) {
+    pub fn add_to_modes(
+        &mut self,
+        part: usize,
+        count: usize,
+        dq: impl Fn(usize) -> f64,
+        dp: impl Fn(usize) -> f64,
+    ) {
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.q[first + j] += dq(j);
@@ -278,7 +288,8 @@ impl CoupledKernel {
         let (h, d) = (self.dt, self.x.len());
         for (r, row) in self.rows.iter().enumerate() {
             let base = if r < d { self.base[r] } else { 0.0 };
-            self.force[r] = row.iter().fold(base, |f, &(s, k, c)| f - k * self.source_x[s] - c * self.source_v[s]);
+            self.force[r] =
+                row.iter().fold(base, |f, &(s, k, c)| f - k * self.source_x[s] - c * self.source_v[s]);
         }
         for i in 0..d {
             self.v[i] += h * self.force[i] * self.inverse_mass[i];
@@ -290,7 +301,11 @@ impl CoupledKernel {
         for part in &self.parts {
             let input = &mut self.input[part.modes.clone()];
             for (k, &t) in part.inputs.iter().enumerate() {
-                add_scaled(input, &self.weights[part.probes[k]..part.probes[k] + input.len()], self.force[d + t]);
+                add_scaled(
+                    input,
+                    &self.weights[part.probes[k]..part.probes[k] + input.len()],
+                    self.force[d + t],
+                );
             }
         }
         step_modes(h, [&mut self.q, &mut self.p], [&self.stiffness, &self.decay, &self.input]);

@@ -556,8 +556,10 @@ fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> 
             ))),
         };
     }
-    let candidates: Vec<usize> = (0..strings.len()).filter(|&s| fret(&strings[s]).is_some()).collect();
-    if candidates.is_empty() {
+    // The strings where the note lies, as an iterator: a playable note allocates nothing (it
+    // is mapped on a live input thread, or in a plugin's audio callback).
+    let candidates = || (0..strings.len()).filter(|&s| fret(&strings[s]).is_some());
+    let Some(first) = candidates().next() else {
         let low = strings.iter().map(|s| s.open).min().unwrap_or(0);
         let high = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
         let reason = if i32::from(note) < low {
@@ -568,18 +570,12 @@ fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> 
             format!("on no string ({})", strings.iter().map(range).collect::<Vec<_>>().join(", "))
         };
         return Err(unplayable(reason));
-    }
-    if let Some(&same) = candidates.iter().find(|&&s| strings[s].note.is_some_and(|(n, _)| n == note)) {
+    };
+    if let Some(same) = candidates().find(|&s| strings[s].note.is_some_and(|(n, _)| n == note)) {
         return Ok(same);
     }
-    let free = candidates
-        .iter()
-        .copied()
-        .filter(|&s| strings[s].note.is_none())
-        .min_by_key(|&s| (fret(&strings[s]), s));
-    Ok(free.unwrap_or_else(|| {
-        candidates.iter().copied().min_by_key(|&s| strings[s].began).unwrap_or(candidates[0])
-    }))
+    let free = candidates().filter(|&s| strings[s].note.is_none()).min_by_key(|&s| (fret(&strings[s]), s));
+    Ok(free.unwrap_or_else(|| candidates().min_by_key(|&s| strings[s].began).unwrap_or(first)))
 }
 
 /// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and

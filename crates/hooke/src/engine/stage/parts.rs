@@ -56,7 +56,13 @@ pub(crate) struct PartsStage {
 impl PartsStage {
     /// The path for `system` from `state` with step `dt` (s), the masses `stopped` stopped
     /// where they are, if the system is a linear network that splits ([`split`]).
-    pub(crate) fn new(system: &System, dt: f64, state: &State, pickups: &Pickups, stopped: &[usize]) -> Option<Self> {
+    pub(crate) fn new(
+        system: &System,
+        dt: f64,
+        state: &State,
+        pickups: &Pickups,
+        stopped: &[usize],
+    ) -> Option<Self> {
         let stopped = stopped.iter().map(|&m| (m, state.x[m])).collect();
         Self::build(system, dt, state, pickups, stopped, Kept::new())
     }
@@ -106,7 +112,9 @@ impl PartsStage {
         for modes in &split.parts {
             let project = |values: &dyn Fn(usize) -> f64| -> Vec<f64> {
                 let r = modes.masses.len();
-                (0..r).map(|j| (0..r).map(|i| modes.shapes[i * r + j] * values(modes.masses[i])).sum()).collect()
+                (0..r)
+                    .map(|j| (0..r).map(|i| modes.shapes[i * r + j] * values(modes.masses[i])).sum())
+                    .collect()
             };
             q.push(project(&|m| network.mass[m] * state.x[m]));
             p.push(project(&|m| network.mass[m] * state.v[m]));
@@ -116,7 +124,8 @@ impl PartsStage {
         let x = direct.iter().map(|&m| state.x[m]).collect();
         let v = direct.iter().map(|&m| state.v[m]).collect();
         let base = direct.iter().map(|&m| constant[m] + held_forces[m]).collect();
-        let kernel = CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], taps(pickups, &split, &place)?);
+        let kernel =
+            CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], taps(pickups, &split, &place)?);
         stopped.reserve(n);
         Some(Self {
             kernel,
@@ -233,7 +242,10 @@ fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<CoupledNe
     if rows.iter().flatten().any(|e| e.0 == usize::MAX) {
         return None;
     }
-    let mode = |o: &crate::analysis::discrete::Oscillator| CoupledMode { omega0_squared: o.omega0_squared, gamma: o.gamma };
+    let mode = |o: &crate::analysis::discrete::Oscillator| CoupledMode {
+        omega0_squared: o.omega0_squared,
+        gamma: o.gamma,
+    };
     let parts = split.parts.iter().map(|modes| modes.oscillators.iter().map(mode).collect()).collect();
     let inverse_mass = split.direct.iter().map(|&m| 1.0 / network.mass[m]).collect();
     Some(CoupledNetwork { parts, touched: touched_list, rows, inverse_mass })
@@ -249,7 +261,9 @@ fn taps(pickups: &Pickups, split: &Split, place: &[Place]) -> Option<CoupledTaps
             Place::Stopped(_) => return None,
             Place::Part(part, local) => {
                 let r = split.parts[part].masses.len();
-                let same = |tap: &&mut (usize, Probe, Quantity)| tap.0 == channel && tap.1.part == part && tap.2 == quantity;
+                let same = |tap: &&mut (usize, Probe, Quantity)| {
+                    tap.0 == channel && tap.1.part == part && tap.2 == quantity
+                };
                 let at = match taps.modal.iter_mut().position(|tap| same(&tap)) {
                     Some(at) => at,
                     None => {
@@ -294,7 +308,12 @@ impl Stage for PartsStage {
                 let m = self.network.mass[coordinate];
                 let modes = Arc::clone(&self.split.parts[part]);
                 let shape = shape_of(&modes, local);
-                self.kernel.add_to_modes(part, shape.len(), |j| shape[j] * m * (x - x0), |j| shape[j] * m * (v - v0));
+                self.kernel.add_to_modes(
+                    part,
+                    shape.len(),
+                    |j| shape[j] * m * (x - x0),
+                    |j| shape[j] * m * (v - v0),
+                );
             }
             Place::Direct(d) => self.kernel.set_direct_motion(d, x, v),
             Place::Stopped(_) => return false,
@@ -305,7 +324,8 @@ impl Stage for PartsStage {
     /// A stop holds the mass at rest at once; the network is split again at the next block.
     fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
         let (x, _) = self.motion(mass);
-        let already = matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
+        let already =
+            matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
         if stopped && !already && !self.set_motion(mass, x, 0.0) {
             return false;
         }
