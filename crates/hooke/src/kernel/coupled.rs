@@ -260,10 +260,10 @@ impl CoupledKernel {
         self.base[d] += force;
     }
 
-    /// Advances `steps` steps, writing channel `c`'s value after step `s` to `record[c * steps
-    /// + s]`. If a value is not finite at the end, the state goes back to where it was and the
-    /// error is `Err(())`.
-    pub fn advance(&mut self, steps: usize, record: &mut [f64]) -> Result<(), ()> {
+    /// Advances `steps` steps, writing channel `c`'s value after step `s` to
+    /// `record[c * steps + s]`; returns whether every value is finite at the end (if not, the
+    /// state goes back to where it was).
+    pub fn advance(&mut self, steps: usize, record: &mut [f64]) -> bool {
         self.save();
         super::with_best_instructions(
             #[inline(always)]
@@ -274,12 +274,11 @@ impl CoupledKernel {
                 }
             },
         );
-        if [&self.q, &self.p, &self.x, &self.v].iter().all(|values| finite(values)) {
-            Ok(())
-        } else {
+        let all_finite = [&self.q, &self.p, &self.x, &self.v].iter().all(|values| finite(values));
+        if !all_finite {
             self.restore();
-            Err(())
         }
+        all_finite
     }
 
     /// One step (see the module's equations).

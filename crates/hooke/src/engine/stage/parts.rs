@@ -393,13 +393,11 @@ impl Stage for PartsStage {
         if !self.take_changes(system) {
             return Ok(0);
         }
-        match self.kernel.advance(steps, record) {
-            Ok(()) => {
-                self.step += steps as u64;
-                Ok(steps)
-            }
-            Err(()) => Ok(0),
+        if !self.kernel.advance(steps, record) {
+            return Ok(0);
         }
+        self.step += steps as u64;
+        Ok(steps)
     }
 
     fn state(&self, system: &System) -> State {
