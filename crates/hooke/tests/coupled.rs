@@ -70,3 +70,33 @@ fn the_piano_struck_and_damped_matches_the_general_path() {
 fn the_plates_struck_match_the_general_path() {
     coupled_path_matches_the_general_path("plates", 1.5);
 }
+
+/// `count` strings of `masses` masses (lumped, plucked) ending on one bridge mass on a spring to
+/// the ground, as a model file.
+fn strings_on_a_bridge(count: usize, masses: usize) -> String {
+    let mut text = String::from(
+        "[model]\ndimension = 1\n[[mass]]\nid = \"bridge\"\nmass = 0.1\n[[anchor]]\nid = \"ground\"\n\
+         [[spring]]\na = \"bridge\"\nb = \"ground\"\nstiffness = 1e5\n[[damper]]\na = \"bridge\"\nb = \"ground\"\ndamping = 5.0\n",
+    );
+    for s in 0..count {
+        text += &format!(
+            "[[string]]\nid = \"s{s}\"\nmasses = {masses}\nmass = 1e-4\nstiffness = {}\ndamping = 1e-3\nto = \"bridge\"\npluck = {{ position = 0.3, amplitude = 1e-3 }}\n",
+            1e4 * (1.0 + 0.1 * s as f64)
+        );
+    }
+    text
+}
+
+#[test]
+fn the_coupled_path_is_refused_where_finding_its_modes_would_take_too_long() {
+    // Finding a part's modes costs about n^3: three strings of 1000 masses (3e9) are split,
+    // five (5e9) are past the limit of 4e9 and run the general path, which needs no modes.
+    use hooke::engine::{Engine, EngineConfig, PickupSpec};
+    use hooke::format::model::parse as parse_model;
+    for (count, path) in [(3, PathKind::Parts), (5, PathKind::General)] {
+        let file = parse_model(&strings_on_a_bridge(count, 1000), "bridge.toml").unwrap();
+        let engine =
+            Engine::new(&file.model, &[PickupSpec::velocity("bridge")], EngineConfig::default()).unwrap();
+        assert_eq!(engine.path(), path, "{count} strings of 1000 masses");
+    }
+}

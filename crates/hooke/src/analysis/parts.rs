@@ -28,6 +28,10 @@ use faer::Mat;
 
 /// The most masses in a part (its modes take `8 n^2` bytes and `O(n^3)` to find).
 pub const MAX_PART: usize = 1024;
+/// The most work the split's modes may take, as the sum of `n^3` over the pieces whose modes it
+/// looks for (about a second; the shapes then take at most `8 sum n^2` bytes, 128 MB): beyond,
+/// the network runs elsewhere.
+const MAX_WORK: f64 = 4e9;
 /// The most masses of a non-modal piece stepped directly.
 const MAX_DIRECT_PIECE: usize = 64;
 /// The most coordinates of a string touched by its deviation from the uniform string.
@@ -270,8 +274,8 @@ pub struct Split {
 /// more: a bridge) are direct; each piece left is a part if `modes` finds its modes, else it is
 /// cut into runs of consecutive linked masses, each a part if `modes` finds its modes or direct
 /// if small. `None` where a large piece has no modes, or where the direct masses would be more
-/// than a quarter of the moving ones (the path would gain little). `modes` is
-/// [`PartModes::new`], or a cache of it.
+/// than a quarter of the moving ones (the path would gain little), or where finding the pieces'
+/// modes would take more than [`MAX_WORK`]. `modes` is [`PartModes::new`], or a cache of it.
 pub fn split(
     network: &Network,
     held: &[bool],
@@ -290,13 +294,23 @@ pub fn split(
     let alive: Vec<bool> = (0..n).map(|i| !held[i] && !hubs[i]).collect();
     let mut direct: Vec<usize> = (0..n).filter(|&i| hubs[i]).collect();
     let mut parts = Vec::new();
+    let mut work = 0.0;
+    let mut modes = |piece: &[usize]| {
+        if piece.len() <= MAX_PART {
+            work += (piece.len() as f64).powi(3);
+        }
+        if work > MAX_WORK {
+            return Err(());
+        }
+        Ok(modes(piece))
+    };
     for piece in pieces(&adjacency, &alive) {
-        if let Some(part) = modes(&piece) {
+        if let Some(part) = modes(&piece).ok()? {
             parts.push(part);
             continue;
         }
         for run in piece.chunk_by(|a, b| b == &(a + 1) && adjacency[*a].binary_search(b).is_ok()) {
-            match modes(run) {
+            match modes(run).ok()? {
                 Some(part) => parts.push(part),
                 None if run.len() <= MAX_DIRECT_PIECE => direct.extend_from_slice(run),
                 None => return None,
