@@ -201,14 +201,20 @@ impl CoupledKernel {
         let d = self.x.len();
         self.source_x[..d].copy_from_slice(&self.x);
         self.source_v[..d].copy_from_slice(&self.v);
-        for (i, part) in self.parts.iter().enumerate() {
-            for (k, &at) in part.probes.iter().enumerate() {
-                let w = &self.weights[at..at + part.modes.len()];
-                let sums = dot2(w, &self.q[part.modes.clone()], &self.p[part.modes.clone()]);
-                self.probed[self.probed_at[i] + k] = sums;
-                if let Some(&t) = part.inputs.get(k) {
-                    [self.source_x[d + t], self.source_v[d + t]] = sums;
-                }
+        for part in 0..self.parts.len() {
+            self.refresh_part(part);
+        }
+    }
+
+    /// Part `i`'s probes' sums, and the sources among them, from its modes.
+    fn refresh_part(&mut self, i: usize) {
+        let (d, part) = (self.x.len(), &self.parts[i]);
+        for (k, &at) in part.probes.iter().enumerate() {
+            let w = &self.weights[at..at + part.modes.len()];
+            let sums = dot2(w, &self.q[part.modes.clone()], &self.p[part.modes.clone()]);
+            self.probed[self.probed_at[i] + k] = sums;
+            if let Some(&t) = part.inputs.get(k) {
+                [self.source_x[d + t], self.source_v[d + t]] = sums;
             }
         }
     }
@@ -233,7 +239,7 @@ impl CoupledKernel {
             self.q[first + j] += dq(j);
             self.p[first + j] += dp(j);
         }
-        self.refresh_sources();
+        self.refresh_part(part);
     }
 
     /// Adds `share(j)` (N) to the constant and held force of mode `j` of part `part`.
