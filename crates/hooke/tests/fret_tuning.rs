@@ -219,4 +219,3 @@ fn the_stiff_strings_of_guitar_toml_are_in_tune_at_every_fret_with_velocity_verl
         note: SHORT_NOTE,
     });
 }
-

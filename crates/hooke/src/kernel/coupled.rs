@@ -63,12 +63,14 @@ pub struct CoupledNetwork {
     pub inverse_mass: Vec<f64>,
 }
 
-/// The pickups as the kernel reads them: per channel, taps on direct coordinates `(direct
-/// coordinate, quantity, weight)` and probes on parts, read as positions (`q`) or velocities.
+/// The pickups as the kernel reads them: per channel, taps on sources (direct and touched
+/// coordinates) `(source, quantity, weight)` and probes on parts, read as positions (`q`) or
+/// velocities.
 #[derive(Debug, Clone, Default)]
 pub struct CoupledTaps {
-    /// `(channel, direct coordinate, quantity, weight)`.
-    pub direct: Vec<(usize, usize, Quantity, f64)>,
+    /// `(channel, source, quantity, weight)`, sources numbered as the rows' (direct coordinates
+    /// first, then touched ones).
+    pub sources: Vec<(usize, usize, Quantity, f64)>,
     /// `(channel, probe, quantity)`.
     pub modal: Vec<(usize, Probe, Quantity)>,
 }
@@ -116,7 +118,7 @@ pub struct CoupledKernel {
     /// Where each part's probes start in `probed`.
     probed_at: Vec<usize>,
     /// Taps: direct ones, and `(channel, part, probe, quantity)` on parts.
-    direct_taps: Vec<(usize, usize, Quantity, f64)>,
+    source_taps: Vec<(usize, usize, Quantity, f64)>,
     modal_taps: Vec<(usize, usize, usize, Quantity)>,
     backup: Vec<f64>,
 }
@@ -188,7 +190,7 @@ impl CoupledKernel {
             input: vec![0.0; modes],
             probed: vec![[0.0; 2]; probes_so_far],
             probed_at,
-            direct_taps: taps.direct,
+            source_taps: taps.sources,
             modal_taps,
             backup: Vec::new(),
         };
@@ -211,7 +213,8 @@ impl CoupledKernel {
         let (d, part) = (self.x.len(), &self.parts[i]);
         for (k, &at) in part.probes.iter().enumerate() {
             let w = &self.weights[at..at + part.modes.len()];
-            let sums = dot2(w, &self.q[part.modes.clone()], &self.p[part.modes.clone()]);
+            let (q, p) = (&self.q[part.modes.clone()], &self.p[part.modes.clone()]);
+            let sums = group_sums::<1>(lanes(q), lanes(p), [lanes(w)])[0];
             self.probed[self.probed_at[i] + k] = sums;
             if let Some(&t) = part.inputs.get(k) {
                 [self.source_x[d + t], self.source_v[d + t]] = sums;
@@ -302,26 +305,19 @@ impl CoupledKernel {
             self.source_x[i] = self.x[i];
             self.source_v[i] = self.v[i];
         }
-        self.input.copy_from_slice(&self.share);
-        for part in &self.parts {
-            let input = &mut self.input[part.modes.clone()];
-            for (k, &t) in part.inputs.iter().enumerate() {
-                add_scaled(
-                    input,
-                    &self.weights[part.probes[k]..part.probes[k] + input.len()],
-                    self.force[d + t],
-                );
-            }
-        }
-        step_modes(h, [&mut self.q, &mut self.p], [&self.stiffness, &self.decay, &self.input]);
+        let (q, p) = (&mut self.q, &mut self.p);
         for (i, part) in self.parts.iter().enumerate() {
-            let (q, p) = (&self.q[part.modes.clone()], &self.p[part.modes.clone()]);
-            let probed = &mut self.probed[self.probed_at[i]..self.probed_at[i] + part.probes.len()];
-            for (sums, &at) in probed.iter_mut().zip(&part.probes) {
-                *sums = dot2(&self.weights[at..at + q.len()], q, p);
-            }
+            let modes = part.modes.clone();
+            let sums = &mut self.probed[self.probed_at[i]..self.probed_at[i] + part.probes.len()];
+            let rows = part.probes.iter().map(|&at| &self.weights[at..at + modes.len()]);
+            let forces = part.inputs.iter().map(|&t| self.force[d + t]);
+            let state = [&mut q[modes.clone()], &mut p[modes.clone()], &mut self.input[modes.clone()]];
+            let coefficients =
+                [&self.stiffness[modes.clone()], &self.decay[modes.clone()], &self.share[modes.clone()]];
+            step_part(h, state, coefficients, rows.clone(), forces);
+            probe_sums(&q[modes.clone()], &p[modes.clone()], rows, sums);
             for (k, &t) in part.inputs.iter().enumerate() {
-                [self.source_x[d + t], self.source_v[d + t]] = probed[k];
+                [self.source_x[d + t], self.source_v[d + t]] = sums[k];
             }
         }
     }
@@ -331,15 +327,24 @@ impl CoupledKernel {
     fn record(&self, s: usize, steps: usize, record: &mut [f64]) {
         let channels = record.len() / steps.max(1);
         for c in 0..channels {
-            record[c * steps + s] = 0.0;
-        }
-        for &(c, part, probe, quantity) in &self.modal_taps {
-            let sums = self.probed[self.probed_at[part] + probe];
-            record[c * steps + s] += if quantity == Quantity::Position { sums[0] } else { sums[1] };
-        }
-        for &(c, d, quantity, weight) in &self.direct_taps {
-            let value = if quantity == Quantity::Position { self.x[d] } else { self.v[d] };
-            record[c * steps + s] += weight * value;
+            let modal = self.modal_taps.iter().filter(|tap| tap.0 == c).map(|&(_, part, probe, quantity)| {
+                let sums = self.probed[self.probed_at[part] + probe];
+                if quantity == Quantity::Position {
+                    sums[0]
+                } else {
+                    sums[1]
+                }
+            });
+            let sources =
+                self.source_taps.iter().filter(|tap| tap.0 == c).map(|&(_, source, quantity, weight)| {
+                    weight
+                        * if quantity == Quantity::Position {
+                            self.source_x[source]
+                        } else {
+                            self.source_v[source]
+                        }
+                });
+            record[c * steps + s] = modal.chain(sources).sum();
         }
     }
 
@@ -361,35 +366,77 @@ impl CoupledKernel {
     }
 }
 
-/// Adds `f w` to `input`, [`LANES`] at a time.
+/// One symplectic Euler step of one part's modes: the input `g = S + sum_k w_k f_k` from its
+/// touched coordinates (weight rows `rows`, row forces `forces`, N) into `input`, then `p' = (1 -
+/// h gamma) p - h w^2 q + h g`, `q' = q + h p'` (Morgan & Qiao 2009, eq. (26), modal mass 1).
+/// Each is a loop over whole slices, which the compiler vectorises.
 #[inline(always)]
-fn add_scaled(input: &mut [f64], w: &[f64], f: f64) {
-    for (i, w) in input.iter_mut().zip(w) {
-        *i += w * f;
+fn step_part<'a>(
+    h: f64,
+    [q, p, input]: [&mut [f64]; 3],
+    [stiffness, decay, share]: [&[f64]; 3],
+    rows: impl Iterator<Item = &'a [f64]>,
+    forces: impl Iterator<Item = f64>,
+) {
+    input.copy_from_slice(share);
+    for (row, f) in rows.zip(forces) {
+        for (g, w) in input.iter_mut().zip(row) {
+            *g += w * f;
+        }
     }
-}
-
-/// One symplectic Euler step of every mode: `p' = (1 - h gamma) p - h w^2 q + h g`, `q' = q + h
-/// p'` (Morgan & Qiao 2009, eq. (26), with modal mass 1).
-#[inline(always)]
-fn step_modes(h: f64, [q, p]: [&mut [f64]; 2], [stiffness, decay, input]: [&[f64]; 3]) {
-    for ((((q, p), k), a), g) in q.iter_mut().zip(p.iter_mut()).zip(stiffness).zip(decay).zip(input) {
+    for ((((q, p), k), a), g) in q.iter_mut().zip(p.iter_mut()).zip(stiffness).zip(decay).zip(&*input) {
         *p = a * *p - k * *q + h * g;
         *q += h * *p;
     }
 }
 
-/// `[sum w_i a_i, sum w_i b_i]` in [`LANES`] independent sums each (so that it vectorises).
+/// `values` as lane groups (its length a multiple of [`LANES`], as every part's is).
 #[inline(always)]
-fn dot2(w: &[f64], a: &[f64], b: &[f64]) -> [f64; 2] {
-    let (mut x, mut y) = ([0.0; LANES], [0.0; LANES]);
-    for ((w, a), b) in w.chunks_exact(LANES).zip(a.chunks_exact(LANES)).zip(b.chunks_exact(LANES)) {
-        for l in 0..LANES {
-            x[l] += w[l] * a[l];
-            y[l] += w[l] * b[l];
+fn lanes(values: &[f64]) -> &[[f64; LANES]] {
+    values.as_chunks::<LANES>().0
+}
+
+/// Each probe's sums `[sum w q, sum w p]` over one part's modes into `sums`, [`GROUP`] probes
+/// in each pass over the modes.
+#[inline(always)]
+fn probe_sums<'a>(q: &[f64], p: &[f64], rows: impl Iterator<Item = &'a [f64]>, sums: &mut [[f64; 2]]) {
+    let mut rows = rows.map(lanes);
+    for sums in sums.chunks_mut(GROUP) {
+        let mut next = || rows.next().expect("a row for each probe");
+        let (q, p) = (lanes(q), lanes(p));
+        match sums.len() {
+            1 => sums.copy_from_slice(&group_sums::<1>(q, p, [next()])),
+            2 => sums.copy_from_slice(&group_sums::<2>(q, p, std::array::from_fn(|_| next()))),
+            3 => sums.copy_from_slice(&group_sums::<3>(q, p, std::array::from_fn(|_| next()))),
+            _ => sums.copy_from_slice(&group_sums::<GROUP>(q, p, std::array::from_fn(|_| next()))),
         }
     }
-    [lane_sum(x), lane_sum(y)]
+}
+
+/// Probes summed in one pass over a part's modes: four, with 8 independent vector sums.
+const GROUP: usize = 4;
+
+/// `[sum w_k q, sum w_k p]` for `G` weight rows `w_k` at once, in [`LANES`] independent sums
+/// each, so that the additions of one row do not wait on each other's.
+#[inline(always)]
+fn group_sums<const G: usize>(
+    q: &[[f64; LANES]],
+    p: &[[f64; LANES]],
+    rows: [&[[f64; LANES]]; G],
+) -> [[f64; 2]; G] {
+    let (mut at_q, mut at_p) = ([[0.0; LANES]; G], [[0.0; LANES]; G]);
+    for (j, (q, p)) in q.iter().zip(p).enumerate() {
+        for k in 0..G {
+            let w = &rows[k][j];
+            for l in 0..LANES {
+                at_q[k][l] += w[l] * q[l];
+            }
+            for l in 0..LANES {
+                at_p[k][l] += w[l] * p[l];
+            }
+        }
+    }
+    std::array::from_fn(|k| [lane_sum(at_q[k]), lane_sum(at_p[k])])
 }
 
 /// Whether every value is finite: `sum 0 x` is NaN exactly when some `x` is not finite.

@@ -107,7 +107,7 @@ impl PartsStage {
         constant.truncate(n);
         let mut held_forces = system.external_forces().held.clone();
         held_forces.resize(n, 0.0);
-        let coupled = couple(&network, &split, &place)?;
+        let (coupled, source) = couple(&network, &split, &place)?;
         let (mut q, mut p, mut share) = (Vec::new(), Vec::new(), Vec::new());
         for modes in &split.parts {
             let project = |values: &dyn Fn(usize) -> f64| -> Vec<f64> {
@@ -124,8 +124,13 @@ impl PartsStage {
         let x = direct.iter().map(|&m| state.x[m]).collect();
         let v = direct.iter().map(|&m| state.v[m]).collect();
         let base = direct.iter().map(|&m| constant[m] + held_forces[m]).collect();
-        let kernel =
-            CoupledKernel::new(coupled, dt, [q, p, share], [x, v, base], taps(pickups, &split, &place)?);
+        let kernel = CoupledKernel::new(
+            coupled,
+            dt,
+            [q, p, share],
+            [x, v, base],
+            taps(pickups, &split, &place, &source)?,
+        );
         stopped.reserve(n);
         Some(Self {
             kernel,
@@ -174,8 +179,9 @@ fn shape_of(modes: &PartModes, local: usize) -> &[f64] {
 }
 
 /// The kernel's network: every part's modes, and the coupling rows of the direct masses and of
-/// the part masses that an entry outside their part's reference touches.
-fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<CoupledNetwork> {
+/// the part masses that an entry outside their part's reference touches; with each mass's
+/// source index (`usize::MAX` where it is neither direct nor touched).
+fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<(CoupledNetwork, Vec<usize>)> {
     let n = network.mass.len();
     let outside = |mass: usize, part: usize| match place[mass] {
         Place::Part(other, _) => other != part,
@@ -248,17 +254,21 @@ fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<CoupledNe
     };
     let parts = split.parts.iter().map(|modes| modes.oscillators.iter().map(mode).collect()).collect();
     let inverse_mass = split.direct.iter().map(|&m| 1.0 / network.mass[m]).collect();
-    Some(CoupledNetwork { parts, touched: touched_list, rows, inverse_mass })
+    Some((CoupledNetwork { parts, touched: touched_list, rows, inverse_mass }, source))
 }
 
-/// The pickups as the kernel reads them: taps on direct masses, and per channel and part one
-/// probe for the positions and one for the velocities; `None` where a tap is on a stopped mass.
-fn taps(pickups: &Pickups, split: &Split, place: &[Place]) -> Option<CoupledTaps> {
+/// The pickups as the kernel reads them: taps on direct masses and touched part masses (each a
+/// source the kernel has every step), and per channel and part one probe for the other part
+/// masses' positions and one for their velocities; `None` where a tap is on a stopped mass.
+fn taps(pickups: &Pickups, split: &Split, place: &[Place], source: &[usize]) -> Option<CoupledTaps> {
     let mut taps = CoupledTaps::default();
     for (channel, coordinate, quantity, weight) in pickups.taps() {
         match *place.get(coordinate)? {
-            Place::Direct(d) => taps.direct.push((channel, d, quantity, weight)),
             Place::Stopped(_) => return None,
+            Place::Direct(_) | Place::Part(..) if source[coordinate] != usize::MAX => {
+                taps.sources.push((channel, source[coordinate], quantity, weight))
+            }
+            Place::Direct(_) => return None,
             Place::Part(part, local) => {
                 let r = split.parts[part].masses.len();
                 let same = |tap: &&mut (usize, Probe, Quantity)| {
