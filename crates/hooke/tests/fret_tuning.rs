@@ -10,6 +10,7 @@
 use crate::instruments::render;
 use crate::measure::spectrum;
 use hooke::format::instrument::load;
+use hooke::instrument::guitar::GuitarSpec;
 use hooke::instrument::{Instrument, InstrumentSpec, PartKind};
 use hooke::scheme::SchemeKind;
 use hooke::score::notes::{PLUCK_PEAK, PLUCK_POSITION, PLUCK_WIDTH};
@@ -100,17 +101,19 @@ fn the_pitch_measurement_finds_a_decaying_partial_series_to_a_hundredth_of_a_cen
 }
 
 /// One instrument as a test builds it: the shipped file's spec, a scheme, with or without its
-/// body, at an oversampling, each note `note` seconds long.
+/// body, at an oversampling, each note `note` seconds long; with `alone`, a guitar is built once
+/// per string, that string alone (on the body, if kept).
 struct Setup {
     file: &'static str,
     scheme: SchemeKind,
     body: bool,
     oversample: usize,
     note: f64,
+    alone: bool,
 }
 
-/// The instrument of `setup`.
-fn build(setup: &Setup) -> Instrument {
+/// The instruments of `setup`: the whole instrument, or with [`Setup::alone`] one per string.
+fn build(setup: &Setup) -> Vec<Instrument> {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
     let file = load(&folder.join(setup.file)).unwrap();
     let mut spec = file.spec.clone();
@@ -121,18 +124,35 @@ fn build(setup: &Setup) -> Instrument {
             _ => unreachable!("a fretted instrument"),
         }
     }
-    spec.build(setup.scheme, 1.0 / (RATE * setup.oversample as f64)).unwrap()
+    let dt = 1.0 / (RATE * setup.oversample as f64);
+    match spec {
+        InstrumentSpec::Guitar(guitar) if setup.alone => (0..guitar.strings.len())
+            .map(|s| InstrumentSpec::Guitar(string_alone(&guitar, s)).build(setup.scheme, dt).unwrap())
+            .collect(),
+        spec => vec![spec.build(setup.scheme, dt).unwrap()],
+    }
+}
+
+/// `guitar` with its string `s` alone: every per-string list cut to that string's entry.
+fn string_alone(guitar: &GuitarSpec, s: usize) -> GuitarSpec {
+    GuitarSpec {
+        strings: vec![guitar.strings[s].clone()],
+        linear_density: vec![guitar.linear_density[s]],
+        decay: vec![guitar.decay[s]],
+        high_decay: guitar.high_decay.as_ref().map(|h| vec![h[s]]),
+        inharmonicity: guitar.inharmonicity.as_ref().map(|b| vec![b[s]]),
+        ..guitar.clone()
+    }
 }
 
 /// Every fret of every fretted string of `setup`'s instrument, each stopped and plucked alone
 /// as a MIDI note of velocity 100 does, and the open string (fret 0) plucked the same way;
-/// returns (string, fret, measured cents from 12-TET).
-fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64)> {
+/// returns (string, fret, target pitch in Hz, measured cents from 12-TET).
+fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64, f64)> {
     let options = PerformanceOptions { oversample: setup.oversample, ..Default::default() };
-    let instrument = build(setup);
     let peak = PLUCK_PEAK * (100.0f64 / 127.0).powi(2);
     let mut errors = Vec::new();
-    for part in &instrument.parts {
+    for (instrument, part) in build(setup).iter().flat_map(|i| i.parts.iter().map(move |p| (i, p))) {
         let PartKind::String(string) = &part.kind else { continue };
         for fret in 0..=string.frets {
             let name = &part.name;
@@ -146,11 +166,11 @@ fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64)> {
                  amplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}\n",
                 setup.note
             );
-            let channels = render(&instrument, &score, options);
+            let channels = render(instrument, &score, options);
             let mono: Vec<f64> =
                 (0..channels[0].len()).map(|i| channels.iter().map(|c| c[i]).sum()).collect();
             let target = string.frequency_hz * 2f64.powf(fret as f64 / 12.0);
-            errors.push((name.clone(), fret, cents(fundamental(&mono, RATE, target), target)));
+            errors.push((name.clone(), fret, target, cents(fundamental(&mono, RATE, target), target)));
         }
     }
     errors
@@ -159,19 +179,42 @@ fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64)> {
 /// Asserts every error of `setup` within [`TOLERANCE`], naming the instrument, string, fret and
 /// cents of each that is not.
 fn assert_in_tune(setup: &Setup) {
+    assert_in_tune_outside(setup, &[]);
+}
+
+/// [`assert_in_tune`] for the notes outside `bands` (centre, half-width, Hz); those inside are
+/// held to [`WOLF_TOLERANCE`] instead, and listed.
+fn assert_in_tune_outside(setup: &Setup, bands: &[(f64, f64)]) {
     let started = std::time::Instant::now();
     let errors = fret_errors(setup);
-    let label = format!("{} ({:?}, body {})", setup.file, setup.scheme, setup.body);
-    for (string, fret, error) in &errors {
-        eprintln!("{label} {string} fret {fret}: {error:+.3} cents");
+    let label = format!("{} ({:?}, body {}, alone {})", setup.file, setup.scheme, setup.body, setup.alone);
+    let mut bad = Vec::new();
+    for (string, fret, pitch, error) in &errors {
+        let wolf = bands.iter().any(|(centre, half)| (pitch - centre).abs() <= *half);
+        let note = if wolf { " (in a body mode's band)" } else { "" };
+        eprintln!("{label} {string} fret {fret}: {error:+.3} cents{note}");
+        let tolerance = if wolf { WOLF_TOLERANCE } else { TOLERANCE };
+        if error.is_nan() || error.abs() >= tolerance {
+            bad.push(format!("{string} fret {fret}: {error:+.3} cents (tolerance {tolerance}){note}"));
+        }
     }
     eprintln!("{label}: {} notes in {:.1} s", errors.len(), started.elapsed().as_secs_f64());
-    let bad: Vec<String> = errors
-        .iter()
-        .filter(|(_, _, error)| error.is_nan() || error.abs() >= TOLERANCE)
-        .map(|(string, fret, error)| format!("{string} fret {fret}: {error:+.3} cents"))
-        .collect();
-    assert!(bad.is_empty(), "{label}: out of tune by more than {TOLERANCE} cent: {}", bad.join(", "));
+    assert!(bad.is_empty(), "{label}: out of tune: {}", bad.join(", "));
+}
+
+/// The largest error of a note inside a body mode's half-power band, cents: there the string's
+/// mode and the body's share the note (a wolf), and no stop puts both on its pitch.
+const WOLF_TOLERANCE: f64 = 20.0;
+
+/// Each body mode of `setup`'s file as (frequency, half its half-power bandwidth), Hz: a mode
+/// decaying as `exp(-t / tau)` has a half-power bandwidth of `1 / (pi tau)` Hz.
+fn body_bands(setup: &Setup) -> Vec<(f64, f64)> {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let InstrumentSpec::Guitar(guitar) = load(&folder.join(setup.file)).unwrap().spec else {
+        unreachable!("a guitar")
+    };
+    let modes = guitar.body.unwrap_or_default();
+    modes.iter().map(|mode| (mode.frequency, 1.0 / (2.0 * PI * mode.decay_time))).collect()
 }
 
 #[test]
@@ -182,11 +225,27 @@ fn the_stiff_strings_of_guitar_toml_are_in_tune_at_every_fret_with_symplectic_eu
         body: false,
         oversample: 2,
         note: NOTE,
+        alone: false,
     });
 }
 
 #[test]
-#[ignore = "open issue: 11 of 120 frets off by 1.0 to 11.1 cents (E2 fret 5 +11.1, the open A2; E2 fret 17 +5.6 and A2 fret 17 -7.7, an open string's 2nd partial; the others next to a body mode): the design leaves the other strings out"]
+fn each_string_of_acoustic_guitar_toml_alone_on_its_body_is_in_tune_at_every_fret_outside_a_wolf() {
+    // The design takes the body into account; the other strings it leaves out (below). Inside
+    // the 102 Hz mode's band (99.7 - 104.3 Hz) lies one note, E2 fret 4 (103.8 Hz): a wolf.
+    let setup = Setup {
+        file: "acoustic-guitar.toml",
+        scheme: SchemeKind::SymplecticEuler,
+        body: true,
+        oversample: 2,
+        note: NOTE,
+        alone: true,
+    };
+    assert_in_tune_outside(&setup, &body_bands(&setup));
+}
+
+#[test]
+#[ignore = "open issue: with all six strings on the body, 11 of 120 frets are off by 1.0 to 11.1 cents: 8 are notes that another open string sounds too (E2 fret 5 +11.1 and the open A2; E2 fret 17 +5.6, A2 fret 17 -7.7: an open string's 2nd partial), where the bridge couples the two into a pair of modes that neither stop nor tension can put on one pitch; E2 frets 3 and 4 (-2.4, +8.4) are next to the 102 Hz body mode, the fretted string then in a wolf"]
 fn acoustic_guitar_toml_on_its_body_is_in_tune_at_every_fret_with_symplectic_euler() {
     assert_in_tune(&Setup {
         file: "acoustic-guitar.toml",
@@ -194,11 +253,12 @@ fn acoustic_guitar_toml_on_its_body_is_in_tune_at_every_fret_with_symplectic_eul
         body: true,
         oversample: 2,
         note: NOTE,
+        alone: false,
     });
 }
 
 #[test]
-#[ignore = "open issue: 18 of 20 frets off by 2 to 51 cents as measured (the sympathetic strings and the jawari not in the design, nor separated by the measurement)"]
+#[ignore = "open issue: without its body all 21 notes are within 0.005 cent; on its body (no taraf) frets 3-5 and 13-15, next to the 180 Hz and 310 Hz body modes, are wolves (up to 51 cents: the heavy string's modes and the body's share the note) and frets 1-2 are 7 cents flat; the taraf moves frets 6-12 by up to 51 cents (sympathetic pairs)"]
 fn the_sitar_on_its_body_is_in_tune_at_every_fret_with_symplectic_euler() {
     assert_in_tune(&Setup {
         file: "sitar.toml",
@@ -206,6 +266,7 @@ fn the_sitar_on_its_body_is_in_tune_at_every_fret_with_symplectic_euler() {
         body: true,
         oversample: 3,
         note: NOTE,
+        alone: false,
     });
 }
 
@@ -217,5 +278,6 @@ fn the_stiff_strings_of_guitar_toml_are_in_tune_at_every_fret_with_velocity_verl
         body: false,
         oversample: 2,
         note: SHORT_NOTE,
+        alone: false,
     });
 }
