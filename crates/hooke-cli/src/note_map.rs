@@ -1,10 +1,12 @@
-//! The flags that say how MIDI notes and controllers play an instrument, shared by
-//! `hooke render FILE.mid` and `hooke play` (docs/play.md).
+//! The flags that say how MIDI notes and controllers play an instrument, and in which tuning,
+//! shared by `hooke render FILE.mid` and `hooke play` (docs/play.md).
 
+use hooke::format::tuning;
 use hooke::instrument::Instrument;
 use hooke::score::controls::ControlMapping;
 use hooke::score::notes::{NoteMap, StringRule};
 use miette::miette;
+use std::path::PathBuf;
 
 /// How notes choose strings, and which controllers set which parameters.
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -17,6 +19,14 @@ pub struct NoteMapArgs {
     /// 0.5:2 for tension, 0.25:4 for damping). Repeatable: --cc 1=damping --cc 74=tension:0.9:1.1
     #[arg(long = "cc", value_name = "CONTROLLER=PARAMETER[:LOW:HIGH]")]
     pub controls: Vec<ControlMapping>,
+    /// MIDI: play the notes in this Scala scale (.scl), each on the fret or key of the nearest
+    /// equal-tempered note with the string's tension moved by the rest (strings only).
+    #[arg(long, value_name = "FILE.scl")]
+    pub tuning: Option<PathBuf>,
+    /// MIDI: the Scala keyboard map (.kbm) for --tuning (default: degree 0 on middle C, MIDI
+    /// note 60, at 261.626 Hz, every key the next degree).
+    #[arg(long, value_name = "FILE.kbm", requires = "tuning")]
+    pub keyboard_map: Option<PathBuf>,
 }
 
 impl NoteMapArgs {
@@ -30,10 +40,16 @@ impl NoteMapArgs {
     }
 
     /// The note map of `instrument` with these flags; a mapping the instrument cannot take is
-    /// blamed on `--cc`.
+    /// blamed on `--cc`, a tuning file that does not read on its line and column, a tuning the
+    /// instrument cannot take on `--tuning`.
     pub fn map(&self, instrument: &Instrument) -> miette::Result<NoteMap> {
-        NoteMap::new(instrument, self.rule())
+        let map = NoteMap::new(instrument, self.rule())
             .with_controls(&self.controls, instrument)
-            .map_err(|e| miette!("--cc: {e}"))
+            .map_err(|e| miette!("--cc: {e}"))?;
+        let Some(scale) = &self.tuning else {
+            return Ok(map);
+        };
+        let tuning = tuning::load(scale, self.keyboard_map.as_deref()).map_err(|e| miette!("{e}"))?;
+        map.with_tuning(tuning, instrument).map_err(|e| miette!("--tuning: {e}"))
     }
 }

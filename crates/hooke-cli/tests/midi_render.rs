@@ -219,3 +219,54 @@ fn an_unplayable_note_is_named_and_left_out_only_when_lenient() {
     let written = std::fs::read_to_string(dir.path().join("low.toml")).unwrap();
     assert_eq!(written.matches("[[pluck]]").count(), 4, "{written}");
 }
+
+#[test]
+fn a_scala_tuning_sets_each_strings_tension_and_its_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("guitar.toml"), INSTRUMENT).unwrap();
+    std::fs::write(dir.path().join("song.mid"), song(Vec::new())).unwrap();
+    // Quarter-comma meantone's major third (5/4) on degree 4 of a 12-note scale, the rest
+    // equal-tempered; key 60 (middle C) plays degree 0 at 261.626 Hz.
+    let mut scale = String::from("! third.scl\nequal but for a just major third\n12\n");
+    for k in 1..=12 {
+        scale += &if k == 4 { "5/4\n".to_string() } else { format!("{}.0\n", 100 * k) };
+    }
+    std::fs::write(dir.path().join("third.scl"), scale).unwrap();
+    let flags = ["--tuning", "third.scl", "--write-score", "tuned.toml"];
+    let output =
+        hooke(&[&["render", "guitar.toml", "song.mid", "-o", "x.wav"][..], &flags[..]].concat(), dir.path());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // Degree = (key - 60) mod 12: the song's E2 (40) is degree 4, the just third, 13.7 cents
+    // under its equal-tempered pitch, so its string's first `set` is the tension (5/4 /
+    // 2^(4/12))^2; its later A2 (45, degree 9) on the same string sets it back to 1.
+    let written = std::fs::read_to_string(dir.path().join("tuned.toml")).unwrap();
+    let flat = (1.25f64 / 2f64.powf(4.0 / 12.0)).powi(2);
+    let on_e2: Vec<f64> = written
+        .split("[[set]]")
+        .skip(1)
+        .map(|set| set.split("\n[[").next().unwrap())
+        .filter(|set| set.contains("part = \"E2\"") && set.contains("parameter = \"tension\""))
+        .map(|set| set.split("value = ").nth(1).unwrap().lines().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(on_e2.len(), 2, "{written}");
+    assert!((on_e2[0] / flat - 1.0).abs() < 1e-12 && on_e2[1] == 1.0, "{on_e2:?} against {flat}");
+    // A scale that does not read is named at its line and column; a keyboard map needs a scale;
+    // bars take no tuning.
+    std::fs::write(dir.path().join("bad.scl"), "bad\n2\n100.0\nsharp\n").unwrap();
+    let bad = hooke(&["render", "guitar.toml", "song.mid", "-o", "y.wav", "--tuning", "bad.scl"], dir.path());
+    let message = String::from_utf8_lossy(&bad.stderr);
+    assert!(message.contains("bad.scl:4:1: expected a pitch") && message.contains("`sharp`"), "{message}");
+    let alone =
+        hooke(&["render", "guitar.toml", "song.mid", "-o", "y.wav", "--keyboard-map", "a.kbm"], dir.path());
+    assert!(
+        String::from_utf8_lossy(&alone.stderr).contains("--tuning"),
+        "{}",
+        String::from_utf8_lossy(&alone.stderr)
+    );
+    std::fs::write(dir.path().join("marimba.toml"), "[marimba]\n").unwrap();
+    let bars =
+        hooke(&["render", "marimba.toml", "song.mid", "-o", "y.wav", "--tuning", "third.scl"], dir.path());
+    let message = String::from_utf8_lossy(&bars.stderr);
+    assert!(message.contains("--tuning: the marimba plays bars"), "{message}");
+    assert!(!dir.path().join("y.wav").exists());
+}

@@ -48,7 +48,7 @@ fn windowed_magnitude(signal: &[f64], rate: f64, frequency: f64) -> f64 {
 /// within 50 cents of `expected`, then the maximum of the windowed transform within a bin of
 /// it by golden-section search. A damped sinusoid's windowed transform is symmetric about its
 /// frequency, so the maximum is the frequency, not an interpolation's estimate of it.
-fn fundamental(signal: &[f64], rate: f64, expected: f64) -> f64 {
+pub(crate) fn fundamental(signal: &[f64], rate: f64, expected: f64) -> f64 {
     let (magnitudes, bin) = spectrum(signal, rate, 8);
     let band = |c: f64| expected * 2f64.powf(c / 1200.0) / bin;
     let (first, last) = (band(-50.0).ceil() as usize, band(50.0).floor() as usize);

@@ -1,5 +1,5 @@
 //! The integration tests of the library, in one binary: one link instead of one per file, which
-//! matters in the release profile the tests share with the demo (thin LTO). `no_allocation` is
+//! matters in the release profile the tests share with the demo. `no_allocation` is
 //! its own binary, as it replaces the global allocator.
 
 mod common;
@@ -44,6 +44,7 @@ mod score_errors;
 mod standby;
 mod string_partials;
 mod symplectic;
+mod tuning;
 
 /// Every test file in this folder is a module of this binary (or a binary of its own named in
 /// Cargo.toml), so none is silently left out.

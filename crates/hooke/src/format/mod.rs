@@ -14,5 +14,6 @@ pub mod model;
 pub mod score;
 mod signal;
 mod source;
+pub mod tuning;
 
 pub use source::{read_source, SourceError};

@@ -10,6 +10,8 @@ pub mod controls;
 pub mod live;
 pub mod notes;
 pub mod performance;
+mod strands;
+pub mod tuning;
 
 pub use crate::engine::excitation::{Bow, Drive, Hammer, Pulse};
 

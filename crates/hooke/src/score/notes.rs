@@ -23,7 +23,8 @@
 //!   `2^(b / 6)` for a bend of `b` semitones (the pitch goes as the square root of the tension).
 //!   A controller mapped to a `set` parameter ([`ControlMapping`]) sets it on the strings the
 //!   channel sounds (times the bend's factor for tension); a string takes its channel's factors
-//!   when its next note begins.
+//!   when its next note begins. With a tuning ([`NoteMap::with_tuning`]) a note plays the fret
+//!   of the equal-tempered note nearest its frequency, its tension times `(f / f_12)^2`.
 //! - **Struck strings (piano)**: as strings, but a note strikes the string's course with its
 //!   key's hammer ([`crate::instrument::KeyHammer`]) at speed `STRIKE_SPEED v / 127`, where the
 //!   hammer strikes, instead of plucking it. A piano's keys have no frets: a note goes to the
@@ -41,6 +42,8 @@
 
 use crate::instrument::{Instrument, PartKind};
 use crate::score::controls::{ControlMapping, SetParameter};
+use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
+use crate::score::tuning::{Retuned, Tuning, Untunable};
 
 /// Where a string is plucked, as a fraction of its sounding length from the stop.
 pub const PLUCK_POSITION: f64 = 0.8;
@@ -174,48 +177,6 @@ pub fn midi_note(frequency_hz: f64) -> i32 {
     (69.0 + 12.0 * (frequency_hz / 440.0).log2()).round() as i32
 }
 
-/// A string and what it is doing.
-#[derive(Debug, Clone)]
-struct Strand {
-    part: usize,
-    open: i32,
-    frets: usize,
-    /// The note held on it and its channel.
-    note: Option<(u8, u8)>,
-    /// Its note was lifted while the pedal held it.
-    pedal: bool,
-    fret: usize,
-    damped: bool,
-    /// Its `set` factors now.
-    factors: Factors,
-    /// When its note began (an input count).
-    began: u64,
-    /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
-    struck_at: Option<f64>,
-}
-
-/// A part's `set` factors (tension, damping), relative to the instrument as built.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Factors {
-    tension: f64,
-    damping: f64,
-}
-
-impl Factors {
-    const AS_BUILT: Self = Self { tension: 1.0, damping: 1.0 };
-
-    /// Pushes the `set`s that take a part from `self` to `to`, and takes them.
-    fn change_to(&mut self, to: Self, time: f64, part: usize, out: &mut Vec<Gesture>) {
-        if to.tension != self.tension {
-            out.push(Gesture { time, part, stroke: Stroke::Tension(to.tension) });
-        }
-        if to.damping != self.damping {
-            out.push(Gesture { time, part, stroke: Stroke::Damping(to.damping) });
-        }
-        *self = to;
-    }
-}
-
 /// What the map plays.
 #[derive(Debug, Clone)]
 enum Target {
@@ -276,6 +237,8 @@ pub struct NoteMap {
     /// Per channel: the tension and damping factors its controllers set.
     controlled: [Factors; 16],
     count: u64,
+    /// The scale notes sound in; `None`: 12-tone equal temperament, A4 = 440 Hz.
+    tuning: Option<Tuning>,
 }
 
 impl NoteMap {
@@ -296,6 +259,7 @@ impl NoteMap {
                     fret: 0,
                     damped: false,
                     factors: Factors::AS_BUILT,
+                    detune: 1.0,
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
                 }),
@@ -339,7 +303,25 @@ impl NoteMap {
             controls: Vec::new(),
             controlled: [Factors::AS_BUILT; 16],
             count: 0,
+            tuning: None,
         }
+    }
+
+    /// The map with its notes in `tuning`: a note plays its frequency on the fret or key of the
+    /// nearest equal-tempered note, the string's tension moved by the rest
+    /// ([`Tuning::retune`]). Refused where the instrument plays no strings.
+    pub fn with_tuning(mut self, tuning: Tuning, instrument: &Instrument) -> Result<Self, Untunable> {
+        let played = match self.target {
+            Target::Strings(_) => {
+                self.tuning = Some(tuning);
+                return Ok(self);
+            }
+            Target::Body { .. } => "a body",
+            Target::Keys { what: "plate", .. } => "plates",
+            Target::Keys { .. } => "bars",
+            Target::Membrane { .. } => "a membrane",
+        };
+        Err(Untunable { instrument: instrument.kind.to_string(), played })
     }
 
     /// The map with `controls`: each moves its parameter on the parts its channel plays (every
@@ -391,10 +373,19 @@ impl NoteMap {
                 return self.play(&off, out);
             }
             (Target::Strings(strings), NoteKind::On { note, velocity }) => {
-                let s = choose(strings, self.rule, input, note)?;
+                let retuned = match &self.tuning {
+                    Some(tuning) => tuning.retune(note).ok_or_else(|| Unplayable {
+                        input: *input,
+                        note,
+                        reason: "the keyboard map leaves it unplayed, or tunes it outside the MIDI notes"
+                            .into(),
+                    })?,
+                    None => Retuned { note, tension: 1.0 },
+                };
+                let s = choose(strings, self.rule, input, retuned.note)?;
                 let string = &mut strings[s];
                 let part = string.part;
-                let fret = (i32::from(note) - string.open) as usize;
+                let fret = (i32::from(retuned.note) - string.open) as usize;
                 if string.damped {
                     push(out, part, Stroke::Undamp);
                     string.damped = false;
@@ -403,7 +394,8 @@ impl NoteMap {
                     push(out, part, if fret == 0 { Stroke::Release } else { Stroke::Fret(fret) });
                     string.fret = fret;
                 }
-                string.factors.change_to(factors, time, part, out);
+                string.detune = retuned.tension;
+                string.factors.change_to(factors.detuned(retuned.tension), time, part, out);
                 push(
                     out,
                     part,
@@ -490,7 +482,7 @@ impl NoteMap {
         match &mut self.target {
             Target::Strings(strings) => {
                 for string in strings.iter_mut().filter(|s| channel_of(s) == Some(input.channel)) {
-                    string.factors.change_to(factors, input.time, string.part, out);
+                    string.factors.change_to(factors.detuned(string.detune), input.time, string.part, out);
                 }
             }
             Target::Membrane { part, factors: now } => now.change_to(factors, input.time, *part, out),
@@ -511,71 +503,6 @@ fn tension(semitones: f64) -> f64 {
     } else {
         2f64.powf(semitones / 6.0)
     }
-}
-
-/// The channel of the note a string holds.
-fn channel_of(string: &Strand) -> Option<u8> {
-    string.note.map(|(_, channel)| channel)
-}
-
-/// Damps a string whose note has ended.
-fn silence(string: &mut Strand, time: f64, out: &mut Vec<Gesture>) {
-    string.note = None;
-    string.pedal = false;
-    if !string.damped {
-        out.push(Gesture { time, part: string.part, stroke: Stroke::Damp(RELEASE_DECAY) });
-        string.damped = true;
-    }
-}
-
-/// The string that plays `note` (see the module's rules).
-fn choose(strings: &[Strand], rule: StringRule, input: &NoteInput, note: u8) -> Result<usize, Unplayable> {
-    let fret = |s: &Strand| {
-        let fret = i32::from(note) - s.open;
-        (fret >= 0 && fret as usize <= s.frets).then_some(fret as usize)
-    };
-    let unplayable = |reason: String| Unplayable { input: *input, note, reason };
-    let range = |s: &Strand| {
-        let top = s.open + s.frets as i32;
-        format!("{} to {}", note_name(s.open.clamp(0, 127) as u8), note_name(top.clamp(0, 127) as u8))
-    };
-    if rule == StringRule::ByChannel {
-        let index = strings.len().checked_sub(1 + usize::from(input.channel)).ok_or_else(|| {
-            unplayable(format!(
-                "channel {} has no string (the instrument has {})",
-                input.channel + 1,
-                strings.len()
-            ))
-        })?;
-        return match fret(&strings[index]) {
-            Some(_) => Ok(index),
-            None => Err(unplayable(format!(
-                "not on the string of channel {} (which plays {})",
-                input.channel + 1,
-                range(&strings[index])
-            ))),
-        };
-    }
-    // The strings where the note lies, as an iterator: a playable note allocates nothing (it
-    // is mapped on a live input thread, or in a plugin's audio callback).
-    let candidates = || (0..strings.len()).filter(|&s| fret(&strings[s]).is_some());
-    let Some(first) = candidates().next() else {
-        let low = strings.iter().map(|s| s.open).min().unwrap_or(0);
-        let high = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
-        let reason = if i32::from(note) < low {
-            format!("below the lowest string ({})", note_name(low.clamp(0, 127) as u8))
-        } else if i32::from(note) > high {
-            format!("above the highest fret ({})", note_name(high.clamp(0, 127) as u8))
-        } else {
-            format!("on no string ({})", strings.iter().map(range).collect::<Vec<_>>().join(", "))
-        };
-        return Err(unplayable(reason));
-    };
-    if let Some(same) = candidates().find(|&s| strings[s].note.is_some_and(|(n, _)| n == note)) {
-        return Ok(same);
-    }
-    let free = candidates().filter(|&s| strings[s].note.is_none()).min_by_key(|&s| (fret(&strings[s]), s));
-    Ok(free.unwrap_or_else(|| candidates().min_by_key(|&s| strings[s].began).unwrap_or(first)))
 }
 
 /// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and

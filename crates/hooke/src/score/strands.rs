@@ -1,0 +1,128 @@
+//! The strings a [`super::notes::NoteMap`] plays: what each is doing, the factors it is set
+//! to, and which one a note goes to (the rules in [`super::notes`]).
+
+use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
+
+/// A string and what it is doing.
+#[derive(Debug, Clone)]
+pub(super) struct Strand {
+    pub(super) part: usize,
+    pub(super) open: i32,
+    pub(super) frets: usize,
+    /// The note held on it and its channel.
+    pub(super) note: Option<(u8, u8)>,
+    /// Its note was lifted while the pedal held it.
+    pub(super) pedal: bool,
+    pub(super) fret: usize,
+    pub(super) damped: bool,
+    /// Its `set` factors now.
+    pub(super) factors: Factors,
+    /// Its note's tension factor from a tuning ([`super::tuning::Retuned::tension`]; 1 without one).
+    pub(super) detune: f64,
+    /// When its note began (an input count).
+    pub(super) began: u64,
+    /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
+    pub(super) struck_at: Option<f64>,
+}
+
+/// A part's `set` factors (tension, damping), relative to the instrument as built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Factors {
+    pub(super) tension: f64,
+    pub(super) damping: f64,
+}
+
+impl Factors {
+    pub(super) const AS_BUILT: Self = Self { tension: 1.0, damping: 1.0 };
+
+    /// These factors with the tension times `tension` (a note's, from a tuning).
+    pub(super) fn detuned(self, tension: f64) -> Self {
+        Self { tension: self.tension * tension, ..self }
+    }
+
+    /// Pushes the `set`s that take a part from `self` to `to`, and takes them.
+    pub(super) fn change_to(&mut self, to: Self, time: f64, part: usize, out: &mut Vec<Gesture>) {
+        if to.tension != self.tension {
+            out.push(Gesture { time, part, stroke: Stroke::Tension(to.tension) });
+        }
+        if to.damping != self.damping {
+            out.push(Gesture { time, part, stroke: Stroke::Damping(to.damping) });
+        }
+        *self = to;
+    }
+}
+
+/// The channel of the note a string holds.
+pub(super) fn channel_of(string: &Strand) -> Option<u8> {
+    string.note.map(|(_, channel)| channel)
+}
+
+/// Damps a string whose note has ended.
+pub(super) fn silence(string: &mut Strand, time: f64, out: &mut Vec<Gesture>) {
+    string.note = None;
+    string.pedal = false;
+    if !string.damped {
+        out.push(Gesture { time, part: string.part, stroke: Stroke::Damp(RELEASE_DECAY) });
+        string.damped = true;
+    }
+}
+
+/// The string that plays `note`, an equal-tempered note (see the module's rules): the one
+/// that holds the input's own note, if any, else by the rule.
+pub(super) fn choose(
+    strings: &[Strand],
+    rule: StringRule,
+    input: &NoteInput,
+    note: u8,
+) -> Result<usize, Unplayable> {
+    let fret = |s: &Strand| {
+        let fret = i32::from(note) - s.open;
+        (fret >= 0 && fret as usize <= s.frets).then_some(fret as usize)
+    };
+    let unplayable = |reason: String| Unplayable { input: *input, note, reason };
+    let range = |s: &Strand| {
+        let top = s.open + s.frets as i32;
+        format!("{} to {}", note_name(s.open.clamp(0, 127) as u8), note_name(top.clamp(0, 127) as u8))
+    };
+    if rule == StringRule::ByChannel {
+        let index = strings.len().checked_sub(1 + usize::from(input.channel)).ok_or_else(|| {
+            unplayable(format!(
+                "channel {} has no string (the instrument has {})",
+                input.channel + 1,
+                strings.len()
+            ))
+        })?;
+        return match fret(&strings[index]) {
+            Some(_) => Ok(index),
+            None => Err(unplayable(format!(
+                "not on the string of channel {} (which plays {})",
+                input.channel + 1,
+                range(&strings[index])
+            ))),
+        };
+    }
+    // The strings where the note lies, as an iterator: a playable note allocates nothing (it
+    // is mapped on a live input thread, or in a plugin's audio callback).
+    let candidates = || (0..strings.len()).filter(|&s| fret(&strings[s]).is_some());
+    let Some(first) = candidates().next() else {
+        let low = strings.iter().map(|s| s.open).min().unwrap_or(0);
+        let high = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
+        let reason = if i32::from(note) < low {
+            format!("below the lowest string ({})", note_name(low.clamp(0, 127) as u8))
+        } else if i32::from(note) > high {
+            format!("above the highest fret ({})", note_name(high.clamp(0, 127) as u8))
+        } else {
+            format!("on no string ({})", strings.iter().map(range).collect::<Vec<_>>().join(", "))
+        };
+        return Err(unplayable(reason));
+    };
+    let key = match input.kind {
+        NoteKind::On { note: key, .. } => key,
+        _ => note,
+    };
+    if let Some(same) = candidates().find(|&s| strings[s].note.is_some_and(|(n, _)| n == key)) {
+        return Ok(same);
+    }
+    let free = candidates().filter(|&s| strings[s].note.is_none()).min_by_key(|&s| (fret(&strings[s]), s));
+    Ok(free.unwrap_or_else(|| candidates().min_by_key(|&s| strings[s].began).unwrap_or(first)))
+}

@@ -1,0 +1,160 @@
+//! Microtuning from Scala files: the scale and keyboard-map formats (errors at their line and
+//! column), the frequency of every key against closed forms (12-tone and 19-tone equal
+//! temperament, a keyboard map's pattern, reference and octave degree), and a MIDI file played
+//! on `guitar.toml` in 19-tone equal temperament, each note's pitch measured on the sound.
+
+use crate::fret_tuning::fundamental;
+use crate::instruments::render;
+use hooke::format::instrument::load as load_instrument;
+use hooke::format::midi;
+use hooke::format::tuning::{parse_keyboard_map, parse_scale};
+use hooke::score::notes::{NoteMap, StringRule};
+use hooke::score::performance::PerformanceOptions;
+use hooke::score::tuning::{KeyboardMap, Tuning};
+
+/// 19-tone equal temperament as a Scala file writes it, with comments and a trailing word.
+fn nineteen() -> String {
+    let mut text = String::from("! 19-tet.scl\n!\n19 equal divisions of the octave\n 19\n!\n");
+    for k in 1..=19 {
+        text += &format!(" {:.6} degree {k}\n", 1200.0 * k as f64 / 19.0);
+    }
+    text
+}
+
+fn cents(a: f64, b: f64) -> f64 {
+    1200.0 * (a / b).log2()
+}
+
+#[test]
+fn a_scale_reads_cents_and_ratios_and_its_period() {
+    let scale =
+        parse_scale("! just\nA just major third and fifth\n3\n5/4\n 701.955 fifth\n2\n", "j.scl").unwrap();
+    assert_eq!(scale.description, "A just major third and fifth");
+    let expected = [1200.0 * 1.25f64.log2(), 701.955, 1200.0];
+    for (c, e) in scale.cents.iter().zip(expected) {
+        assert!((c - e).abs() < 1e-9, "{c} against {e}");
+    }
+    // Degree 5 is one period plus degree 2; degree -1 a period below degree 2.
+    assert!((scale.degree_cents(5) - (1200.0 + 701.955)).abs() < 1e-9);
+    assert!((scale.degree_cents(-1) - (701.955 - 1200.0)).abs() < 1e-9);
+}
+
+#[test]
+fn a_bad_scale_is_refused_at_its_line_and_column() {
+    let cases = [
+        ("desc\n3\n100.0\n  abc\n", "s.scl:4:3: expected a pitch: cents with a `.`", "`abc`"),
+        ("desc\n3\n100.0\n200.0\n", "s.scl:5:1: expected 3 pitches (the number of degrees), found 2", ""),
+        ("desc\nthree\n", "s.scl:2:1: expected the number of degrees, from 1 to 4096, found `three`", ""),
+        ("desc\n1\n2/0\n", "s.scl:3:1: expected a pitch", "`2/0`"),
+        ("desc\n1\n-3/2\n", "s.scl:3:1: expected a pitch", "`-3/2`"),
+        (
+            "desc\n1\n1200.0\n5/4\n",
+            "s.scl:4:1: expected the file to end after its 1 pitches, found `5/4`",
+            "",
+        ),
+        ("desc\n1\n-100.0\n", "expected a last pitch (the period) above 0 cents, found -100 cents", ""),
+        ("! only a comment\n", "s.scl:2:1: expected a description line", ""),
+    ];
+    for (text, message, found) in cases {
+        let error = parse_scale(text, "s.scl").unwrap_err().to_string();
+        assert!(error.contains(message) && error.contains(found), "{text:?}: {error}");
+    }
+}
+
+#[test]
+fn twelve_tone_equal_temperament_gives_every_midi_note_its_standard_frequency() {
+    let scale = parse_scale(
+        &format!("12-TET\n12\n{}", (1..=12).map(|k| format!("{}.0\n", 100 * k)).collect::<String>()),
+        "12.scl",
+    )
+    .unwrap();
+    let tuning = Tuning::new(scale, KeyboardMap::default()).unwrap();
+    for key in 0..=127u8 {
+        let expected = 440.0 * 2f64.powf((f64::from(key) - 69.0) / 12.0);
+        let frequency = tuning.frequency(key).unwrap();
+        assert!((frequency / expected - 1.0).abs() < 1e-12, "key {key}: {frequency} Hz against {expected}");
+        let retuned = tuning.retune(key).unwrap();
+        assert_eq!(retuned.note, key);
+        assert!((retuned.tension - 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn a_keyboard_map_places_its_pattern_reference_and_octave() {
+    // Seven keys of twelve mapped (the white keys of C major), middle key 60, A4 = 432 Hz,
+    // octave degree 12, the black keys left out; keys below 48 and above 84 not retuned.
+    let text = "! white.kbm\n12\n48\n84\n60\n69\n432.0\n12\n0\nx\n2\nx\n4\n5\nx\n7\nx\n9\nx\n11\n";
+    let map = parse_keyboard_map(text, "white.kbm").unwrap();
+    let scale = parse_scale(
+        &format!("12-TET\n12\n{}", (1..=12).map(|k| format!("{}.0\n", 100 * k)).collect::<String>()),
+        "12.scl",
+    )
+    .unwrap();
+    let tuning = Tuning::new(scale, map).unwrap();
+    for key in 0..=127u8 {
+        let white = [0, 2, 4, 5, 7, 9, 11].contains(&(key % 12));
+        let expected =
+            (white && (48..=84).contains(&key)).then(|| 432.0 * 2f64.powf((f64::from(key) - 69.0) / 12.0));
+        match (tuning.frequency(key), expected) {
+            (Some(f), Some(e)) => assert!((f / e - 1.0).abs() < 1e-12, "key {key}: {f} against {e}"),
+            (f, e) => assert_eq!(f, e, "key {key}"),
+        }
+    }
+    // A map whose reference key is unmapped is refused; a bad header line names its line.
+    let unmapped = parse_keyboard_map("12\n0\n127\n60\n61\n440.0\n12\n0\nx\n", "u.kbm").unwrap();
+    let scale = parse_scale("12-TET\n1\n1200.0\n", "o.scl").unwrap();
+    assert!(Tuning::new(scale, unmapped).unwrap_err().contains("reference key 61 to be mapped"));
+    let error = parse_keyboard_map("12\n0\n127\n60\n69\n-440\n12\n", "b.kbm").unwrap_err().to_string();
+    assert!(error.starts_with("b.kbm:6:1: expected the reference frequency"), "{error}");
+    let error = parse_keyboard_map("2\n0\n127\n60\n60\n440\n2\n0\nseven\n", "d.kbm").unwrap_err().to_string();
+    assert!(
+        error.starts_with("d.kbm:9:1: expected a scale degree (0 to 4096) or `x`, found `seven`"),
+        "{error}"
+    );
+}
+
+/// A type-0 MIDI file: `keys` one after another, each held 0.5 s (480 ticks at 120 beats a
+/// minute) at velocity 100, then 0.5 s of rest (so that no note rings into the next's).
+fn melody(keys: &[u8]) -> Vec<u8> {
+    let mut track = Vec::new();
+    for (i, &key) in keys.iter().enumerate() {
+        track.extend(if i == 0 { vec![0x00] } else { vec![0x83, 0x60] });
+        track.extend([0x90, key, 100]);
+        track.extend([0x83, 0x60, 0x80, key, 0]);
+    }
+    track.extend([0x00, 0xff, 0x2f, 0x00]);
+    let mut bytes = b"MThd".to_vec();
+    bytes.extend([0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xe0]);
+    bytes.extend(b"MTrk");
+    bytes.extend((track.len() as u32).to_be_bytes());
+    bytes.extend(track);
+    bytes
+}
+
+#[test]
+fn a_midi_file_in_nineteen_tone_equal_temperament_plays_each_note_within_half_a_cent() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let file = load_instrument(&folder.join("guitar.toml")).unwrap();
+    let oversample = 2;
+    let instrument = file.spec.build(file.scheme, 1.0 / (44100.0 * oversample as f64)).unwrap();
+    let tuning = Tuning::new(parse_scale(&nineteen(), "19.scl").unwrap(), KeyboardMap::default()).unwrap();
+    // Keys 41 to 79: from 19 degrees below middle C to one octave (19 keys) above it.
+    let keys: Vec<u8> = (41..=79).collect();
+    let map = NoteMap::new(&instrument, StringRule::LowestFret).with_tuning(tuning, &instrument).unwrap();
+    let score = midi::load(&melody(&keys), "19.mid", &instrument, map, false, 0.5).unwrap();
+    let options = PerformanceOptions { oversample, ..Default::default() };
+    let channels = render(&instrument, &score.text, options);
+    let mono: Vec<f64> = (0..channels[0].len()).map(|i| channels.iter().map(|c| c[i]).sum()).collect();
+    let mut worst: f64 = 0.0;
+    for (i, &key) in keys.iter().enumerate() {
+        // 19-tone equal temperament, degree 0 on key 60 at middle C's 261.626 Hz.
+        let expected = 440.0 * 2f64.powf(-9.0 / 12.0) * 2f64.powf((f64::from(key) - 60.0) / 19.0);
+        let start = ((i as f64 + 0.02) * 44100.0) as usize;
+        let note = &mono[start..start + (0.4 * 44100.0) as usize];
+        let error = cents(fundamental(note, 44100.0, expected), expected);
+        eprintln!("key {key}: {expected:.3} Hz, {error:+.3} cents");
+        worst = worst.max(error.abs());
+        assert!(error.abs() < 0.5, "key {key}: {error:+.3} cents from {expected:.3} Hz");
+    }
+    eprintln!("19-TET on guitar.toml: {} keys, worst {worst:.3} cents", keys.len());
+}
