@@ -21,6 +21,7 @@ use hooke::scheme::SchemeKind;
 use hooke::score::live::{calibrate, live, LiveError, LiveInput, LiveOptions, LiveStats};
 use hooke::score::notes::{from_midi, note_name, NoteInput, NoteKind};
 use hooke::score::performance::PerformanceOptions;
+use hooke::score::tuning::tuning_changes;
 use miette::{miette, IntoDiagnostic};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -213,8 +214,10 @@ fn output_device() -> miette::Result<(cpal::HostId, cpal::Device)> {
 
 /// Connects to the MIDI input port whose name contains `port`.
 fn connect_midi(port: &str, notes: Arc<Mutex<Notes>>) -> miette::Result<midir::MidiInputConnection<()>> {
-    let midi =
+    let mut midi =
         midir::MidiInput::new("hooke").map_err(|e| miette!("--midi: {e} (is a JACK server running?)"))?;
+    // System-exclusive messages too: the MIDI Tuning Standard's.
+    midi.ignore(midir::Ignore::None);
     let ports = midi.ports();
     let names: Vec<String> = ports.iter().map(|p| midi.port_name(p).unwrap_or_default()).collect();
     let Some(index) = names.iter().position(|name| name.contains(port)) else {
@@ -228,8 +231,12 @@ fn connect_midi(port: &str, notes: Arc<Mutex<Notes>>) -> miette::Result<midir::M
         &ports[index],
         "hooke-in",
         move |_, message, _| {
-            if let (Some((channel, kind)), Ok(mut notes)) = (from_midi(message), notes.lock()) {
+            let Ok(mut notes) = notes.lock() else { return };
+            if let Some((channel, kind)) = from_midi(message) {
                 notes.send(channel, kind);
+            } else {
+                // A MIDI Tuning Standard message: its keys retuned, on every channel.
+                tuning_changes(message, |key, frequency| notes.send(0, NoteKind::Retune { key, frequency }));
             }
         },
         (),

@@ -152,6 +152,7 @@ impl Plugin for Hooke {
             outputs.iter_mut().for_each(|channel| channel.fill(0.0));
             return ProcessStatus::Normal;
         };
+        sound.set_tension(f64::from(self.params.tension.value()));
         let mut next = context.next_event();
         let mut done = 0;
         loop {

@@ -10,6 +10,9 @@ const GAIN_RANGE_DB: (f32, f32) = (-48.0, 12.0);
 /// How long the gain takes to reach a new value, ms (no zipper noise).
 const GAIN_SMOOTHING_MS: f32 = 50.0;
 
+/// The lowest and highest tension factor: an octave of pitch down and up.
+pub const TENSION_RANGE: (f32, f32) = (0.25, 4.0);
+
 /// What the host sees and saves.
 #[derive(Params)]
 pub struct HookeParams {
@@ -17,6 +20,11 @@ pub struct HookeParams {
     /// which puts a fortissimo note at a quarter of full scale.
     #[id = "gain"]
     pub gain: FloatParam,
+    /// The strings' tension, a factor of the instrument's own (1: as designed; the pitch goes
+    /// as its square root, so 1.06 is about 50 cents up): every string takes it at its next
+    /// note, the strings sounding at once (as a pitch bend does). On a drum, the membrane's.
+    #[id = "tension"]
+    pub tension: FloatParam,
     /// The shipped instrument played when no instrument file is set. A change rebuilds the
     /// instrument: the plugin asks the host to restart it (deactivate and activate).
     #[id = "preset"]
@@ -44,6 +52,19 @@ impl Default for HookeParams {
             .with_unit(" dB")
             .with_value_to_string(formatters::v2s_f32_gain_to_db(1))
             .with_string_to_value(formatters::s2v_f32_gain_to_db()),
+            tension: FloatParam::new(
+                "Tension",
+                1.0,
+                // 1 (as designed) in the middle of the host's slider.
+                FloatRange::SymmetricalSkewed {
+                    min: TENSION_RANGE.0,
+                    max: TENSION_RANGE.1,
+                    factor: FloatRange::skew_factor(-1.0),
+                    center: 1.0,
+                },
+            )
+            .with_unit(" x")
+            .with_value_to_string(formatters::v2s_f32_rounded(4)),
             preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),
             instrument_file: RwLock::new(String::new()),
         }

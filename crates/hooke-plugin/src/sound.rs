@@ -11,7 +11,8 @@
 use hooke::engine::decimate::Decimator;
 use hooke::format::instrument::parse;
 use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
-use hooke::score::notes::{from_midi, NoteInput, StringRule};
+use hooke::score::controls::SetParameter;
+use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
 use std::ops::Range;
 
@@ -36,6 +37,8 @@ pub struct Sound {
     interleaved: Vec<f32>,
     /// The engine's latency, output frames ([`engine_latency`]).
     latency: u32,
+    /// The tension factor last set ([`Sound::set_tension`]).
+    tension: f64,
 }
 
 impl Sound {
@@ -68,6 +71,7 @@ impl Sound {
             core,
             interleaved: vec![0.0; CHANNELS * max_frames],
             latency: engine_latency(oversample),
+            tension: 1.0,
         })
     }
 
@@ -83,6 +87,17 @@ impl Sound {
         if let Some((channel, kind)) = from_midi(bytes) {
             // An unplayable note is not played; there is no one to tell on the audio thread.
             let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
+        }
+    }
+
+    /// Sets the strings' (or the membrane's) tension factor `tension` for every channel, if it
+    /// changed: the sounding strings take it from the next frame, the others at their next
+    /// note. Allocates nothing.
+    pub fn set_tension(&mut self, tension: f64) {
+        if tension != self.tension {
+            self.tension = tension;
+            let kind = NoteKind::Set { parameter: SetParameter::Tension, factor: tension };
+            let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel: 0, kind });
         }
     }
 

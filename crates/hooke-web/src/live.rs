@@ -7,6 +7,7 @@ use crate::playground::WebError;
 use hooke::scheme::SchemeKind;
 use hooke::score::live::{live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
+use hooke::score::tuning::tuning_changes;
 
 /// The most frames one [`LiveInstrument::render`] call gives.
 pub const MAX_LIVE_FRAMES: usize = 8192;
@@ -83,13 +84,20 @@ impl LiveInstrument {
     }
 
     /// A live MIDI message, status byte first: note on and off, the sustain pedal (CC 64),
-    /// pitch bend (2 semitones either way) and the other controllers (which do nothing: none is
-    /// mapped), from the next block on. Anything else is ignored.
+    /// pitch bend (2 semitones either way), the other controllers (which do nothing: none is
+    /// mapped) and the MIDI Tuning Standard's system-exclusive messages (their keys retuned),
+    /// from the next block on. Anything else is ignored.
     pub fn midi(&mut self, bytes: &[u8]) -> Result<(), WebError> {
-        match from_midi(bytes) {
-            Some((channel, kind)) => self.send(channel, kind),
-            None => Ok(()),
+        if let Some((channel, kind)) = from_midi(bytes) {
+            return self.send(channel, kind);
         }
+        let mut sent = Ok(());
+        tuning_changes(bytes, |key, frequency| {
+            if sent.is_ok() {
+                sent = self.send(0, NoteKind::Retune { key, frequency });
+            }
+        });
+        sent
     }
 
     fn send(&mut self, channel: u8, kind: NoteKind) -> Result<(), WebError> {

@@ -10,7 +10,7 @@ use hooke::format::midi;
 use hooke::format::tuning::{parse_keyboard_map, parse_scale};
 use hooke::score::notes::{NoteMap, StringRule};
 use hooke::score::performance::PerformanceOptions;
-use hooke::score::tuning::{KeyboardMap, Tuning};
+use hooke::score::tuning::{tuning_changes, KeyboardMap, Tuning};
 
 /// 19-tone equal temperament as a Scala file writes it, with comments and a trailing word.
 fn nineteen() -> String {
@@ -157,4 +157,85 @@ fn a_midi_file_in_nineteen_tone_equal_temperament_plays_each_note_within_half_a_
         assert!(error.abs() < 0.5, "key {key}: {error:+.3} cents from {expected:.3} Hz");
     }
     eprintln!("19-TET on guitar.toml: {} keys, worst {worst:.3} cents", keys.len());
+}
+
+/// The key changes of a MIDI Tuning Standard message, in order.
+fn changes(message: &[u8]) -> (bool, Vec<(u8, f64)>) {
+    let mut changed = Vec::new();
+    let read = tuning_changes(message, |key, frequency| changed.push((key, frequency)));
+    (read, changed)
+}
+
+fn equal(key: f64) -> f64 {
+    440.0 * 2f64.powf((key - 69.0) / 12.0)
+}
+
+#[test]
+fn the_midi_tuning_standard_messages_retune_their_keys() {
+    // Real-time single-note change: key 69 to half a semitone above A4 (yy zz = 2^13 of 2^14),
+    // key 60 left alone (7F 7F 7F).
+    let (read, changed) =
+        changes(&[0xf0, 0x7f, 0x7f, 0x08, 0x02, 0x00, 0x02, 69, 69, 0x40, 0x00, 60, 0x7f, 0x7f, 0x7f, 0xf7]);
+    assert!(read);
+    assert_eq!(changed.len(), 1);
+    assert_eq!(changed[0].0, 69);
+    assert!((changed[0].1 / equal(69.5) - 1.0).abs() < 1e-12, "{:?}", changed[0]);
+    // Bulk dump: key k at k - 1 plus a quarter semitone (yy zz = 2^12).
+    let mut bulk = vec![0x7e, 0x00, 0x08, 0x01, 0x00];
+    bulk.extend([b' '; 16]);
+    for key in 0..128u8 {
+        bulk.extend([key.saturating_sub(1), 0x20, 0x00]);
+    }
+    bulk.push(0x00);
+    let (read, changed) = changes(&bulk);
+    assert!(read && changed.len() == 128);
+    for (key, frequency) in changed {
+        let expected = equal(f64::from(key.saturating_sub(1)) + 0.25);
+        assert!((frequency / expected - 1.0).abs() < 1e-12, "key {key}: {frequency} against {expected}");
+    }
+    // Scale/octave, 1-byte (64 = 0 cents): C 10 cents up; 2-byte (8192 = 0): C 50 cents up.
+    let mut one = vec![0xf0, 0x7e, 0x7f, 0x08, 0x08, 0x03, 0x7f, 0x7f, 64 + 10];
+    one.extend([64; 11]);
+    let mut two = vec![0x7f, 0x7f, 0x08, 0x09, 0x03, 0x7f, 0x7f, 96, 0];
+    two.extend([64, 0].repeat(11));
+    for (message, cents_on_c) in [(one, 10.0), (two, 50.0)] {
+        let (read, changed) = changes(&message);
+        assert!(read && changed.len() == 128);
+        for (key, frequency) in changed {
+            let offset = if key % 12 == 0 { cents_on_c } else { 0.0 };
+            let expected = equal(f64::from(key)) * 2f64.powf(offset / 1200.0);
+            assert!((frequency / expected - 1.0).abs() < 1e-12, "key {key}: {frequency} against {expected}");
+        }
+    }
+    // Not a tuning message, or cut short: nothing changes.
+    for message in [&[0xf0, 0x43, 0x10, 0x4c, 0xf7][..], &[0x7e, 0x00, 0x08, 0x01, 0x00, 0x20][..]] {
+        assert_eq!(changes(message), (false, Vec::new()), "{message:?}");
+    }
+}
+
+#[test]
+fn a_tuning_message_in_a_midi_file_retunes_the_notes_after_it() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let file = load_instrument(&folder.join("guitar.toml")).unwrap();
+    let instrument = file.spec.build(file.scheme, 1.0 / 88200.0).unwrap();
+    // Key 57 (A3, fret 2 of the G3 string) retuned 30 cents up (yy zz = 0.3 of 2^14), then
+    // played; the score sets the G3 string's tension to 2^(30 / 600).
+    let fraction = (0.3 * 16384.0f64).round() as u16;
+    let sysex =
+        [0x7f, 0x7f, 0x08, 0x02, 0x00, 0x01, 57, 57, (fraction >> 7) as u8, (fraction & 127) as u8, 0xf7];
+    let mut track = vec![0x00, 0xf0, sysex.len() as u8];
+    track.extend(sysex);
+    track.extend([0x00, 0x90, 57, 100, 0x83, 0x60, 0x80, 57, 0, 0x00, 0xff, 0x2f, 0x00]);
+    let mut bytes = b"MThd".to_vec();
+    bytes.extend([0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xe0]);
+    bytes.extend(b"MTrk");
+    bytes.extend((track.len() as u32).to_be_bytes());
+    bytes.extend(track);
+    let map = NoteMap::new(&instrument, StringRule::LowestFret);
+    let score = midi::load(&bytes, "mts.mid", &instrument, map, false, 0.5).unwrap();
+    let set = score.text.split("[[set]]").nth(1).expect("a set").split("\n[[").next().unwrap();
+    assert!(set.contains("part = \"G3\"") && set.contains("parameter = \"tension\""), "{}", score.text);
+    let value: f64 = set.split("value = ").nth(1).unwrap().lines().next().unwrap().parse().unwrap();
+    let expected = (equal(57.0 + f64::from(fraction) / 16384.0) / equal(57.0)).powi(2);
+    assert!((value / expected - 1.0).abs() < 1e-12, "{value} against {expected}");
 }

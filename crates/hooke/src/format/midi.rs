@@ -10,6 +10,7 @@ use crate::instrument::{Instrument, PartKind};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
 use crate::model::number;
 use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
+use crate::score::tuning::tuning_changes;
 use crate::score::Score;
 use midly::{MetaMessage, MidiMessage, Smf, Timing, TrackEventKind};
 use std::fmt::Write as _;
@@ -144,6 +145,17 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
         let (channel, kind) = match kind {
             TrackEventKind::Meta(MetaMessage::Tempo(t)) => {
                 (base_time, base_tick, tempo) = (time, tick, u64::from(u32::from(t)).max(1));
+                continue;
+            }
+            TrackEventKind::SysEx(data) => {
+                tuning_changes(data, |key, frequency| {
+                    inputs.push(NoteInput {
+                        time,
+                        track,
+                        channel: 0,
+                        kind: NoteKind::Retune { key, frequency },
+                    })
+                });
                 continue;
             }
             TrackEventKind::Midi { channel, message } => {

@@ -98,6 +98,22 @@ pub enum NoteKind {
         /// Its value, 0 to 127.
         value: u8,
     },
+    /// Key `key` to sound `frequency` (Hz) from now on, in every channel (a MIDI Tuning
+    /// Standard message, [`crate::score::tuning::tuning_changes`]): before a scale's tuning.
+    Retune {
+        /// MIDI key.
+        key: u8,
+        /// Its frequency, Hz.
+        frequency: f64,
+    },
+    /// A factor on a `set` parameter for every channel (a plugin's host parameter), relative
+    /// to the instrument as built; it multiplies the channels' bends and controllers.
+    Set {
+        /// The parameter.
+        parameter: SetParameter,
+        /// Its factor (> 0).
+        factor: f64,
+    },
 }
 
 /// A gesture on one part: one event of a score.
@@ -236,9 +252,13 @@ pub struct NoteMap {
     controls: Vec<ControlMapping>,
     /// Per channel: the tension and damping factors its controllers set.
     controlled: [Factors; 16],
+    /// For every channel: the factors [`NoteKind::Set`] sets.
+    set: Factors,
     count: u64,
     /// The scale notes sound in; `None`: 12-tone equal temperament, A4 = 440 Hz.
     tuning: Option<Tuning>,
+    /// Keys a MIDI Tuning Standard message retuned, Hz ([`NoteKind::Retune`]).
+    retuned: [Option<f64>; 128],
 }
 
 impl NoteMap {
@@ -302,8 +322,10 @@ impl NoteMap {
             bend: [0.0; 16],
             controls: Vec::new(),
             controlled: [Factors::AS_BUILT; 16],
+            set: Factors::AS_BUILT,
             count: 0,
             tuning: None,
+            retuned: [None; 128],
         }
     }
 
@@ -353,10 +375,14 @@ impl NoteMap {
         Ok(self)
     }
 
-    /// The factors that channel `channel` plays at: its bend's tension times its controllers'.
+    /// The factors that channel `channel` plays at: its bend's tension times its controllers'
+    /// times the factors set for every channel.
     fn factors(&self, channel: usize) -> Factors {
-        let controlled = self.controlled[channel];
-        Factors { tension: tension(self.bend[channel]) * controlled.tension, ..controlled }
+        let (controlled, set) = (self.controlled[channel], self.set);
+        Factors {
+            tension: tension(self.bend[channel]) * controlled.tension * set.tension,
+            damping: controlled.damping * set.damping,
+        }
     }
 
     /// Plays `input`, appending its gestures to `out`.
@@ -373,15 +399,16 @@ impl NoteMap {
                 return self.play(&off, out);
             }
             (Target::Strings(strings), NoteKind::On { note, velocity }) => {
-                let retuned = match &self.tuning {
-                    Some(tuning) => tuning.retune(note).ok_or_else(|| Unplayable {
-                        input: *input,
-                        note,
-                        reason: "the keyboard map leaves it unplayed, or tunes it outside the MIDI notes"
-                            .into(),
-                    })?,
-                    None => Retuned { note, tension: 1.0 },
+                let retuned = match (self.retuned[usize::from(note & 127)], &self.tuning) {
+                    (Some(frequency), _) => Retuned::at(frequency),
+                    (None, Some(tuning)) => tuning.retune(note),
+                    (None, None) => Some(Retuned { note, tension: 1.0 }),
                 };
+                let retuned = retuned.ok_or_else(|| Unplayable {
+                    input: *input,
+                    note,
+                    reason: "its tuning leaves it unplayed, or outside the MIDI notes".into(),
+                })?;
                 let s = choose(strings, self.rule, input, retuned.note)?;
                 let string = &mut strings[s];
                 let part = string.part;
@@ -444,6 +471,18 @@ impl NoteMap {
                     SetParameter::Damping => controlled.damping = factor,
                 }
                 self.apply_factors(input, out);
+            }
+            (_, NoteKind::Retune { key, frequency }) => {
+                self.retuned[usize::from(key & 127)] = Some(frequency)
+            }
+            (_, NoteKind::Set { parameter, factor }) => {
+                match parameter {
+                    SetParameter::Tension => self.set.tension = factor,
+                    SetParameter::Damping => self.set.damping = factor,
+                }
+                for channel in 0..16 {
+                    self.apply_factors(&NoteInput { channel, ..*input }, out);
+                }
             }
             (Target::Membrane { part, .. }, NoteKind::On { note, velocity }) => {
                 let x = 0.5 + 0.4 * f64::from(note % 12) / 11.0;

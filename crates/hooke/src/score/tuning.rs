@@ -136,13 +136,82 @@ impl Tuning {
     /// Key `key` as a string plays it; `None` where the map leaves it unplayed or its
     /// frequency lies outside the MIDI notes.
     pub fn retune(&self, key: u8) -> Option<Retuned> {
-        let frequency = self.frequency(key)?;
-        let note = u8::try_from(midi_note(frequency)).ok().filter(|&n| n <= 127)?;
-        let equal = 440.0 * 2f64.powf((f64::from(note) - 69.0) / 12.0);
-        let tension = (frequency / equal).powi(2);
-        // An equal-tempered degree is 1 but for rounding: exactly 1, so that it sets nothing.
-        Some(Retuned { note, tension: if (tension - 1.0).abs() < 1e-12 { 1.0 } else { tension } })
+        Retuned::at(self.frequency(key)?)
     }
+}
+
+impl Retuned {
+    /// A note of `frequency` (Hz) as a string plays it; `None` outside the MIDI notes.
+    pub fn at(frequency: f64) -> Option<Self> {
+        let note = u8::try_from(midi_note(frequency)).ok().filter(|&n| n <= 127)?;
+        let tension = (frequency / equal_tempered(note)).powi(2);
+        // An equal-tempered degree is 1 but for rounding: exactly 1, so that it sets nothing.
+        Some(Self { note, tension: if (tension - 1.0).abs() < 1e-12 { 1.0 } else { tension } })
+    }
+}
+
+/// The frequency of MIDI note `note` in 12-tone equal temperament with A4 = 440 Hz, Hz.
+fn equal_tempered(note: u8) -> f64 {
+    440.0 * 2f64.powf((f64::from(note) - 69.0) / 12.0)
+}
+
+/// The key changes a MIDI Tuning Standard system-exclusive message makes (the MIDI
+/// Manufacturers Association's *MIDI Tuning Standard*, 1992, and its 2-byte scale/octave
+/// extension): `change(key, frequency)` for each key it retunes, frequencies in Hz. `message`
+/// is the message with or without its `F0` and `F7`. Read: the single-note tuning change
+/// (real-time `7F .. 08 02`, and with a bank, `7E`/`7F .. 08 07`), the bulk tuning dump (`7E ..
+/// 08 01`, all 128 keys), and the scale/octave tunings (`7E`/`7F .. 08 08` in 1-byte cents,
+/// `08 09` in 2-byte), which retune every key of a pitch class (the channel mask is not read:
+/// one tuning for every channel). A frequency is a key `xx` and a fraction `yy zz` of a
+/// semitone above it in units of 2^-14 (`7F 7F 7F`: no change). Tuning programs and banks are
+/// not kept apart: each message retunes the keys now. Returns whether the message is one of
+/// these; a short or malformed one changes nothing.
+pub fn tuning_changes(message: &[u8], mut change: impl FnMut(u8, f64)) -> bool {
+    let message = message.strip_prefix(&[0xf0]).unwrap_or(message);
+    let message = message.strip_suffix(&[0xf7]).unwrap_or(message);
+    let frequency = |data: &[u8]| match *data {
+        [0x7f, 0x7f, 0x7f] => None,
+        [xx, yy, zz] if xx < 0x80 && yy < 0x80 && zz < 0x80 => {
+            let fraction = f64::from(u16::from(yy) << 7 | u16::from(zz)) / 16384.0;
+            Some(440.0 * 2f64.powf((f64::from(xx) + fraction - 69.0) / 12.0))
+        }
+        _ => None,
+    };
+    let keyed = |entries: &[u8], count: u8, change: &mut dyn FnMut(u8, f64)| {
+        for entry in entries.chunks_exact(4).take(usize::from(count)) {
+            if let (key @ 0..=127, Some(f)) = (entry[0], frequency(&entry[1..])) {
+                change(key, f);
+            }
+        }
+    };
+    match message {
+        [0x7f, _, 0x08, 0x02, _, count, entries @ ..] => keyed(entries, *count, &mut change),
+        [0x7e | 0x7f, _, 0x08, 0x07, _, _, count, entries @ ..] => keyed(entries, *count, &mut change),
+        [0x7e, _, 0x08, 0x01, _, rest @ ..] if rest.len() >= 16 + 3 * 128 => {
+            for (key, data) in rest[16..16 + 3 * 128].chunks_exact(3).enumerate() {
+                if let Some(f) = frequency(data) {
+                    change(key as u8, f);
+                }
+            }
+        }
+        [0x7e | 0x7f, _, 0x08, form @ (0x08 | 0x09), _, _, _, offsets @ ..] => {
+            let width = usize::from(*form - 0x07);
+            if offsets.len() < 12 * width {
+                return false;
+            }
+            for key in 0..=127u8 {
+                let value = &offsets[usize::from(key % 12) * width..][..width];
+                let cents = match *value {
+                    [v] => f64::from(v) - 64.0,
+                    [msb, lsb] => (f64::from(u16::from(msb) << 7 | u16::from(lsb)) - 8192.0) / 8192.0 * 100.0,
+                    _ => unreachable!("one or two bytes"),
+                };
+                change(key, equal_tempered(key) * 2f64.powf(cents / 1200.0));
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// A tuning asked of an instrument that plays no strings.
