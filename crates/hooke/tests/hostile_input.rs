@@ -2,6 +2,7 @@
 //! refused with an error that names the file, line and column, what was expected and what was
 //! found, in a message of a sensible length; none panics, hangs or allocates without bound.
 
+use crate::common::smf;
 use hooke::analysis::design::{design_string, TuneTarget};
 use hooke::engine::{Engine, EngineConfig, PickupSpec};
 use hooke::format::{instrument, midi, model, score, SourceError};
@@ -280,28 +281,6 @@ fn the_readers_are_public_for_front_ends() {
     let e = hooke::format::read_source(Path::new("/no/such/file.toml"), "score").unwrap_err();
     assert_eq!((e.line, e.column), (1, 1), "{e}");
     assert!(e.message.starts_with("cannot read the score file: "), "{e}");
-}
-
-/// A Standard MIDI File of format 0 with `division` (ticks per beat, or an SMPTE word) and
-/// one track of `(delta ticks, event bytes)`.
-fn smf(division: u16, events: &[(u32, &[u8])]) -> Vec<u8> {
-    let mut track = Vec::new();
-    for &(delta, event) in events.iter().chain([(0, &[0xff, 0x2f, 0x00][..])].iter()) {
-        let mut groups = vec![(delta & 0x7f) as u8];
-        let mut rest = delta >> 7;
-        while rest > 0 {
-            groups.push(0x80 | (rest & 0x7f) as u8);
-            rest >>= 7;
-        }
-        track.extend(groups.iter().rev());
-        track.extend_from_slice(event);
-    }
-    let mut bytes = b"MThd\0\0\0\x06\0\0\0\x01".to_vec();
-    bytes.extend(division.to_be_bytes());
-    bytes.extend(b"MTrk");
-    bytes.extend((track.len() as u32).to_be_bytes());
-    bytes.extend(track);
-    bytes
 }
 
 #[test]

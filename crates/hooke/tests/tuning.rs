@@ -3,6 +3,7 @@
 //! temperament, a keyboard map's pattern, reference and octave degree), and a MIDI file played
 //! on `guitar.toml` in 19-tone equal temperament, each note's pitch measured on the sound.
 
+use crate::common::smf;
 use crate::fret_tuning::fundamental;
 use crate::instruments::render;
 use hooke::format::instrument::load as load_instrument;
@@ -113,22 +114,16 @@ fn a_keyboard_map_places_its_pattern_reference_and_octave() {
     );
 }
 
-/// A type-0 MIDI file: `keys` one after another, each held 0.5 s (480 ticks at 120 beats a
-/// minute) at velocity 100, then 0.5 s of rest (so that no note rings into the next's).
+/// A type-0 MIDI file at 480 ticks a beat (120 beats a minute): `keys` one after another, each
+/// held 0.5 s at velocity 100, then 0.5 s of rest (so that no note rings into the next's).
 fn melody(keys: &[u8]) -> Vec<u8> {
-    let mut track = Vec::new();
-    for (i, &key) in keys.iter().enumerate() {
-        track.extend(if i == 0 { vec![0x00] } else { vec![0x83, 0x60] });
-        track.extend([0x90, key, 100]);
-        track.extend([0x83, 0x60, 0x80, key, 0]);
-    }
-    track.extend([0x00, 0xff, 0x2f, 0x00]);
-    let mut bytes = b"MThd".to_vec();
-    bytes.extend([0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xe0]);
-    bytes.extend(b"MTrk");
-    bytes.extend((track.len() as u32).to_be_bytes());
-    bytes.extend(track);
-    bytes
+    let events: Vec<(u32, [u8; 3])> = keys
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &key)| [(if i == 0 { 0 } else { 480 }, [0x90, key, 100]), (480, [0x80, key, 0])])
+        .collect();
+    let events: Vec<(u32, &[u8])> = events.iter().map(|(delta, event)| (*delta, &event[..])).collect();
+    smf(480, &events)
 }
 
 #[test]
@@ -223,14 +218,8 @@ fn a_tuning_message_in_a_midi_file_retunes_the_notes_after_it() {
     let fraction = (0.3 * 16384.0f64).round() as u16;
     let sysex =
         [0x7f, 0x7f, 0x08, 0x02, 0x00, 0x01, 57, 57, (fraction >> 7) as u8, (fraction & 127) as u8, 0xf7];
-    let mut track = vec![0x00, 0xf0, sysex.len() as u8];
-    track.extend(sysex);
-    track.extend([0x00, 0x90, 57, 100, 0x83, 0x60, 0x80, 57, 0, 0x00, 0xff, 0x2f, 0x00]);
-    let mut bytes = b"MThd".to_vec();
-    bytes.extend([0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xe0]);
-    bytes.extend(b"MTrk");
-    bytes.extend((track.len() as u32).to_be_bytes());
-    bytes.extend(track);
+    let sysex = [&[0xf0, sysex.len() as u8][..], &sysex].concat();
+    let bytes = smf(480, &[(0, &sysex), (0, &[0x90, 57, 100]), (480, &[0x80, 57, 0])]);
     let map = NoteMap::new(&instrument, StringRule::LowestFret);
     let score = midi::load(&bytes, "mts.mid", &instrument, map, false, 0.5).unwrap();
     let set = score.text.split("[[set]]").nth(1).expect("a set").split("\n[[").next().unwrap();

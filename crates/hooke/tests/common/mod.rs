@@ -78,3 +78,25 @@ pub fn closed_form(roots: [(f64, f64); 2], x0: f64, x1: f64, n: usize) -> f64 {
         a * re.powi(n as i32) + b * re2.powi(n as i32)
     }
 }
+
+/// A Standard MIDI File of format 0 with `division` (ticks per beat, or an SMPTE word) and
+/// one track of `(delta ticks, event bytes)`.
+pub fn smf(division: u16, events: &[(u32, &[u8])]) -> Vec<u8> {
+    let mut track = Vec::new();
+    for &(delta, event) in events.iter().chain([(0, &[0xff, 0x2f, 0x00][..])].iter()) {
+        let mut groups = vec![(delta & 0x7f) as u8];
+        let mut rest = delta >> 7;
+        while rest > 0 {
+            groups.push(0x80 | (rest & 0x7f) as u8);
+            rest >>= 7;
+        }
+        track.extend(groups.iter().rev());
+        track.extend_from_slice(event);
+    }
+    let mut bytes = b"MThd\0\0\0\x06\0\0\0\x01".to_vec();
+    bytes.extend(division.to_be_bytes());
+    bytes.extend(b"MTrk");
+    bytes.extend((track.len() as u32).to_be_bytes());
+    bytes.extend(track);
+    bytes
+}
