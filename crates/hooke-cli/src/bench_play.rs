@@ -83,6 +83,7 @@ pub fn bench_play(
             record: 0,
             rule: StringRule::LowestFret,
             controls: Vec::new(),
+            tuning: None,
         };
         let mut copies: Vec<LiveCopy> = Vec::new();
         let mut trial = |count: usize| -> miette::Result<Trial> {

@@ -5,6 +5,7 @@ use hooke::format::tuning;
 use hooke::instrument::Instrument;
 use hooke::score::controls::ControlMapping;
 use hooke::score::notes::{NoteMap, StringRule};
+use hooke::score::tuning::Tuning;
 use miette::miette;
 use std::path::PathBuf;
 
@@ -40,16 +41,23 @@ impl NoteMapArgs {
     }
 
     /// The note map of `instrument` with these flags; a mapping the instrument cannot take is
-    /// blamed on `--cc`, a tuning file that does not read on its line and column, a tuning the
-    /// instrument cannot take on `--tuning`.
+    /// blamed on `--cc`, a tuning the instrument cannot take on `--tuning`.
     pub fn map(&self, instrument: &Instrument) -> miette::Result<NoteMap> {
         let map = NoteMap::new(instrument, self.rule())
             .with_controls(&self.controls, instrument)
             .map_err(|e| miette!("--cc: {e}"))?;
+        match self.tuning()? {
+            Some(tuning) => map.with_tuning(tuning, instrument).map_err(|e| miette!("--tuning: {e}")),
+            None => Ok(map),
+        }
+    }
+
+    /// The tuning of `--tuning` and `--keyboard-map`, if any; a file that does not read is an
+    /// error at its line and column.
+    pub fn tuning(&self) -> miette::Result<Option<Tuning>> {
         let Some(scale) = &self.tuning else {
-            return Ok(map);
+            return Ok(None);
         };
-        let tuning = tuning::load(scale, self.keyboard_map.as_deref()).map_err(|e| miette!("{e}"))?;
-        map.with_tuning(tuning, instrument).map_err(|e| miette!("--tuning: {e}"))
+        tuning::load(scale, self.keyboard_map.as_deref()).map(Some).map_err(|e| miette!("{e}"))
     }
 }

@@ -104,9 +104,11 @@ pub fn play(args: &PlayArgs, interrupt: &Interrupt) -> miette::Result<()> {
         record: record_length,
         rule: args.notes.rule(),
         controls: args.notes.controls.clone(),
+        tuning: args.notes.tuning()?,
     };
     let (input, mut core, record, stats) = live(&instrument, options).map_err(|e| match e {
         LiveError::Control(control) => miette!("--cc: {control}"),
+        LiveError::Tuning(untunable) => miette!("--tuning: {untunable}"),
         e => miette!("{e}"),
     })?;
     eprintln!(

@@ -14,13 +14,16 @@ mod params;
 mod presets;
 mod sound;
 
+use hooke::format::tuning;
+use hooke::score::controls::SetParameter;
 use nice_plug::midi::MidiResult;
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
 use sound::Sound;
 use std::num::NonZeroU32;
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, RwLock};
 
 /// What the current sound was built from and for: a rebuild is needed when any changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +36,8 @@ struct Built {
     preset: Preset,
     /// The instrument file then (empty: the preset played).
     file: String,
+    /// The Scala scale and keyboard map files then (empty: none).
+    tuning: [String; 2],
 }
 
 /// The plugin.
@@ -54,13 +59,33 @@ impl Default for Hooke {
 
 impl Hooke {
     /// Builds the sound `built` asks for: the instrument file when one is set and it loads
-    /// (else its error is logged and the preset plays), or the preset.
+    /// (else its error is logged and the preset plays), or the preset; in the tuning when one
+    /// is set, it loads and the instrument takes it (else its error is logged and the notes
+    /// sound in equal temperament).
     fn build(built: &Built) -> Result<Sound, String> {
         let (rate, max_frames) = (f64::from(built.rate), built.max_frames as usize);
+        let tuning = match &built.tuning {
+            [scale, _] if scale.is_empty() => None,
+            [scale, map] => {
+                let map = (!map.is_empty()).then(|| Path::new(map));
+                tuning::load(Path::new(scale), map)
+                    .inspect_err(|e| nice_error!("hooke: {e}; playing in equal temperament"))
+                    .ok()
+            }
+        };
+        let sound = |text: &str, file: &str| {
+            Sound::build(text, file, rate, max_frames, tuning.clone()).or_else(|message| match tuning {
+                Some(_) => {
+                    nice_error!("hooke: {message}; playing in equal temperament");
+                    Sound::build(text, file, rate, max_frames, None)
+                }
+                None => Err(message),
+            })
+        };
         if !built.file.is_empty() {
             let loaded = std::fs::read_to_string(&built.file)
                 .map_err(|e| format!("{}: {e}", built.file))
-                .and_then(|text| Sound::build(&text, &built.file, rate, max_frames));
+                .and_then(|text| sound(&text, &built.file));
             match loaded {
                 Ok(sound) => return Ok(sound),
                 Err(message) => {
@@ -69,12 +94,12 @@ impl Hooke {
             }
         }
         let (file, text) = built.preset.file();
-        Sound::build(text, file, rate, max_frames)
+        sound(text, file)
     }
 
-    /// The instrument file the state names (empty: none).
-    fn instrument_file(&self) -> String {
-        match self.params.instrument_file.read() {
+    /// A file the state names (empty: none).
+    fn state_file(file: &RwLock<String>) -> String {
+        match file.read() {
             Ok(file) => file.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
@@ -115,7 +140,8 @@ impl Plugin for Hooke {
             rate: config.sample_rate,
             max_frames: config.max_buffer_size.max(1),
             preset: self.params.preset.value(),
-            file: self.instrument_file(),
+            file: Self::state_file(&self.params.instrument_file),
+            tuning: [&self.params.tuning_file, &self.params.keyboard_map_file].map(Self::state_file),
         };
         self.restart_asked = false;
         if self.sound.is_none() || self.built.as_ref() != Some(&wanted) {
@@ -152,7 +178,8 @@ impl Plugin for Hooke {
             outputs.iter_mut().for_each(|channel| channel.fill(0.0));
             return ProcessStatus::Normal;
         };
-        sound.set_tension(f64::from(self.params.tension.value()));
+        sound.set(SetParameter::Tension, f64::from(self.params.tension.value()));
+        sound.set(SetParameter::Damping, f64::from(self.params.damping.value()));
         let mut next = context.next_event();
         let mut done = 0;
         loop {

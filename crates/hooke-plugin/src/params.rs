@@ -10,8 +10,8 @@ const GAIN_RANGE_DB: (f32, f32) = (-48.0, 12.0);
 /// How long the gain takes to reach a new value, ms (no zipper noise).
 const GAIN_SMOOTHING_MS: f32 = 50.0;
 
-/// The lowest and highest tension factor: an octave of pitch down and up.
-pub const TENSION_RANGE: (f32, f32) = (0.25, 4.0);
+/// The lowest and highest tension factor (an octave of pitch down and up), and damping factor.
+pub const FACTOR_RANGE: (f32, f32) = (0.25, 4.0);
 
 /// What the host sees and saves.
 #[derive(Params)]
@@ -25,6 +25,11 @@ pub struct HookeParams {
     /// note, the strings sounding at once (as a pitch bend does). On a drum, the membrane's.
     #[id = "tension"]
     pub tension: FloatParam,
+    /// The dampers of the strings' links, a factor of the instrument's own (1: as designed; more
+    /// shortens the decays, the upper partials' most): taken as the tension is. On a drum, the
+    /// membrane's.
+    #[id = "damping"]
+    pub damping: FloatParam,
     /// The shipped instrument played when no instrument file is set. A change rebuilds the
     /// instrument: the plugin asks the host to restart it (deactivate and activate).
     #[id = "preset"]
@@ -33,6 +38,25 @@ pub struct HookeParams {
     /// so that it reopens with the same sound.
     #[persist = "instrument-file"]
     pub instrument_file: RwLock<String>,
+    /// A Scala scale (`.scl`) the notes sound in (empty: 12-tone equal temperament; strings
+    /// only), saved with the project; its keyboard map (`.kbm`, empty: the default map).
+    #[persist = "tuning-file"]
+    pub tuning_file: RwLock<String>,
+    /// See [`HookeParams::tuning_file`].
+    #[persist = "keyboard-map-file"]
+    pub keyboard_map_file: RwLock<String>,
+}
+
+/// A factor parameter over [`FACTOR_RANGE`], 1 (as designed) in the middle of the host's slider.
+fn factor(name: &str) -> FloatParam {
+    let (min, max) = FACTOR_RANGE;
+    FloatParam::new(
+        name,
+        1.0,
+        FloatRange::SymmetricalSkewed { min, max, factor: FloatRange::skew_factor(-1.0), center: 1.0 },
+    )
+    .with_unit(" x")
+    .with_value_to_string(formatters::v2s_f32_rounded(4))
 }
 
 impl Default for HookeParams {
@@ -52,21 +76,12 @@ impl Default for HookeParams {
             .with_unit(" dB")
             .with_value_to_string(formatters::v2s_f32_gain_to_db(1))
             .with_string_to_value(formatters::s2v_f32_gain_to_db()),
-            tension: FloatParam::new(
-                "Tension",
-                1.0,
-                // 1 (as designed) in the middle of the host's slider.
-                FloatRange::SymmetricalSkewed {
-                    min: TENSION_RANGE.0,
-                    max: TENSION_RANGE.1,
-                    factor: FloatRange::skew_factor(-1.0),
-                    center: 1.0,
-                },
-            )
-            .with_unit(" x")
-            .with_value_to_string(formatters::v2s_f32_rounded(4)),
+            tension: factor("Tension"),
+            damping: factor("Damping"),
             preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),
             instrument_file: RwLock::new(String::new()),
+            tuning_file: RwLock::new(String::new()),
+            keyboard_map_file: RwLock::new(String::new()),
         }
     }
 }

@@ -10,10 +10,11 @@
 
 use hooke::engine::decimate::Decimator;
 use hooke::format::instrument::parse;
-use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::controls::SetParameter;
+use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
+use hooke::score::tuning::Tuning;
 use std::ops::Range;
 
 /// A fortissimo note's peak, as a fraction of full scale (room for chords), as `hooke play`
@@ -37,16 +38,23 @@ pub struct Sound {
     interleaved: Vec<f32>,
     /// The engine's latency, output frames ([`engine_latency`]).
     latency: u32,
-    /// The tension factor last set ([`Sound::set_tension`]).
-    tension: f64,
+    /// The tension and damping factors last set ([`Sound::set`]).
+    factors: [f64; 2],
 }
 
 impl Sound {
     /// Parses the instrument file `source` (called `file` in errors) and builds it for its
     /// scheme at `rate` (Hz, the output rate), oversampled as its `[render]` says or as the
     /// analysis finds stable, for blocks of up to `max_frames` frames. Its gain puts a
-    /// fortissimo note at a quarter of full scale. Allocates: never on the audio thread.
-    pub fn build(source: &str, file: &str, rate: f64, max_frames: usize) -> Result<Self, String> {
+    /// fortissimo note at a quarter of full scale; its notes in `tuning`, if any. Allocates:
+    /// never on the audio thread.
+    pub fn build(
+        source: &str,
+        file: &str,
+        rate: f64,
+        max_frames: usize,
+        tuning: Option<Tuning>,
+    ) -> Result<Self, String> {
         let instrument_file = parse(source, file).map_err(|e| e.to_string())?;
         let (oversample, instrument) = instrument_file
             .build_stable(instrument_file.scheme, rate, instrument_file.oversample)
@@ -64,6 +72,7 @@ impl Sound {
             record: 0,
             rule: StringRule::LowestFret,
             controls: Vec::new(),
+            tuning,
         };
         let (input, core, _, _) = live(&instrument, options).map_err(|e| format!("{file}: {e}"))?;
         Ok(Self {
@@ -71,7 +80,7 @@ impl Sound {
             core,
             interleaved: vec![0.0; CHANNELS * max_frames],
             latency: engine_latency(oversample),
-            tension: 1.0,
+            factors: [1.0; 2],
         })
     }
 
@@ -90,13 +99,14 @@ impl Sound {
         }
     }
 
-    /// Sets the strings' (or the membrane's) tension factor `tension` for every channel, if it
-    /// changed: the sounding strings take it from the next frame, the others at their next
-    /// note. Allocates nothing.
-    pub fn set_tension(&mut self, tension: f64) {
-        if tension != self.tension {
-            self.tension = tension;
-            let kind = NoteKind::Set { parameter: SetParameter::Tension, factor: tension };
+    /// Sets `parameter` of the strings (or the membrane) to `factor` of the instrument's own
+    /// for every channel, if it changed: the sounding strings take it from the next frame, the
+    /// others at their next note. Allocates nothing.
+    pub fn set(&mut self, parameter: SetParameter, factor: f64) {
+        let last = &mut self.factors[parameter as usize];
+        if factor != *last {
+            *last = factor;
+            let kind = NoteKind::Set { parameter, factor };
             let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel: 0, kind });
         }
     }
@@ -158,7 +168,7 @@ mod tests {
     fn a_broken_file_is_an_error_naming_its_line() {
         let (_, text) = Preset::Marimba.file();
         let broken = text.replacen("[marimba]", "[marimba]\nbars = = 3", 1);
-        let error = Sound::build(&broken, "broken.toml", 44_100.0, 64).err().expect("refused");
+        let error = Sound::build(&broken, "broken.toml", 44_100.0, 64, None).err().expect("refused");
         assert!(error.starts_with("broken.toml:"), "{error}");
     }
 }

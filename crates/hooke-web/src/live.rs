@@ -53,6 +53,7 @@ impl LiveInstrument {
             record: 0,
             rule: StringRule::LowestFret,
             controls: Vec::new(),
+            tuning: None,
         };
         let (input, core, _, _) =
             live(&built.instrument, options).map_err(|e| WebError::run(file, e.to_string()))?;

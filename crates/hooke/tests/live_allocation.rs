@@ -58,6 +58,7 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
         record: 1 << 16,
         rule: StringRule::LowestFret,
         controls: vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()],
+        tuning: None,
     };
     let (mut input, mut core, record, stats) = live(&instrument, options).unwrap();
     let mut record = record.unwrap();

@@ -16,7 +16,7 @@ fn child() {
     let Some(file) = std::env::var_os(CHILD) else { return };
     let mut loaded = load(&test_build_path());
     if !file.is_empty() {
-        loaded.set_instrument_file(&shipped(&file.to_string_lossy()));
+        loaded.set_state_file("instrument-file", &shipped(&file.to_string_lossy()));
     }
     let _ = loaded.render(64, 1 << 15, &melody());
 }

@@ -1,8 +1,9 @@
 //! The plugin seen by a CLAP host: what it declares, and what it plays.
 
-use crate::host::{load, melody, plugin_path, reference, relative_difference, shipped, Input};
+use crate::host::{load, melody, plugin_path, reference, reference_in, relative_difference, shipped, Input};
 use clack_extensions::audio_ports::{AudioPortInfoBuffer, PluginAudioPorts};
 use clack_extensions::note_ports::{NoteDialect, NotePortInfoBuffer, PluginNotePorts};
+use hooke::format::tuning;
 use std::path::Path;
 
 /// Frames the rendering tests play: 0.74 s at 44.1 kHz, past the melody's last event.
@@ -71,7 +72,7 @@ fn the_instrument_file_of_the_state_plays() {
     let marimba = shipped("marimba.toml");
     let notes = [(0, Input::NoteOn(67, 100)), (2000, Input::NoteOn(72, 64)), (9000, Input::NoteOff(67))];
     let mut loaded = load(&plugin_path());
-    loaded.set_instrument_file(&marimba);
+    loaded.set_state_file("instrument-file", &marimba);
     let saved = loaded.save_state();
     // A new instance given the saved state (a project reopened).
     let mut reopened = load(&plugin_path());
@@ -81,9 +82,27 @@ fn the_instrument_file_of_the_state_plays() {
 }
 
 #[test]
+fn the_tuning_file_of_the_state_plays_its_scale() {
+    // 19-tone equal temperament, degree 0 on key 60 (the default keyboard map).
+    let scale = std::env::temp_dir().join(format!("hooke-plugin-test-{}-19.scl", std::process::id()));
+    let degrees: String = (1..=19).map(|k| format!("{:.6}\n", 1200.0 * f64::from(k) / 19.0)).collect();
+    std::fs::write(&scale, format!("19 equal divisions of the octave\n19\n{degrees}")).unwrap();
+    let tuning = tuning::load(&scale, None).expect("the scale reads");
+    let mut loaded = load(&plugin_path());
+    loaded.set_state_file("tuning-file", &scale);
+    let played = loaded.render(512, FRAMES, &melody());
+    std::fs::remove_file(&scale).unwrap();
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference_in(&guitar, Some(tuning), FRAMES, &melody()), "19-TET");
+    // And not as in equal temperament.
+    let (difference, _) = relative_difference(&played, &reference(&guitar, FRAMES, &melody()));
+    assert!(difference > 0.1, "the tuning changed nothing ({difference:e} of the peak)");
+}
+
+#[test]
 fn an_instrument_file_that_does_not_load_leaves_the_preset_playing() {
     let mut loaded = load(&plugin_path());
-    loaded.set_instrument_file(Path::new("/nonexistent/instrument.toml"));
+    loaded.set_state_file("instrument-file", Path::new("/nonexistent/instrument.toml"));
     let played = loaded.render(512, FRAMES, &melody());
     let expected = reference(&shipped("acoustic-guitar.toml"), FRAMES, &melody());
     assert_same(&played, &expected, "the acoustic guitar in place of a missing file");

@@ -10,6 +10,7 @@ use hooke::format::instrument::parse;
 use hooke::score::live::{calibrate, live, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, StringRule};
 use hooke::score::performance::PerformanceOptions;
+use hooke::score::tuning::Tuning;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -141,16 +142,16 @@ impl Loaded {
         state.load(&handle, &mut &bytes[..]).expect("the state loads");
     }
 
-    /// Sets the instrument file of the plugin's state (what a project reopened restores). The
-    /// state is nice-plug's: its JSON's length (8 bytes, little-endian), then the JSON.
-    pub fn set_instrument_file(&mut self, file: &Path) {
+    /// Sets the file `key` of the plugin's state (`instrument-file`, `tuning-file`,
+    /// `keyboard-map-file`: what a project reopened restores). The state is nice-plug's: its
+    /// JSON's length (8 bytes, little-endian), then the JSON.
+    pub fn set_state_file(&mut self, key: &str, file: &Path) {
         let saved = self.save_state();
         let json = std::str::from_utf8(saved.get(8..).unwrap_or_default()).expect("a JSON state");
-        let empty = r#""instrument-file":"\"\"""#;
-        assert!(json.contains(empty), "the state names no instrument file: {json}");
-        let named =
-            format!(r#""instrument-file":{}"#, json_string(&json_string(&file.display().to_string())));
-        let json = json.replace(empty, &named);
+        let empty = format!(r#""{key}":"\"\"""#);
+        assert!(json.contains(&empty), "the state has no empty {key}: {json}");
+        let named = format!(r#""{key}":{}"#, json_string(&json_string(&file.display().to_string())));
+        let json = json.replace(&empty, &named);
         let mut state = (json.len() as u64).to_le_bytes().to_vec();
         state.extend_from_slice(json.as_bytes());
         self.load_state(&state);
@@ -263,6 +264,16 @@ pub fn shipped(name: &str) -> PathBuf {
 /// of full scale), `inputs` sent to its live input at their frames, `frames` frames rendered
 /// by its live core, both channels.
 pub fn reference(file: &Path, frames: usize, inputs: &[(usize, Input)]) -> [Vec<f32>; 2] {
+    reference_in(file, None, frames, inputs)
+}
+
+/// [`reference`] with the notes in `tuning`.
+pub fn reference_in(
+    file: &Path,
+    tuning: Option<Tuning>,
+    frames: usize,
+    inputs: &[(usize, Input)],
+) -> [Vec<f32>; 2] {
     let text = std::fs::read_to_string(file).expect("the instrument file");
     let name = file.display().to_string();
     let instrument_file = parse(&text, &name).expect("the instrument parses");
@@ -280,6 +291,7 @@ pub fn reference(file: &Path, frames: usize, inputs: &[(usize, Input)]) -> [Vec<
         record: 0,
         rule: StringRule::LowestFret,
         controls: Vec::new(),
+        tuning,
     };
     let (mut input, mut core, _, _) = live(&instrument, options).expect("live play starts");
     let mut interleaved = vec![0.0f32; 2 * frames];

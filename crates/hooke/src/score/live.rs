@@ -23,6 +23,7 @@ use crate::score::notes::{
     Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, UnmappableControl, Unplayable, PLUCK_WIDTH,
 };
 use crate::score::performance::{Performance, PerformanceOptions};
+use crate::score::tuning::{Tuning, Untunable};
 use crate::score::Action;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -203,6 +204,8 @@ pub struct LiveOptions {
     pub rule: StringRule,
     /// MIDI controllers mapped to `set` parameters.
     pub controls: Vec<ControlMapping>,
+    /// The scale notes sound in (strings only); `None`: 12-tone equal temperament.
+    pub tuning: Option<Tuning>,
 }
 
 /// The input side, the callback body, and the recording's consumer.
@@ -212,6 +215,10 @@ pub type LiveParts = (LiveInput, LiveCore, Option<rtrb::Consumer<f32>>, Arc<Live
 /// one silent block of `max_frames` so that the callback's first block allocates nothing.
 pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, LiveError> {
     let map = NoteMap::new(instrument, options.rule).with_controls(&options.controls, instrument)?;
+    let map = match options.tuning {
+        Some(tuning) => map.with_tuning(tuning, instrument)?,
+        None => map,
+    };
     let resolver = Resolver::new(instrument)?;
     let mut performance = Performance::live(instrument, options.performance, MAX_EXCITATIONS)?;
     // The first change picks the path a played engine keeps (the string bank for strings).
@@ -261,6 +268,9 @@ pub enum LiveError {
     /// A controller mapping does not apply to the instrument.
     #[error(transparent)]
     Control(#[from] UnmappableControl),
+    /// The instrument takes no tuning.
+    #[error(transparent)]
+    Tuning(#[from] Untunable),
     /// The warm-up block failed.
     #[error("the first block could not be rendered: {0}")]
     Render(String),
