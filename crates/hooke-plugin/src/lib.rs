@@ -16,6 +16,7 @@ mod sound;
 
 use hooke::format::tuning;
 use hooke::score::controls::SetParameter;
+use hooke::score::notes::NoteKind;
 use nice_plug::midi::MidiResult;
 use nice_plug::prelude::*;
 use params::HookeParams;
@@ -209,9 +210,16 @@ impl Plugin for Hooke {
     }
 }
 
-/// Plays `event` if it is a MIDI message (notes, controllers, pitch bend).
+/// Plays `event`: a note's tuning expression (CLAP), or a MIDI message (notes, controllers,
+/// pitch bend).
 fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
-    if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
+    if let NoteEvent::PolyTuning { channel, key, tuning, .. } = *event {
+        // A wildcard key names no held note; a wildcard channel is taken as the first.
+        if let Some(note) = key.number() {
+            let tuning = NoteKind::Tuning { note, semitones: f64::from(tuning) };
+            sound.send_kind(channel.number().unwrap_or(0), tuning);
+        }
+    } else if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
         sound.send(&bytes);
     }
 }

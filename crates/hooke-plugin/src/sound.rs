@@ -94,9 +94,14 @@ impl Sound {
     /// and notes the instrument cannot play, are ignored.
     pub fn send(&mut self, bytes: &[u8]) {
         if let Some((channel, kind)) = from_midi(bytes) {
-            // An unplayable note is not played; there is no one to tell on the audio thread.
-            let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
+            self.send_kind(channel, kind);
         }
+    }
+
+    /// Plays `kind` on MIDI channel `channel` (0-based) from the next frame rendered.
+    pub fn send_kind(&mut self, channel: u8, kind: NoteKind) {
+        // An unplayable note is not played; there is no one to tell on the audio thread.
+        let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
     }
 
     /// Sets `parameter` of the strings (or the membrane) to `factor` of the instrument's own
@@ -106,8 +111,7 @@ impl Sound {
         let last = &mut self.factors[parameter as usize];
         if factor != *last {
             *last = factor;
-            let kind = NoteKind::Set { parameter, factor };
-            let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel: 0, kind });
+            self.send_kind(0, NoteKind::Set { parameter, factor });
         }
     }
 

@@ -9,7 +9,7 @@ use crate::instruments::render;
 use hooke::format::instrument::load as load_instrument;
 use hooke::format::midi;
 use hooke::format::tuning::{parse_keyboard_map, parse_scale};
-use hooke::score::notes::{NoteMap, StringRule};
+use hooke::score::notes::{NoteInput, NoteKind, NoteMap, StringRule};
 use hooke::score::performance::PerformanceOptions;
 use hooke::score::tuning::{tuning_changes, KeyboardMap, Tuning};
 
@@ -227,4 +227,35 @@ fn a_tuning_message_in_a_midi_file_retunes_the_notes_after_it() {
     let value: f64 = set.split("value = ").nth(1).unwrap().lines().next().unwrap().parse().unwrap();
     let expected = (equal(57.0 + f64::from(fraction) / 16384.0) / equal(57.0)).powi(2);
     assert!((value / expected - 1.0).abs() < 1e-12, "{value} against {expected}");
+}
+
+#[test]
+fn a_note_expression_of_one_semitone_moves_the_pitch_by_a_hundred_cents() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let file = load_instrument(&folder.join("guitar.toml")).unwrap();
+    let instrument = file.spec.build(file.scheme, 1.0 / 88200.0).unwrap();
+    // A3 (the G3 string at fret 2) held 1 s, then moved by an expression at 1 s: +1 semitone
+    // (fret 3); in two other renders +0.5 semitone (the nearest fret, 3, and the tension for -50
+    // cents) and +7 semitones (fret 9). Each measured against the same note before it moved.
+    let mut pitches = Vec::new();
+    for semitones in [1.0, 0.5, 7.0] {
+        let mut map = NoteMap::new(&instrument, StringRule::LowestFret);
+        let mut gestures = Vec::new();
+        let input = |time: f64, kind: NoteKind| NoteInput { time, track: 0, channel: 0, kind };
+        map.play(&input(0.0, NoteKind::On { note: 57, velocity: 100 }), &mut gestures).unwrap();
+        map.play(&input(1.0, NoteKind::Tuning { note: 57, semitones }), &mut gestures).unwrap();
+        let text = midi::score_text(&gestures, &instrument, 1.6, "expression");
+        let channels = render(&instrument, &text, PerformanceOptions { oversample: 2, ..Default::default() });
+        let mono: Vec<f64> = (0..channels[0].len()).map(|i| channels.iter().map(|c| c[i]).sum()).collect();
+        let window = |start: f64| &mono[(start * 44100.0) as usize..((start + 0.4) * 44100.0) as usize];
+        let a3 = 220.0;
+        let before = fundamental(window(0.3), 44100.0, a3);
+        let moved = a3 * 2f64.powf(semitones / 12.0);
+        let after = fundamental(window(1.1), 44100.0, moved);
+        pitches.push((semitones, cents(after, before)));
+    }
+    for (semitones, moved) in pitches {
+        eprintln!("expression {semitones:+} semitones: moved {moved:+.3} cents");
+        assert!((moved - 100.0 * semitones).abs() < 1.0, "{semitones} semitones moved {moved:.3} cents");
+    }
 }

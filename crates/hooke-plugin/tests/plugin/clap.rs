@@ -100,6 +100,24 @@ fn the_tuning_file_of_the_state_plays_its_scale() {
 }
 
 #[test]
+fn a_tuning_note_expression_plays_as_the_live_core_plays_it() {
+    // A3 (the G3 string, fret 2) moved +1 semitone (fret 3) at 4000 frames, then +0.5 (fret
+    // 3 and the tension) at 8000; the library's test measures the pitch such a move gives.
+    let notes = [
+        (0, Input::NoteOn(57, 100)),
+        (4000, Input::Tuning(57, 1.0)),
+        (8000, Input::Tuning(57, 0.5)),
+        (12_000, Input::NoteOff(57)),
+    ];
+    let played = load(&plugin_path()).render(512, FRAMES, &notes);
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference(&guitar, FRAMES, &notes), "the tuning expressions");
+    let unmoved = reference(&guitar, FRAMES, &[notes[0], notes[3]]);
+    let (difference, _) = relative_difference(&played, &unmoved);
+    assert!(difference > 0.1, "the expressions changed nothing ({difference:e} of the peak)");
+}
+
+#[test]
 fn an_instrument_file_that_does_not_load_leaves_the_preset_playing() {
     let mut loaded = load(&plugin_path());
     loaded.set_state_file("instrument-file", Path::new("/nonexistent/instrument.toml"));

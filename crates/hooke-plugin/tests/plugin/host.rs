@@ -3,12 +3,14 @@
 
 use clack_extensions::params::{ParamInfoBuffer, PluginParams};
 use clack_extensions::state::PluginState;
-use clack_host::events::event_types::{MidiEvent, NoteOffEvent, NoteOnEvent, ParamValueEvent};
+use clack_host::events::event_types::{
+    MidiEvent, NoteExpressionEvent, NoteExpressionType, NoteOffEvent, NoteOnEvent, ParamValueEvent,
+};
 use clack_host::events::Match;
 use clack_host::prelude::*;
 use hooke::format::instrument::parse;
 use hooke::score::live::{calibrate, live, LiveOptions};
-use hooke::score::notes::{from_midi, NoteInput, StringRule};
+use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
 use hooke::score::tuning::Tuning;
 use std::ffi::CStr;
@@ -32,16 +34,19 @@ pub enum Input {
     Midi([u8; 3]),
     /// A parameter's new value (CLAP's: a plain value).
     Param(ClapId, f64),
+    /// A CLAP tuning note expression: MIDI key (on channel 1) and semitones.
+    Tuning(u8, f64),
 }
 
 impl Input {
-    /// The MIDI 1.0 message it stands for, on channel 1 (none for a parameter).
-    pub fn midi(self) -> Option<[u8; 3]> {
+    /// What it says to the library's live input, on channel 1 (none for a parameter).
+    pub fn note_kind(self) -> Option<(u8, NoteKind)> {
         match self {
-            Input::NoteOn(key, velocity) => Some([0x90, key, velocity]),
-            Input::NoteOff(key) => Some([0x80, key, 0]),
-            Input::Midi(bytes) => Some(bytes),
+            Input::NoteOn(key, velocity) => from_midi(&[0x90, key, velocity]),
+            Input::NoteOff(key) => from_midi(&[0x80, key, 0]),
+            Input::Midi(bytes) => from_midi(&bytes),
             Input::Param(..) => None,
+            Input::Tuning(note, semitones) => Some((0, NoteKind::Tuning { note, semitones })),
         }
     }
 }
@@ -251,6 +256,9 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
         Input::NoteOff(note) => events.push(&NoteOffEvent::new(time, key(note), 0.0)),
         Input::Midi(bytes) => events.push(&MidiEvent::new(time, 0, bytes)),
         Input::Param(id, value) => events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value)),
+        Input::Tuning(note, semitones) => {
+            events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Tuning, semitones))
+        }
     }
 }
 
@@ -299,7 +307,7 @@ pub fn reference_in(
     for &(frame, event) in inputs {
         core.process(&mut interleaved[2 * done..2 * frame], 2);
         done = frame;
-        if let Some((channel, kind)) = event.midi().as_ref().and_then(|bytes| from_midi(bytes)) {
+        if let Some((channel, kind)) = event.note_kind() {
             let _ = input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
         }
     }

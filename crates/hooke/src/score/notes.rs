@@ -98,6 +98,16 @@ pub enum NoteKind {
         /// Its value, 0 to 127.
         value: u8,
     },
+    /// A held note's own pitch offset, `semitones` from the pitch it began at (a CLAP note
+    /// expression): its string moves to the fret of the equal-tempered note nearest the new
+    /// pitch, with its tension for the rest (beyond the string's frets, or on a piano's key,
+    /// the fret stays and the tension does it all).
+    Tuning {
+        /// MIDI note held (on the input's channel).
+        note: u8,
+        /// The offset, semitones.
+        semitones: f64,
+    },
     /// Key `key` to sound `frequency` (Hz) from now on, in every channel (a MIDI Tuning
     /// Standard message, [`crate::score::tuning::tuning_changes`]): before a scale's tuning.
     Retune {
@@ -280,6 +290,7 @@ impl NoteMap {
                     damped: false,
                     factors: Factors::AS_BUILT,
                     detune: 1.0,
+                    base_hz: 0.0,
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
                 }),
@@ -412,17 +423,12 @@ impl NoteMap {
                 let s = choose(strings, self.rule, input, retuned.note)?;
                 let string = &mut strings[s];
                 let part = string.part;
-                let fret = (i32::from(retuned.note) - string.open) as usize;
                 if string.damped {
                     push(out, part, Stroke::Undamp);
                     string.damped = false;
                 }
-                if fret != string.fret {
-                    push(out, part, if fret == 0 { Stroke::Release } else { Stroke::Fret(fret) });
-                    string.fret = fret;
-                }
-                string.detune = retuned.tension;
-                string.factors.change_to(factors.detuned(retuned.tension), time, part, out);
+                string.base_hz = retuned.frequency();
+                string.take(retuned, factors, time, out);
                 push(
                     out,
                     part,
@@ -471,6 +477,19 @@ impl NoteMap {
                     SetParameter::Damping => controlled.damping = factor,
                 }
                 self.apply_factors(input, out);
+            }
+            (Target::Strings(strings), NoteKind::Tuning { note, semitones }) => {
+                let held = strings.iter_mut().find(|s| s.note == Some((note, input.channel)));
+                if let Some(string) = held {
+                    // On the nearest note's fret where the string has it, else on the fret held
+                    // (a piano's key), the tension doing the rest.
+                    let target = string.base_hz * 2f64.powf(semitones / 12.0);
+                    let held = (string.open + string.fret as i32) as u8;
+                    let retuned = Retuned::at(target)
+                        .filter(|r| string.fret_of(r.note).is_some())
+                        .unwrap_or_else(|| Retuned::on(held, target));
+                    string.take(retuned, factors, time, out);
+                }
             }
             (_, NoteKind::Retune { key, frequency }) => {
                 self.retuned[usize::from(key & 127)] = Some(frequency)

@@ -2,6 +2,7 @@
 //! to, and which one a note goes to (the rules in [`super::notes`]).
 
 use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
+use super::tuning::Retuned;
 
 /// A string and what it is doing.
 #[derive(Debug, Clone)]
@@ -19,10 +20,34 @@ pub(super) struct Strand {
     pub(super) factors: Factors,
     /// Its note's tension factor from a tuning ([`super::tuning::Retuned::tension`]; 1 without one).
     pub(super) detune: f64,
+    /// The frequency its note began at, Hz (before a note expression moves it).
+    pub(super) base_hz: f64,
     /// When its note began (an input count).
     pub(super) began: u64,
     /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
     pub(super) struck_at: Option<f64>,
+}
+
+impl Strand {
+    /// The fret at which it plays the equal-tempered note `note`, if it has one.
+    pub(super) fn fret_of(&self, note: u8) -> Option<usize> {
+        let fret = i32::from(note) - self.open;
+        (fret >= 0 && fret as usize <= self.frets).then_some(fret as usize)
+    }
+
+    /// Takes `retuned` (its fret, its tension times the channel's `factors`) from `time`,
+    /// pushing the `fret`, `release` and `set`s that move it there. The fret must be one it
+    /// has ([`Strand::fret_of`]).
+    pub(super) fn take(&mut self, retuned: Retuned, factors: Factors, time: f64, out: &mut Vec<Gesture>) {
+        let fret = self.fret_of(retuned.note).expect("a fret of the string");
+        if fret != self.fret {
+            let stroke = if fret == 0 { Stroke::Release } else { Stroke::Fret(fret) };
+            out.push(Gesture { time, part: self.part, stroke });
+            self.fret = fret;
+        }
+        self.detune = retuned.tension;
+        self.factors.change_to(factors.detuned(retuned.tension), time, self.part, out);
+    }
 }
 
 /// A part's `set` factors (tension, damping), relative to the instrument as built.
@@ -75,10 +100,7 @@ pub(super) fn choose(
     input: &NoteInput,
     note: u8,
 ) -> Result<usize, Unplayable> {
-    let fret = |s: &Strand| {
-        let fret = i32::from(note) - s.open;
-        (fret >= 0 && fret as usize <= s.frets).then_some(fret as usize)
-    };
+    let fret = |s: &Strand| s.fret_of(note);
     let unplayable = |reason: String| Unplayable { input: *input, note, reason };
     let range = |s: &Strand| {
         let top = s.open + s.frets as i32;

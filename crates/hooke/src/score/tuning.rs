@@ -141,12 +141,23 @@ impl Tuning {
 }
 
 impl Retuned {
+    /// The frequency it sounds, Hz: its note's equal-tempered pitch times the square root of
+    /// its tension.
+    pub fn frequency(&self) -> f64 {
+        equal_tempered(self.note) * self.tension.sqrt()
+    }
+
     /// A note of `frequency` (Hz) as a string plays it; `None` outside the MIDI notes.
     pub fn at(frequency: f64) -> Option<Self> {
         let note = u8::try_from(midi_note(frequency)).ok().filter(|&n| n <= 127)?;
+        Some(Self::on(note, frequency))
+    }
+
+    /// A note of `frequency` (Hz) played on the fret or key of the equal-tempered `note`.
+    pub fn on(note: u8, frequency: f64) -> Self {
         let tension = (frequency / equal_tempered(note)).powi(2);
         // An equal-tempered degree is 1 but for rounding: exactly 1, so that it sets nothing.
-        Some(Self { note, tension: if (tension - 1.0).abs() < 1e-12 { 1.0 } else { tension } })
+        Self { note, tension: if (tension - 1.0).abs() < 1e-12 { 1.0 } else { tension } }
     }
 }
 
