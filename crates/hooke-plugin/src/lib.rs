@@ -21,7 +21,7 @@ use nice_plug::midi::MidiResult;
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
-use sound::Sound;
+use sound::{Sound, TuningMessage};
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
@@ -124,7 +124,8 @@ impl Plugin for Hooke {
     const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
 
     type Editor = ();
-    type SysExMessage = ();
+    // The MIDI Tuning Standard's messages; any other system-exclusive message is dropped.
+    type SysExMessage = TuningMessage;
     type BackgroundTask = ();
 
     fn params(&self) -> Arc<dyn Params> {
@@ -184,14 +185,14 @@ impl Plugin for Hooke {
         let mut next = context.next_event();
         let mut done = 0;
         loop {
-            while let Some(event) = next.filter(|event| event.timing() as usize <= done) {
-                play(sound, &event);
+            while let Some(event) = next.as_ref().filter(|event| event.timing() as usize <= done) {
+                play(sound, event);
                 next = context.next_event();
             }
             if done == frames {
                 break;
             }
-            let until = next.map_or(frames, |event| (event.timing() as usize).min(frames));
+            let until = next.as_ref().map_or(frames, |event| (event.timing() as usize).min(frames));
             sound.render(outputs, done..until);
             done = until;
         }
@@ -210,8 +211,8 @@ impl Plugin for Hooke {
     }
 }
 
-/// Plays `event`: a note's tuning expression (CLAP), or a MIDI message (notes, controllers,
-/// pitch bend).
+/// Plays `event`: a note's tuning expression (CLAP), a MIDI Tuning Standard message, or a
+/// MIDI message (notes, controllers, pitch bend).
 fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
     if let NoteEvent::PolyTuning { channel, key, tuning, .. } = *event {
         // A wildcard key names no held note; a wildcard channel is taken as the first.
@@ -219,6 +220,8 @@ fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
             let tuning = NoteKind::Tuning { note, semitones: f64::from(tuning) };
             sound.send_kind(channel.number().unwrap_or(0), tuning);
         }
+    } else if let NoteEvent::MidiSysEx { message, .. } = event {
+        sound.retune(message);
     } else if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
         sound.send(&bytes);
     }

@@ -14,7 +14,8 @@ use hooke::score::controls::SetParameter;
 use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
-use hooke::score::tuning::Tuning;
+use hooke::score::tuning::{tuning_changes, Tuning};
+use nice_plug::prelude::SysExMessage;
 use std::ops::Range;
 
 /// A fortissimo note's peak, as a fraction of full scale (room for chords), as `hooke play`
@@ -27,6 +28,32 @@ const QUEUE: usize = 4096;
 
 /// Output channels: the plugin's stereo port (a mono instrument plays on both).
 const CHANNELS: usize = 2;
+
+/// The longest system-exclusive message the plugin takes, bytes: a MIDI Tuning Standard bulk
+/// dump is 408.
+const LONGEST_SYSEX: usize = 512;
+
+/// A MIDI Tuning Standard system-exclusive message ([`tuning_changes`] reads it): the only
+/// system-exclusive messages the plugin takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuningMessage {
+    bytes: [u8; LONGEST_SYSEX],
+    length: usize,
+}
+
+impl SysExMessage for TuningMessage {
+    type Buffer = [u8; LONGEST_SYSEX];
+
+    fn from_buffer(buffer: &[u8]) -> Option<Self> {
+        let mut bytes = [0; LONGEST_SYSEX];
+        bytes.get_mut(..buffer.len())?.copy_from_slice(buffer);
+        tuning_changes(buffer, |_, _| ()).then_some(Self { bytes, length: buffer.len() })
+    }
+
+    fn as_buffer(&self) -> (Self::Buffer, usize) {
+        (self.bytes, self.length)
+    }
+}
 
 /// An instrument ready to play.
 pub struct Sound {
@@ -96,6 +123,14 @@ impl Sound {
         if let Some((channel, kind)) = from_midi(bytes) {
             self.send_kind(channel, kind);
         }
+    }
+
+    /// Retunes the keys `message` retunes, from the next frame rendered, on every channel.
+    /// Allocates nothing.
+    pub fn retune(&mut self, message: &TuningMessage) {
+        tuning_changes(&message.bytes[..message.length], |key, frequency| {
+            self.send_kind(0, NoteKind::Retune { key, frequency })
+        });
     }
 
     /// Plays `kind` on MIDI channel `channel` (0-based) from the next frame rendered.

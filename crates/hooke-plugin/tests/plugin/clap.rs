@@ -118,6 +118,19 @@ fn a_tuning_note_expression_plays_as_the_live_core_plays_it() {
 }
 
 #[test]
+fn a_midi_tuning_standard_message_retunes_the_notes_after_it() {
+    // Real-time single-note tuning change: key 57 (A3) to 30 cents above it (yy zz = 0.3 of
+    // 2^14 = 4915 = 0x26 0x33), then A3 played, as the live core plays it.
+    static RETUNE: [u8; 12] = [0xf0, 0x7f, 0x7f, 0x08, 0x02, 0x00, 0x01, 57, 57, 0x26, 0x33, 0xf7];
+    let notes = [(0, Input::SysEx(&RETUNE)), (10, Input::NoteOn(57, 100)), (12_000, Input::NoteOff(57))];
+    let played = load(&plugin_path()).render(512, FRAMES, &notes);
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference(&guitar, FRAMES, &notes), "the retuned A3");
+    let (difference, _) = relative_difference(&played, &reference(&guitar, FRAMES, &notes[1..]));
+    assert!(difference > 0.1, "the message changed nothing ({difference:e} of the peak)");
+}
+
+#[test]
 fn an_instrument_file_that_does_not_load_leaves_the_preset_playing() {
     let mut loaded = load(&plugin_path());
     loaded.set_state_file("instrument-file", Path::new("/nonexistent/instrument.toml"));

@@ -4,7 +4,8 @@
 use clack_extensions::params::{ParamInfoBuffer, PluginParams};
 use clack_extensions::state::PluginState;
 use clack_host::events::event_types::{
-    MidiEvent, NoteExpressionEvent, NoteExpressionType, NoteOffEvent, NoteOnEvent, ParamValueEvent,
+    MidiEvent, MidiSysExEvent, NoteExpressionEvent, NoteExpressionType, NoteOffEvent, NoteOnEvent,
+    ParamValueEvent,
 };
 use clack_host::events::Match;
 use clack_host::prelude::*;
@@ -12,7 +13,7 @@ use hooke::format::instrument::parse;
 use hooke::score::live::{calibrate, live, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
-use hooke::score::tuning::Tuning;
+use hooke::score::tuning::{tuning_changes, Tuning};
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -36,6 +37,8 @@ pub enum Input {
     Param(ClapId, f64),
     /// A CLAP tuning note expression: MIDI key (on channel 1) and semitones.
     Tuning(u8, f64),
+    /// A MIDI system-exclusive message (CLAP's MIDI SysEx event), `F0` to `F7`.
+    SysEx(&'static [u8]),
 }
 
 impl Input {
@@ -47,6 +50,7 @@ impl Input {
             Input::Midi(bytes) => from_midi(&bytes),
             Input::Param(..) => None,
             Input::Tuning(note, semitones) => Some((0, NoteKind::Tuning { note, semitones })),
+            Input::SysEx(_) => None,
         }
     }
 }
@@ -259,6 +263,8 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
         Input::Tuning(note, semitones) => {
             events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Tuning, semitones))
         }
+        // SAFETY: the message is static, so it outlives the event buffer.
+        Input::SysEx(message) => events.push(&unsafe { MidiSysExEvent::new(time, 0, message) }),
     }
 }
 
@@ -309,6 +315,16 @@ pub fn reference_in(
         done = frame;
         if let Some((channel, kind)) = event.note_kind() {
             let _ = input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
+        }
+        if let Input::SysEx(message) = event {
+            tuning_changes(message, |key, frequency| {
+                let _ = input.send(&NoteInput {
+                    time: 0.0,
+                    track: 0,
+                    channel: 0,
+                    kind: NoteKind::Retune { key, frequency },
+                });
+            });
         }
     }
     core.process(&mut interleaved[2 * done..], 2);
