@@ -17,9 +17,11 @@
 //! part's constant and held forces. Every force is taken at the step's start, as symplectic
 //! Euler takes it, so the step is the network's to rounding.
 //!
-//! Each part's modes run in one pass per step, eight in the vector lanes at a time: the input
-//! from its touched coordinates, the update, and the sums that read its touched coordinates and
-//! the pickups' taps on it (its *probes*), so that each mode's data is loaded once.
+//! Each part's modes run in two passes per step: the input from its touched coordinates and
+//! the update, loops over whole slices that the compiler vectorises; then the sums that read
+//! its touched coordinates and the pickups' taps on it (its *probes*), four probes at a time in
+//! eight-lane sums so that no addition waits on the one before it. Taps on direct or touched
+//! coordinates are read from the sources, which the step has anyway.
 
 use crate::quantity::Quantity;
 use std::ops::Range;
@@ -117,7 +119,8 @@ pub struct CoupledKernel {
     probed: Vec<[f64; 2]>,
     /// Where each part's probes start in `probed`.
     probed_at: Vec<usize>,
-    /// Taps: direct ones, and `(channel, part, probe, quantity)` on parts.
+    /// Taps: `(channel, source, quantity, weight)` on sources, and `(channel, part, probe,
+    /// quantity)` on parts.
     source_taps: Vec<(usize, usize, Quantity, f64)>,
     modal_taps: Vec<(usize, usize, usize, Quantity)>,
     backup: Vec<f64>,

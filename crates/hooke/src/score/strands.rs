@@ -18,7 +18,8 @@ pub(super) struct Strand {
     pub(super) damped: bool,
     /// Its `set` factors now.
     pub(super) factors: Factors,
-    /// Its note's tension factor from a tuning ([`super::tuning::Retuned::tension`]; 1 without one).
+    /// Its note's tension factor from a tuning or a note expression
+    /// ([`super::tuning::Retuned::tension`]; 1 without either).
     pub(super) detune: f64,
     /// The frequency its note began at, Hz (before a note expression moves it).
     pub(super) base_hz: f64,
