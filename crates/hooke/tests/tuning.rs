@@ -11,7 +11,7 @@ use hooke::format::midi;
 use hooke::format::tuning::{parse_keyboard_map, parse_scale};
 use hooke::score::notes::{NoteInput, NoteKind, NoteMap, StringRule};
 use hooke::score::performance::PerformanceOptions;
-use hooke::score::tuning::{tuning_changes, KeyboardMap, Tuning};
+use hooke::score::tuning::{tuning_changes, KeyboardMap, Scale, Tuning};
 
 /// 19-tone equal temperament as a Scala file writes it, with comments and a trailing word.
 fn nineteen() -> String {
@@ -104,7 +104,9 @@ fn a_keyboard_map_places_its_pattern_reference_and_octave() {
     // A map whose reference key is unmapped is refused; a bad header line names its line.
     let unmapped = parse_keyboard_map("12\n0\n127\n60\n61\n440.0\n12\n0\nx\n", "u.kbm").unwrap();
     let scale = parse_scale("12-TET\n1\n1200.0\n", "o.scl").unwrap();
-    assert!(Tuning::new(scale, unmapped).unwrap_err().contains("reference key 61 to be mapped"));
+    assert!(Tuning::new(scale.clone(), unmapped).unwrap_err().contains("reference key 61 to be mapped"));
+    let empty = Scale { description: String::new(), cents: Vec::new() };
+    assert!(Tuning::new(empty, KeyboardMap::default()).unwrap_err().contains("at least one degree"));
     let error = parse_keyboard_map("12\n0\n127\n60\n69\n-440\n12\n", "b.kbm").unwrap_err().to_string();
     assert!(error.starts_with("b.kbm:6:1: expected the reference frequency"), "{error}");
     let error = parse_keyboard_map("2\n0\n127\n60\n60\n440\n2\n0\nseven\n", "d.kbm").unwrap_err().to_string();

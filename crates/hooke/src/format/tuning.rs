@@ -184,7 +184,6 @@ pub fn parse_keyboard_map(text: &str, file: &str) -> Result<KeyboardMap, SourceE
             })?),
         });
     }
-    pattern.resize(size, None);
     if let Some((line, range)) = lines.next() {
         let (word, at) = first_word(line, &range);
         return Err(error(at, format!("expected the file to end after its {size} entries, found `{word}`")));

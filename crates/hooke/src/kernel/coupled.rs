@@ -150,11 +150,9 @@ impl CoupledKernel {
         let mut probes_so_far = 0;
         for (i, modes) in network.parts.iter().enumerate() {
             let (start, size) = (stiffness.len(), padded(modes.len()));
-            for (values, own, fill) in
-                [(&mut qs, &q[i], 0.0), (&mut ps, &p[i], 0.0), (&mut shares, &share[i], 0.0)]
-            {
+            for (values, own) in [(&mut qs, &q[i]), (&mut ps, &p[i]), (&mut shares, &share[i])] {
                 values.extend_from_slice(own);
-                values.resize(start + size, fill);
+                values.resize(start + size, 0.0);
             }
             stiffness.extend(modes.iter().map(|m| dt * m.omega0_squared));
             stiffness.resize(start + size, 0.0);
@@ -403,10 +401,9 @@ fn lanes(values: &[f64]) -> &[[f64; LANES]] {
 /// in each pass over the modes.
 #[inline(always)]
 fn probe_sums<'a>(q: &[f64], p: &[f64], rows: impl Iterator<Item = &'a [f64]>, sums: &mut [[f64; 2]]) {
-    let mut rows = rows.map(lanes);
+    let (mut rows, q, p) = (rows.map(lanes), lanes(q), lanes(p));
     for sums in sums.chunks_mut(GROUP) {
         let mut next = || rows.next().expect("a row for each probe");
-        let (q, p) = (lanes(q), lanes(p));
         match sums.len() {
             1 => sums.copy_from_slice(&group_sums::<1>(q, p, [next()])),
             2 => sums.copy_from_slice(&group_sums::<2>(q, p, std::array::from_fn(|_| next()))),

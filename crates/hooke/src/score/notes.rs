@@ -470,12 +470,7 @@ impl NoteMap {
                 let Some(mapping) = self.controls.iter().find(|m| m.controller == controller) else {
                     return Ok(());
                 };
-                let factor = mapping.factor(value);
-                let controlled = &mut self.controlled[channel];
-                match mapping.parameter {
-                    SetParameter::Tension => controlled.tension = factor,
-                    SetParameter::Damping => controlled.damping = factor,
-                }
+                self.controlled[channel].set(mapping.parameter, mapping.factor(value));
                 self.apply_factors(input, out);
             }
             (Target::Strings(strings), NoteKind::Tuning { note, semitones }) => {
@@ -495,10 +490,7 @@ impl NoteMap {
                 self.retuned[usize::from(key & 127)] = Some(frequency)
             }
             (_, NoteKind::Set { parameter, factor }) => {
-                match parameter {
-                    SetParameter::Tension => self.set.tension = factor,
-                    SetParameter::Damping => self.set.damping = factor,
-                }
+                self.set.set(parameter, factor);
                 for channel in 0..16 {
                     self.apply_factors(&NoteInput { channel, ..*input }, out);
                 }

@@ -1,6 +1,7 @@
 //! The strings a [`super::notes::NoteMap`] plays: what each is doing, the factors it is set
 //! to, and which one a note goes to (the rules in [`super::notes`]).
 
+use super::controls::SetParameter;
 use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
 use super::tuning::Retuned;
 
@@ -60,6 +61,14 @@ pub(super) struct Factors {
 
 impl Factors {
     pub(super) const AS_BUILT: Self = Self { tension: 1.0, damping: 1.0 };
+
+    /// Sets `parameter`'s factor to `factor`.
+    pub(super) fn set(&mut self, parameter: SetParameter, factor: f64) {
+        match parameter {
+            SetParameter::Tension => self.tension = factor,
+            SetParameter::Damping => self.damping = factor,
+        }
+    }
 
     /// These factors with the tension times `tension` (a note's, from a tuning).
     pub(super) fn detuned(self, tension: f64) -> Self {

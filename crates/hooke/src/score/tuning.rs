@@ -54,7 +54,8 @@ pub struct KeyboardMap {
     pub reference_hz: f64,
     /// The degree whose pitch each repetition of the pattern rises by (0: the scale's period).
     pub octave_degree: usize,
-    /// The pattern: each entry's degree, `None` for a key left unmapped (`x`).
+    /// The pattern: each entry's degree, `None` for a key left unmapped (`x`); entries past
+    /// its end (up to `size`) are unmapped too.
     pub pattern: Vec<Option<usize>>,
 }
 
@@ -68,7 +69,7 @@ impl Default for KeyboardMap {
             last: 127,
             middle: 60,
             reference: 60,
-            reference_hz: 440.0 * 2f64.powf(-9.0 / 12.0),
+            reference_hz: equal_tempered(60),
             octave_degree: 0,
             pattern: Vec::new(),
         }
@@ -95,8 +96,12 @@ pub struct Retuned {
 }
 
 impl Tuning {
-    /// The scale on `map`, which must map its reference key; otherwise, why not.
+    /// The scale on `map`, which must have a degree and map its reference key; otherwise, why
+    /// not.
     pub fn new(scale: Scale, map: KeyboardMap) -> Result<Self, String> {
+        if scale.cents.is_empty() {
+            return Err("a scale of at least one degree".into());
+        }
         let tuning = Self { scale, map };
         match tuning.key_cents(tuning.map.reference) {
             Some(_) => Ok(tuning),
@@ -119,7 +124,8 @@ impl Tuning {
             return Some(self.scale.degree_cents(offset));
         }
         let size = map.size as i64;
-        let degree = map.pattern[offset.rem_euclid(size) as usize]?;
+        // An entry past the pattern's end is unmapped, as the Scala format has it.
+        let degree = map.pattern.get(offset.rem_euclid(size) as usize).copied().flatten()?;
         let octave = match map.octave_degree {
             0 => self.scale.degree_cents(self.scale.cents.len() as i64),
             degree => self.scale.degree_cents(degree as i64),

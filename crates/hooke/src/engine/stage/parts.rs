@@ -210,8 +210,7 @@ fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<(CoupledN
         for (local, &mass) in modes.masses.iter().enumerate() {
             if touched[mass] {
                 source[mass] = d + touched_list.len();
-                let r = modes.masses.len();
-                touched_list.push(Probe { part, weights: modes.shapes[local * r..(local + 1) * r].to_vec() });
+                touched_list.push(Probe { part, weights: shape_of(modes, local).to_vec() });
             }
         }
     }
@@ -265,10 +264,11 @@ fn taps(pickups: &Pickups, split: &Split, place: &[Place], source: &[usize]) -> 
     for (channel, coordinate, quantity, weight) in pickups.taps() {
         match *place.get(coordinate)? {
             Place::Stopped(_) => return None,
-            Place::Direct(_) | Place::Part(..) if source[coordinate] != usize::MAX => {
+            // A direct coordinate's source index is its own.
+            Place::Direct(d) => taps.sources.push((channel, d, quantity, weight)),
+            Place::Part(..) if source[coordinate] != usize::MAX => {
                 taps.sources.push((channel, source[coordinate], quantity, weight))
             }
-            Place::Direct(_) => return None,
             Place::Part(part, local) => {
                 let r = split.parts[part].masses.len();
                 let same = |tap: &&mut (usize, Probe, Quantity)| {
