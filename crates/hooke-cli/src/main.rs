@@ -8,6 +8,7 @@ mod compare;
 mod design;
 mod device;
 mod diagnostics;
+mod fit;
 mod interrupt;
 mod limits;
 mod load;
@@ -45,6 +46,9 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Coefficients for a model whose simulation has a given pitch and decay.
     Design(design::DesignArgs),
+    /// An instrument from recordings: each note measured (partials, inharmonicity, decays,
+    /// pluck position) and a string designed to sound it (docs/fit.md).
+    Fit(fit::FitArgs),
     /// Play an instrument from a score: simulate (oversampled), decimate, write a WAV.
     Render(render::RenderArgs),
     /// Play an instrument in real time from a MIDI port or the computer keyboard.
@@ -87,6 +91,7 @@ fn main() -> miette::Result<()> {
         Command::Design(args) => design::design(&args),
         Command::Demo { out_dir } => render::demo(&out_dir, &interrupt),
         Command::Render(args) => render::render(&args, &interrupt),
+        Command::Fit(args) => fit::fit(&args, &interrupt),
         #[cfg(feature = "play")]
         Command::Play(args) => play::play(&args, &interrupt),
         #[cfg(not(feature = "play"))]

@@ -201,7 +201,7 @@ const DEMO_RATE: f64 = 44_100.0;
 const DEMO_GAP: f64 = 0.5;
 
 /// A score's content: a TOML score or a MIDI file's bytes.
-enum ScoreText<'a> {
+pub(crate) enum ScoreText<'a> {
     Toml(&'a str),
     Midi(&'a [u8]),
 }
@@ -213,10 +213,10 @@ fn is_midi(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// The two files' texts and names.
-struct Sources<'a> {
-    instrument: (&'a str, &'a str),
-    score: (ScoreText<'a>, &'a str),
-    score_folder: Option<&'a Path>,
+pub(crate) struct Sources<'a> {
+    pub(crate) instrument: (&'a str, &'a str),
+    pub(crate) score: (ScoreText<'a>, &'a str),
+    pub(crate) score_folder: Option<&'a Path>,
 }
 
 fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
@@ -227,10 +227,10 @@ fn perform(sources: Sources<'_>, args: &RenderArgs, interrupt: &Interrupt) -> mi
 
 /// A rendered score: the output rate (Hz), one vector of samples per channel, and why it stopped
 /// before the score's end, if it did (the samples are those computed until then).
-struct Rendered {
-    rate: f64,
-    channels: Vec<Vec<f64>>,
-    stopped: Option<miette::Report>,
+pub(crate) struct Rendered {
+    pub(crate) rate: f64,
+    pub(crate) channels: Vec<Vec<f64>>,
+    pub(crate) stopped: Option<miette::Report>,
 }
 
 /// Writes `rendered` to `args.output` as `args` say, then reports why it stopped early, if it
@@ -252,7 +252,7 @@ fn write_rendered(args: &RenderArgs, rendered: Rendered) -> miette::Result<()> {
 }
 
 /// Builds the instrument of `sources`, reads its score and renders it.
-fn render_sources(
+pub(crate) fn render_sources(
     sources: Sources<'_>,
     args: &RenderArgs,
     interrupt: &Interrupt,
@@ -382,7 +382,7 @@ fn estimate(done: u64, total: u64, elapsed: Duration, duration: f64) {
 }
 
 /// Writes `text` to `path` atomically.
-fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
     let mut file = hooke::io::AtomicFile::create(path)?;
     std::io::Write::write_all(&mut file, text.as_bytes())?;
     file.commit()

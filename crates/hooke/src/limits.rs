@@ -46,3 +46,7 @@ pub const MAX_SCORE_EVENTS: usize = 200_000;
 /// The most characters of a user's text (an id, a name) quoted in an error message; longer
 /// text is cut there, with an ellipsis and its length.
 pub const MAX_QUOTED_CHARS: usize = 60;
+
+/// The most samples read from a WAV file (every channel counted): 25 minutes of mono at 44.1
+/// kHz, 512 MB as the f64 values the library works on.
+pub const MAX_READ_SAMPLES: usize = 1 << 26;

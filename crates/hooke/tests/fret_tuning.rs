@@ -11,9 +11,10 @@ use crate::instruments::render;
 use crate::measure::spectrum;
 use hooke::format::instrument::load;
 use hooke::instrument::guitar::GuitarSpec;
+use hooke::instrument::guitar::PLUCK_POSITION;
 use hooke::instrument::{Instrument, InstrumentSpec, PartKind};
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::{PLUCK_PEAK, PLUCK_POSITION, PLUCK_WIDTH};
+use hooke::score::notes::{PLUCK_PEAK, PLUCK_WIDTH};
 use hooke::score::performance::PerformanceOptions;
 use std::f64::consts::PI;
 

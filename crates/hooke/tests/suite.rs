@@ -23,6 +23,7 @@ mod engine;
 mod examples;
 mod extreme_damping;
 mod files;
+mod fit;
 mod folding;
 mod fret_tuning;
 mod generators;

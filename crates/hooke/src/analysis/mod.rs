@@ -18,6 +18,7 @@ pub mod modes;
 pub mod parts;
 pub mod plate_design;
 pub mod poles;
+pub mod recording;
 pub mod regions;
 pub mod report;
 pub mod stability;

@@ -103,8 +103,7 @@ impl LossLaw {
 
     /// `xi(f)`, Hz^2: the squared frequency of the same partial without stiffness.
     pub fn xi(&self, frequency_hz: f64) -> f64 {
-        let f2 = frequency_hz * frequency_hz;
-        2.0 * f2 / (1.0 + (1.0 + 4.0 * self.stretch * f2).sqrt())
+        unstiffened_square(frequency_hz, self.stretch)
     }
 
     /// The decay rate at `frequency_hz`, 1/s.
@@ -116,6 +115,14 @@ impl LossLaw {
     pub fn high_hz(&self) -> f64 {
         self.high.0
     }
+}
+
+/// `xi(f) = 2 f^2 / (1 + sqrt(1 + 4 c f^2))`, Hz^2: the squared frequency that the partial at
+/// `frequency_hz` of a string with stretch `c = B / f_0^2` (1/Hz^2) would have without stiffness
+/// ([`LossLaw`]).
+pub fn unstiffened_square(frequency_hz: f64, stretch: f64) -> f64 {
+    let f2 = frequency_hz * frequency_hz;
+    2.0 * f2 / (1.0 + (1.0 + 4.0 * stretch * f2).sqrt())
 }
 
 /// `(sigma_0, sigma_1)` of a loss law `sigma(f) = sigma_0 + sigma_1 g(f)` (1/s, `g` growing)

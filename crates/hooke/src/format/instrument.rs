@@ -289,6 +289,7 @@ struct GuitarFields {
     high_frequency: Option<f64>,
     inharmonicity: Option<PerString>,
     scale_length: Option<f64>,
+    pluck_position: Option<f64>,
     frets: Option<usize>,
     fret_method: Option<String>,
     pickups: Option<Vec<f64>>,
@@ -357,6 +358,7 @@ impl GuitarFields {
         spec.inharmonicity = self.inharmonicity.map(|v| v.values(count));
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
+        spec.pluck_position = self.pluck_position.unwrap_or(spec.pluck_position);
         spec.pickups = self.pickups.unwrap_or(spec.pickups);
         spec.stereo = self.stereo.unwrap_or(spec.stereo);
         spec.bridge = self.bridge.unwrap_or(spec.bridge);
@@ -375,4 +377,44 @@ impl GuitarFields {
         }
         Ok(spec)
     }
+}
+
+/// The instrument file of a guitar without a body (`[guitar]`, and `[render]` with `scheme` and
+/// `rate`), every number written so that it reads back exactly, after the comment lines
+/// `comment` (each line prefixed with `# `). What `hooke fit` writes.
+pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &str) -> String {
+    let list =
+        |values: &mut dyn Iterator<Item = String>| format!("[{}]", values.collect::<Vec<_>>().join(", "));
+    let numbers = |values: &[f64]| list(&mut values.iter().map(|v| format!("{v:?}")));
+    let mut text: String = comment.lines().map(|line| format!("# {line}\n").replace("# \n", "#\n")).collect();
+    text.push_str("\n[guitar]\n");
+    text.push_str(&format!("masses = {}\n", spec.masses));
+    text.push_str(&format!("tuning = {}\n", list(&mut spec.strings.iter().map(|(_, hz)| format!("{hz:?}")))));
+    text.push_str(&format!(
+        "names = {}\n",
+        list(&mut spec.strings.iter().map(|(name, _)| format!("{name:?}")))
+    ));
+    text.push_str(&format!("linear_density = {}\n", numbers(&spec.linear_density)));
+    text.push_str(&format!("decay = {}\n", numbers(&spec.decay)));
+    if let Some(high) = &spec.high_decay {
+        text.push_str(&format!(
+            "high_decay = {}\nhigh_frequency = {:?}\n",
+            numbers(high),
+            spec.high_frequency
+        ));
+    }
+    if let Some(b) = &spec.inharmonicity {
+        text.push_str(&format!("inharmonicity = {}\n", numbers(b)));
+    }
+    text.push_str(&format!(
+        "scale_length = {:?}\npluck_position = {:?}\nfrets = {}\npickups = {}\nstereo = {}\nbridge = {}\n",
+        spec.scale_length,
+        spec.pluck_position,
+        spec.frets,
+        numbers(&spec.pickups),
+        spec.stereo,
+        spec.bridge
+    ));
+    text.push_str(&format!("\n[render]\nscheme = \"{}\"\nrate = {rate:?}\n", scheme.name()));
+    text
 }

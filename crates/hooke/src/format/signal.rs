@@ -2,6 +2,7 @@
 //! `sinusoids` or `wav` (with `channel` and `gain`). The WAV file is read here, relative to the
 //! file's folder.
 
+use crate::io;
 use crate::model::{ModelError, Samples, Signal, Sinusoid};
 use std::path::Path;
 
@@ -93,37 +94,21 @@ fn read_wav(
         Some(folder) => folder.join(name),
         None => Path::new(name).to_path_buf(),
     };
-    let unreadable = |e: hound::Error| {
+    let unreadable = |e: io::WavReadError| {
         ModelError::new(subject, "wav", "a readable WAV file", format!("\"{}\" ({e})", path.display()))
     };
     let gain = fields.gain.ok_or_else(|| {
         ModelError::new(subject, "gain", "`gain` (N at full scale; required with `wav`)", "nothing")
     })?;
     let channel = fields.channel.unwrap_or(1);
-    let mut reader = hound::WavReader::open(&path).map_err(unreadable)?;
-    let spec = reader.spec();
-    let channels = usize::from(spec.channels);
-    if channel == 0 || channel > channels {
+    let wav = io::read_wav(&path).map_err(unreadable)?;
+    if channel == 0 || channel > wav.channels {
         return Err(ModelError::new(
             subject,
             "channel",
-            format!("a channel of \"{}\" (1 to {channels})", path.display()),
+            format!("a channel of \"{}\" (1 to {})", path.display(), wav.channels),
             channel,
         ));
     }
-    let interleaved: Vec<f64> = match spec.sample_format {
-        hound::SampleFormat::Float => {
-            reader.samples::<f32>().map(|s| s.map(f64::from)).collect::<Result<_, _>>().map_err(unreadable)?
-        }
-        hound::SampleFormat::Int => {
-            let full_scale = 2f64.powi(i32::from(spec.bits_per_sample) - 1);
-            reader
-                .samples::<i32>()
-                .map(|s| s.map(|v| f64::from(v) / full_scale))
-                .collect::<Result<_, _>>()
-                .map_err(unreadable)?
-        }
-    };
-    let values = interleaved.iter().skip(channel - 1).step_by(channels).copied().collect();
-    Ok(Samples { rate: f64::from(spec.sample_rate), gain, values })
+    Ok(Samples { rate: wav.rate, gain, values: wav.channel(channel - 1) })
 }

@@ -9,6 +9,7 @@
 
 mod body;
 pub mod drum;
+pub mod fitted;
 pub mod frets;
 pub mod guitar;
 pub mod marimba;
@@ -137,6 +138,8 @@ pub struct StringPart {
     pub frets: usize,
     /// How a fret stops the string.
     pub fret_method: frets::FretMethod,
+    /// Where a MIDI note plucks it, a fraction of its sounding length from the stop.
+    pub pluck_position: f64,
     /// The body the string ends on (its bridge is `ends[1]`), on which its frets are tuned;
     /// `None`: a fixed bridge.
     pub body: Option<std::sync::Arc<BodyAlone>>,

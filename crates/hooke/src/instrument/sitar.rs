@@ -10,7 +10,7 @@
 
 use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
-use super::guitar::string_pickups;
+use super::guitar::{string_pickups, PLUCK_POSITION};
 use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::model::{BarrierSpec, BodyMode, Model, ModelError, Node, StringSpec};
@@ -132,6 +132,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             time_constant: Some(spec.decay),
             frets,
             fret_method: FretMethod::Between,
+            pluck_position: PLUCK_POSITION,
             body: body.clone(),
             unisons: Vec::new(),
             hammer: None,

@@ -15,7 +15,7 @@
 //!   note began first. With [`StringRule::ByChannel`] MIDI channel 1 plays the highest string,
 //!   channel 2 the next, and so on (the mono mode of guitar-to-MIDI pickups): the override for a
 //!   part that must stay on one string. The string is plucked by a force pulse of
-//!   [`PLUCK_WIDTH`] at [`PLUCK_POSITION`] of its sounding length, peak `PLUCK_PEAK (v / 127)^2`
+//!   [`PLUCK_WIDTH`] at its part's `pluck_position` of its sounding length, peak `PLUCK_PEAK (v / 127)^2`
 //!   newtons for velocity `v` (about 42 dB from velocity 1 to 127). A note off damps the string
 //!   (time constant [`RELEASE_DECAY`]); the next note on it lifts the damp first. The sustain
 //!   pedal (CC 64 >= 64) defers the note offs of its channel until it is lifted. Pitch bend (a
@@ -45,8 +45,6 @@ use crate::score::controls::{ControlMapping, SetParameter};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
 
-/// Where a string is plucked, as a fraction of its sounding length from the stop.
-pub const PLUCK_POSITION: f64 = 0.8;
 /// A pluck's force pulse length, s.
 pub const PLUCK_WIDTH: f64 = 1e-3;
 /// A pluck's peak force at velocity 127, N.
@@ -293,6 +291,7 @@ impl NoteMap {
                     base_hz: 0.0,
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
+                    plucked_at: s.pluck_position,
                 }),
                 _ => None,
             })
@@ -435,7 +434,7 @@ impl NoteMap {
                     match string.struck_at {
                         Some(x) => Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) },
                         None => Stroke::Pluck {
-                            position: Some(PLUCK_POSITION),
+                            position: Some(string.plucked_at),
                             peak: PLUCK_PEAK * strength(velocity),
                         },
                     },

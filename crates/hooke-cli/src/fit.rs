@@ -1,0 +1,318 @@
+//! `hooke fit RECORDING.wav... --as string -o fitted.toml`: a guitar whose strings sound like
+//! recorded notes, one string per recording (docs/fit.md): each note measured
+//! (`hooke::analysis::recording`), a string fitted to it and designed for the scheme and rate;
+//! optionally the fitted instrument playing the recorded note (`--wav`) and a table of every
+//! partial as recorded, fitted and simulated (`--report`).
+
+use crate::device::DeviceChoice;
+use crate::interrupt::Interrupt;
+use crate::load::parse_scheme;
+use crate::note_map::NoteMapArgs;
+use crate::outputs::check_outputs;
+use crate::render::{render_sources, write_text, RenderArgs, ScoreText, Sources};
+use crate::run::write_wav_file;
+use hooke::analysis::recording::fit::{fit_string, StringFit};
+use hooke::analysis::recording::{measure_note, NoteMeasurement};
+use hooke::format::instrument::guitar_toml;
+use hooke::instrument::fitted::{fitted_guitar, FittedString};
+use hooke::instrument::guitar::{note_frequency, GuitarSpec};
+use hooke::io::{read_wav, SampleFormat, WavOptions};
+use hooke::scheme::SchemeKind;
+use hooke::score::notes::{midi_note, note_name};
+use miette::miette;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What a recording is fitted as.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FitKind {
+    /// A plucked string (one recording), written as a guitar of one string.
+    String,
+    /// A guitar: one string for each recording.
+    Guitar,
+}
+
+/// Arguments of `hooke fit`.
+#[derive(clap::Args, Debug)]
+pub struct FitArgs {
+    /// The recordings (WAV, any rate from 8 kHz, the channels averaged), one note each.
+    #[arg(required = true)]
+    pub recordings: Vec<PathBuf>,
+    /// What to fit them as.
+    #[arg(long = "as", value_enum)]
+    pub kind: FitKind,
+    /// The note each recording plays (a name such as "E2" or a frequency in Hz), one for every
+    /// recording, in order; without it the pitch is found from 25 Hz to 4.5 kHz.
+    #[arg(long, num_args = 1.., value_delimiter = ',')]
+    pub note: Vec<String>,
+    /// The scheme the instrument is designed for and written with.
+    #[arg(long, default_value = "symplectic-euler", value_parser = parse_scheme)]
+    pub scheme: SchemeKind,
+    /// The output rate the instrument is written with, Hz (default: the first recording's).
+    #[arg(long)]
+    pub rate: Option<u32>,
+    /// The instrument file to write.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Also render the fitted instrument playing the recorded note (same onset, length and rate,
+    /// brought to the recording's level) to this WAV file; one recording only.
+    #[arg(long)]
+    pub wav: Option<PathBuf>,
+    /// Also write the table of every partial, recorded, fitted and simulated, here (Markdown);
+    /// it is printed as well.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+/// A recording, read and measured.
+struct Recorded {
+    path: PathBuf,
+    samples: Vec<f64>,
+    rate: f64,
+    note: NoteMeasurement,
+    fit: StringFit,
+}
+
+/// `hooke fit`.
+pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
+    check_outputs([
+        ("--output", Some(args.output.as_path())),
+        ("--wav", args.wav.as_deref()),
+        ("--report", args.report.as_deref()),
+    ])?;
+    if !args.note.is_empty() && args.note.len() != args.recordings.len() {
+        return Err(miette!(
+            "--note: expected one note for each of the {} recordings; found {}",
+            args.recordings.len(),
+            args.note.len()
+        ));
+    }
+    if args.kind == FitKind::String && args.recordings.len() != 1 {
+        return Err(miette!(
+            "--as string: expected one recording; found {} (use --as guitar)",
+            args.recordings.len()
+        ));
+    }
+    if args.wav.is_some() && args.recordings.len() != 1 {
+        return Err(miette!("--wav: renders one recorded note; found {} recordings", args.recordings.len()));
+    }
+    let hints: Vec<Option<f64>> = if args.note.is_empty() {
+        vec![None; args.recordings.len()]
+    } else {
+        args.note.iter().map(|note| parse_note(note).map(Some)).collect::<miette::Result<_>>()?
+    };
+    let recorded: Vec<Recorded> = args
+        .recordings
+        .iter()
+        .zip(hints)
+        .map(|(path, hint)| measure(path, hint))
+        .collect::<miette::Result<_>>()?;
+    let rate = args.rate.map_or(recorded[0].rate, f64::from);
+    let strings: Vec<FittedString> = recorded
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let name = note_name(midi_note(r.fit.fundamental_hz).clamp(0, 127) as u8);
+            let taken = recorded[..i]
+                .iter()
+                .any(|o| midi_note(o.fit.fundamental_hz) == midi_note(r.fit.fundamental_hz));
+            FittedString { name: if taken { format!("{name}-{}", i + 1) } else { name }, fit: r.fit.clone() }
+        })
+        .collect();
+    let spec = fitted_guitar(&strings);
+    let comment = header(&recorded, args);
+    let text = guitar_toml(&spec, args.scheme, rate, &comment);
+    write_text(&args.output, &text).map_err(|e| miette!("--output {}: {e}", args.output.display()))?;
+    eprintln!("wrote {}", args.output.display());
+    let mut report = summary(&recorded, &spec);
+    if let (Some(path), [r]) = (&args.wav, &recorded[..]) {
+        let sound = resynthesis(&text, &spec, r, rate, args.scheme, interrupt)?;
+        write_wav_file(
+            path,
+            std::slice::from_ref(&sound),
+            rate as u32,
+            WavOptions { format: SampleFormat::Float32, normalize: false },
+        )?;
+        eprintln!("wrote {}", path.display());
+        let simulated = measure_note(&sound, rate, Some(r.note.fundamental_hz))
+            .map_err(|e| miette!("--wav {}: the resynthesis could not be measured: {e}", path.display()))?;
+        report.push_str(&table(&r.note, &r.fit, Some(&simulated)));
+    } else {
+        for r in &recorded {
+            let _ = writeln!(report, "\n### {}\n", r.path.display());
+            report.push_str(&table(&r.note, &r.fit, None));
+        }
+    }
+    println!("{report}");
+    if let Some(path) = &args.report {
+        write_text(path, &report).map_err(|e| miette!("--report {}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// `--note`: a note name or a frequency in Hz.
+fn parse_note(text: &str) -> miette::Result<f64> {
+    note_frequency(text)
+        .or_else(|| text.parse::<f64>().ok().filter(|hz| *hz > 0.0 && hz.is_finite()))
+        .ok_or_else(|| {
+            miette!("--note: expected a note name such as \"E2\" or a frequency in Hz; found \"{text}\"")
+        })
+}
+
+/// Reads and measures one recording; errors name the file.
+fn measure(path: &Path, hint: Option<f64>) -> miette::Result<Recorded> {
+    let wav = read_wav(path).map_err(|e| miette!("{}: expected a readable WAV file: {e}", path.display()))?;
+    let samples = wav.mono();
+    let note =
+        measure_note(&samples, wav.rate, hint).map_err(|e| miette!("{}: expected {e}", path.display()))?;
+    let fit = fit_string(&note).map_err(|e| miette!("{}: expected {e}", path.display()))?;
+    Ok(Recorded { path: path.to_path_buf(), samples, rate: wav.rate, note, fit })
+}
+
+/// The instrument file's opening comment: what it was fitted from and how to play it.
+fn header(recorded: &[Recorded], args: &FitArgs) -> String {
+    let mut text = String::from("Fitted by `hooke fit` (docs/fit.md) to:\n");
+    for r in recorded {
+        let _ = writeln!(
+            text,
+            "  {}: f0 {:.3} Hz, B {:.3e}, {} partials, plucked at {:.3} of the length from an end",
+            r.path.display(),
+            r.fit.fundamental_hz,
+            r.fit.inharmonicity,
+            r.note.partials.len(),
+            r.fit.pluck_position
+        );
+    }
+    let _ = write!(
+        text,
+        "Play it: `hooke render {} SCORE.toml -o out.wav` (or a MIDI file).",
+        args.output.display()
+    );
+    text
+}
+
+/// The fitted instrument playing the recorded note: plucked where the fit says by a pulse of the
+/// fitted width, at the recording's onset, for its length, brought to its level (least squares).
+fn resynthesis(
+    instrument: &str,
+    spec: &GuitarSpec,
+    recorded: &Recorded,
+    rate: f64,
+    scheme: SchemeKind,
+    interrupt: &Interrupt,
+) -> miette::Result<Vec<f64>> {
+    let length = recorded.samples.len() as f64 / recorded.rate;
+    let score = format!(
+        "[score]\nduration = {length:?}\n\n[[pluck]]\ntime = {:?}\npart = {:?}\nposition = {:?}\nshape = \"pulse\"\n\
+         amplitude = 0.5\nwidth = {:?}\n",
+        recorded.note.onset_s, spec.strings[0].0, spec.pluck_position, recorded.fit.pluck_width
+    );
+    let args = RenderArgs {
+        instrument: PathBuf::new(),
+        score: PathBuf::new(),
+        output: PathBuf::new(),
+        rate: Some(rate as u32),
+        oversample: None,
+        scheme: Some(scheme),
+        format: SampleFormat::default(),
+        no_normalize: true,
+        threads: 1,
+        general: false,
+        no_modal: false,
+        device: DeviceChoice::Cpu,
+        lenient: false,
+        notes: NoteMapArgs::default(),
+        tail: 0.0,
+        write_score: None,
+    };
+    let sources = Sources {
+        instrument: (instrument, "<fitted instrument>"),
+        score: (ScoreText::Toml(&score), "<the recorded note>"),
+        score_folder: None,
+    };
+    let rendered = render_sources(sources, &args, interrupt)?;
+    if let Some(stopped) = rendered.stopped {
+        return Err(stopped);
+    }
+    let mut sound = rendered.channels.into_iter().next().unwrap_or_default();
+    sound.resize((length * rate).round() as usize, 0.0);
+    let recording_at_rate = (rate == recorded.rate).then_some(&recorded.samples);
+    let gain = recording_at_rate.map_or(1.0, |recording| {
+        let (dot, power) =
+            recording.iter().zip(&sound).fold((0.0, 0.0), |(d, p), (x, y)| (d + x * y, p + y * y));
+        let rms = |v: &[f64]| (v.iter().map(|x| x * x).sum::<f64>() / v.len().max(1) as f64).sqrt();
+        if dot.abs() > 0.0 {
+            dot.abs() / power
+        } else {
+            rms(recording) / rms(&sound).max(1e-300)
+        }
+    });
+    sound.iter_mut().for_each(|x| *x *= gain);
+    Ok(sound)
+}
+
+/// The fit in a few lines.
+fn summary(recorded: &[Recorded], spec: &GuitarSpec) -> String {
+    let mut text = String::from("## Fit\n\n| recording | onset (s) | f0 (Hz) | B | sigma_0 (1/s) | sigma_1 (s) | pluck | pulse (ms) |\n|---|---|---|---|---|---|---|---|\n");
+    for r in recorded {
+        let _ = writeln!(
+            text,
+            "| {} | {:.4} | {:.4} | {:.3e} | {:.4} | {:.3e} | {:.4} | {:.3} |",
+            r.path.display(),
+            r.note.onset_s,
+            r.fit.fundamental_hz,
+            r.fit.inharmonicity,
+            r.fit.constant_loss,
+            r.fit.quadratic_loss,
+            r.fit.pluck_position,
+            r.fit.pluck_width * 1e3
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n{} masses a string; plucked at {:.4} of the length from the nut.\n",
+        spec.masses, spec.pluck_position
+    );
+    text
+}
+
+/// Every partial: as recorded, as the fit gives it (`n f0 sqrt(1 + B n^2)` and the loss law's
+/// T60) and, with a resynthesis, as simulated.
+fn table(recorded: &NoteMeasurement, fit: &StringFit, simulated: Option<&NoteMeasurement>) -> String {
+    let t60 = |rate: f64| 3.0 * std::f64::consts::LN_10 / rate;
+    let strongest = recorded.partials.iter().fold(0.0f64, |m, p| m.max(p.main.amplitude));
+    let mut text = String::from(
+        "| n | recorded (Hz) | T60 (s) | level (dB) | fitted (Hz) | T60 (s) | simulated (Hz) | T60 (s) | level (dB) |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    let simulated_strongest =
+        simulated.map_or(1.0, |s| s.partials.iter().fold(0.0f64, |m, p| m.max(p.main.amplitude)));
+    for p in &recorded.partials {
+        let n = p.number as f64;
+        let fitted_hz = n * fit.fundamental_hz * (1.0 + fit.inharmonicity * n * n).sqrt();
+        let simulated_cells =
+            simulated.and_then(|s| s.partials.iter().find(|q| q.number == p.number)).map_or_else(
+                || "| | |".to_string(),
+                |q| {
+                    format!(
+                        "{:.3} | {:.3} | {:.1}",
+                        q.main.frequency_hz,
+                        q.t60(),
+                        20.0 * (q.main.amplitude / simulated_strongest).log10()
+                    )
+                },
+            );
+        let _ = writeln!(
+            text,
+            "| {} | {:.3} | {:.3} | {:.1} | {:.3} | {:.3} | {simulated_cells} |",
+            p.number,
+            p.main.frequency_hz,
+            p.t60(),
+            20.0 * (p.main.amplitude / strongest).log10(),
+            fitted_hz,
+            t60(fit.decay_rate(fitted_hz)),
+        );
+    }
+    text
+}

@@ -1,0 +1,198 @@
+//! A string fitted to a measured note: its fundamental and inharmonicity (the measure's own
+//! fit), the loss law `sigma(f) = sigma_0 + sigma_1 xi(f)` of [`crate::analysis::string_partials`]
+//! through the partials' decays, and where along it the string was plucked.
+//!
+//! **Loss.** `sigma_0` and `sigma_1` minimise the relative decay errors of partials 1 to
+//! [`LOSS_PARTIALS`], each weighted by `1 / n`: `sum_n ((sigma_0 + sigma_1 xi(f_n)) / sigma_n -
+//! 1)^2 / n^2`, both kept `>= 0` (a law through two points, as the design takes it, cannot bend
+//! further).
+//!
+//! **Pluck position.** A string plucked at a fraction `p` of its length sounds partial `n` in
+//! proportion to `sin(n pi p)` (Fletcher & Rossing, The Physics of Musical Instruments, section
+//! 2.8), times what varies slowly with `n`: the excitation's spectrum, the string's response
+//! at the bridge, the body and the room, and the spectrum of the pluck itself: a force pulse of
+//! length `T` (a raised cosine, as Hooke's plucks are) weights partial `n` by its spectrum
+//! `P(f_n; T)`, flat up to about `1 / T` and zero at `2 / T, 3 / T, ...`. The pluck is the `(p,
+//! T)` for which `20 log10 |sin(n pi p)| + 20 log10 |P(f_n; T)|` (their zeros filled to
+//! [`COMB_DEPTH_DB`]) plus a line in `ln n` (a power law for the rest) fits the levels of
+//! the partials found among 1 to [`COMB_PARTIALS`] best. `p` and `1 - p` give the same levels:
+//! the fit gives the one nearer an end, `p <= 1/2`.
+
+use super::partials::NoteMeasurement;
+use super::RecordingError;
+use crate::analysis::string_partials::unstiffened_square;
+use std::f64::consts::PI;
+
+/// The partials whose levels the pluck is fitted to.
+pub const COMB_PARTIALS: usize = 30;
+
+/// The range of pulse widths the pluck's is sought in, s.
+pub const PULSE_WIDTHS: (f64, f64) = (5e-5, 5e-3);
+
+/// How deep the comb's zeros are taken to be, dB.
+pub const COMB_DEPTH_DB: f64 = -30.0;
+
+/// The highest partial number whose decay the loss law is fitted to, and the weight `1 / n` of
+/// each: the low partials carry the sound's energy.
+pub const LOSS_PARTIALS: usize = 30;
+
+/// A string that sounds like a measured note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StringFit {
+    /// The fundamental, Hz.
+    pub fundamental_hz: f64,
+    /// The inharmonicity `B >= 0` (a measured negative `B` is 0).
+    pub inharmonicity: f64,
+    /// `sigma_0`, the decay rate that is the same at every frequency, 1/s.
+    pub constant_loss: f64,
+    /// `sigma_1`, the decay rate per Hz^2 of `xi(f)`, s.
+    pub quadratic_loss: f64,
+    /// The pluck's distance from the nearer end, a fraction of the length (0 to 1/2).
+    pub pluck_position: f64,
+    /// The length of the raised-cosine force pulse whose spectrum the partials' levels follow
+    /// (how hard the pluck is: a shorter pulse is brighter), s.
+    pub pluck_width: f64,
+    /// The highest partial whose decay the loss law was fitted to, Hz.
+    pub highest_fitted_hz: f64,
+}
+
+impl StringFit {
+    /// The decay rate the fitted law gives at `frequency_hz`, 1/s.
+    pub fn decay_rate(&self, frequency_hz: f64) -> f64 {
+        let stretch = self.inharmonicity / self.fundamental_hz.powi(2);
+        self.constant_loss + self.quadratic_loss * unstiffened_square(frequency_hz, stretch)
+    }
+}
+
+/// The string fitted to `note` (module documentation); an error when fewer than two partials
+/// decay measurably.
+pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
+    let inharmonicity = note.inharmonicity.max(0.0);
+    let stretch = inharmonicity / note.fundamental_hz.powi(2);
+    let decays: Vec<(f64, f64, f64)> = note
+        .partials
+        .iter()
+        .filter(|p| p.number <= LOSS_PARTIALS && p.decay_rate > 0.0 && p.span_s.1 - p.span_s.0 >= 0.1)
+        .map(|p| {
+            (unstiffened_square(p.main.frequency_hz, stretch), p.decay_rate, 1.0 / (p.number as f64).sqrt())
+        })
+        .collect();
+    if decays.len() < 2 {
+        return Err(RecordingError::Measure(format!(
+            "the decays of at least two partials; found {} measurable over 0.1 s or more",
+            decays.len()
+        )));
+    }
+    let (constant_loss, quadratic_loss) = relative_least_squares(&decays);
+    let (pluck_position, pluck_width) = pluck(note);
+    let highest_fitted_hz =
+        note.partials.iter().filter(|p| p.decay_rate > 0.0).fold(0.0f64, |m, p| m.max(p.main.frequency_hz));
+    Ok(StringFit {
+        fundamental_hz: note.fundamental_hz,
+        inharmonicity,
+        constant_loss,
+        quadratic_loss,
+        pluck_position,
+        pluck_width,
+        highest_fitted_hz,
+    })
+}
+
+/// `(s_0, s_1) >= 0` minimising `sum w^2 ((s_0 + s_1 x) / y - 1)^2` over the points `(x, y,
+/// w)`.
+fn relative_least_squares(points: &[(f64, f64, f64)]) -> (f64, f64) {
+    // Rows w (1 / y, x / y) against w.
+    let (mut aa, mut ab, mut bb, mut a1, mut b1) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (x, y, w) in points {
+        let (a, b) = (w / y, w * x / y);
+        aa += a * a;
+        ab += a * b;
+        bb += b * b;
+        a1 += a * w;
+        b1 += b * w;
+    }
+    let det = aa * bb - ab * ab;
+    let (s0, s1) = ((a1 * bb - b1 * ab) / det, (b1 * aa - a1 * ab) / det);
+    if det > 0.0 && s0 >= 0.0 && s1 >= 0.0 {
+        (s0, s1)
+    } else if s1 < 0.0 || det.is_nan() || det <= 0.0 {
+        (a1 / aa, 0.0)
+    } else {
+        (0.0, b1 / bb)
+    }
+}
+
+/// The pluck position `p <= 1/2` and the pulse width `T` (s) whose comb `sin(n pi p)` and
+/// spectrum `P(f_n; T)` fit the levels of partials 1 to [`COMB_PARTIALS`] best (module
+/// documentation).
+fn pluck(note: &NoteMeasurement) -> (f64, f64) {
+    let count = note.sought.min(COMB_PARTIALS);
+    let mut levels: Vec<Option<(f64, f64)>> = vec![None; count];
+    for p in note.partials.iter().filter(|p| p.number <= count) {
+        levels[p.number - 1] = Some((p.main.frequency_hz, 20.0 * p.main.amplitude.log10()));
+    }
+    let frequency = |i: usize| levels[i].map_or((i + 1) as f64 * note.fundamental_hz, |(f, _)| f);
+    // Zeros filled to COMB_DEPTH_DB: a real pluck is neither a point nor an exact pulse, and the
+    // partial at a zero is never quite silent.
+    let filled = |x: f64| 10.0 * (x * x + 10f64.powf(COMB_DEPTH_DB / 10.0)).log10();
+    let model = |i: usize, position: f64, width: f64| {
+        filled(((i + 1) as f64 * PI * position).sin()) + filled(pulse_spectrum(frequency(i) * width))
+    };
+    let misfit = |position: f64, width: f64| -> f64 {
+        // The smooth rest, a line in ln n: least squares on the partials found.
+        let (mut s1, mut sx, mut sxx, mut sy, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (i, level) in levels.iter().enumerate() {
+            if let Some((_, level)) = level {
+                let (x, y) = (((i + 1) as f64).ln(), level - model(i, position, width));
+                (s1, sx, sxx, sy, sxy) = (s1 + 1.0, sx + x, sxx + x * x, sy + y, sxy + x * y);
+            }
+        }
+        let det = s1 * sxx - sx * sx;
+        let (intercept, slope) = if det > 0.0 {
+            ((sy * sxx - sx * sxy) / det, (s1 * sxy - sx * sy) / det)
+        } else {
+            (sy / s1.max(1.0), 0.0)
+        };
+        (0..count)
+            .filter_map(|i| levels[i].map(|(_, level)| (i, level)))
+            .map(|(i, level)| {
+                (level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln()).powi(2)
+            })
+            .sum()
+    };
+    let widths: Vec<f64> =
+        (0..=48).map(|k| PULSE_WIDTHS.0 * (PULSE_WIDTHS.1 / PULSE_WIDTHS.0).powf(k as f64 / 48.0)).collect();
+    let mut best = (f64::INFINITY, 0.5, widths[0]);
+    for &width in &widths {
+        let mut position = 0.01;
+        while position <= 0.5 {
+            let m = misfit(position, width);
+            if m < best.0 {
+                best = (m, position, width);
+            }
+            position += 5e-4;
+        }
+    }
+    // Refine the position at the best width.
+    let (_, coarse, width) = best;
+    let mut position = (coarse - 5e-4).max(0.01);
+    while position <= (coarse + 5e-4).min(0.5) {
+        let m = misfit(position, width);
+        if m < best.0 {
+            best = (m, position, width);
+        }
+        position += 2e-5;
+    }
+    (best.1, best.2)
+}
+
+/// `|P(f)| / P(0)` of a raised-cosine pulse `(1 - cos(2 pi t / T)) / 2` of length `T`, at `x
+/// = f T`: `|sinc(x) / (1 - x^2)|` (`sinc(x) = sin(pi x) / (pi x)`; 1/2 at `x = 1`), with zeros
+/// at `x = 2, 3, ...`.
+fn pulse_spectrum(x: f64) -> f64 {
+    if (x - 1.0).abs() < 1e-9 {
+        return 0.5;
+    }
+    let sinc = if x.abs() < 1e-12 { 1.0 } else { (PI * x).sin() / (PI * x) };
+    (sinc / (1.0 - x * x)).abs()
+}

@@ -1,0 +1,68 @@
+//! A guitar whose strings are fitted to recordings ([`crate::analysis::recording::fit`]): one
+//! string for each recorded note, designed (as every guitar is, [`super::guitar`]) for the
+//! scheme and rate it runs at, so that the *simulated* partials have the recording's
+//! fundamental, inharmonicity and loss law.
+
+use super::guitar::GuitarSpec;
+use crate::analysis::recording::fit::StringFit;
+
+/// The tension the fitted strings are given, N (a guitar string's is 60-110 N): with the scale
+/// length it sets each string's linear density, which changes only how loud a pluck of a given
+/// force sounds.
+pub const FITTED_TENSION: f64 = 70.0;
+
+/// The scale length of a fitted guitar, m.
+pub const FITTED_SCALE_LENGTH: f64 = 0.648;
+
+/// The least and most masses a fitted string gets.
+pub const FITTED_MASSES: std::ops::RangeInclusive<usize> = 40..=400;
+
+/// A string of a fitted guitar: its name (what a score calls it) and its fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedString {
+    /// The part's name.
+    pub name: String,
+    /// What the recording gave.
+    pub fit: StringFit,
+}
+
+/// The guitar of `strings`, each heard by its force on a fixed bridge: masses enough for the
+/// partials fitted (1.5 per partial up to the highest fitted, within [`FITTED_MASSES`]), the
+/// loss law through each string's fundamental and a frequency above every fundamental, a
+/// density for [`FITTED_TENSION`], and every string plucked where the recordings were, the
+/// median of their pluck positions (nearer the bridge than the nut).
+pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
+    let highest_fundamental = strings.iter().fold(0.0f64, |m, s| m.max(s.fit.fundamental_hz));
+    let masses = strings
+        .iter()
+        .map(|s| (1.5 * s.fit.highest_fitted_hz / s.fit.fundamental_hz).ceil() as usize)
+        .max()
+        .unwrap_or(0)
+        .clamp(*FITTED_MASSES.start(), *FITTED_MASSES.end());
+    let high_frequency = (2.0 * highest_fundamental).max(2000.0);
+    let density = |f0: f64| FITTED_TENSION / (2.0 * FITTED_SCALE_LENGTH * f0).powi(2);
+    GuitarSpec {
+        masses,
+        strings: strings.iter().map(|s| (s.name.clone(), s.fit.fundamental_hz)).collect(),
+        linear_density: strings.iter().map(|s| density(s.fit.fundamental_hz)).collect(),
+        decay: strings.iter().map(|s| 1.0 / s.fit.decay_rate(s.fit.fundamental_hz)).collect(),
+        high_decay: Some(strings.iter().map(|s| 1.0 / s.fit.decay_rate(high_frequency)).collect()),
+        high_frequency,
+        inharmonicity: Some(strings.iter().map(|s| s.fit.inharmonicity).collect()),
+        scale_length: FITTED_SCALE_LENGTH,
+        pluck_position: 1.0 - median(strings.iter().map(|s| s.fit.pluck_position).collect()),
+        stereo: false,
+        bridge: true,
+        ..GuitarSpec::default()
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count; 0.5 for none).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.5,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
