@@ -117,7 +117,8 @@ fn assert_fit_recovers(f0: f64, b: f64, position: f64, snr_db: Option<f64>) -> S
 #[test]
 fn the_fit_gives_back_a_plain_strings_design() {
     assert_fit_recovers(82.406_889, 0.0, 0.8, None);
-    assert_fit_recovers(220.0, 0.0, 0.8, None);
+    assert_fit_recovers(220.0, 0.0, 0.7, None);
+    assert_fit_recovers(329.627_557, 0.0, 0.9, None);
 }
 
 #[test]
@@ -125,6 +126,7 @@ fn the_fit_gives_back_a_stiff_strings_design() {
     assert_fit_recovers(82.406_889, 1e-4, 0.8, None);
     assert_fit_recovers(110.0, 1e-3, 0.85, None);
     assert_fit_recovers(146.832_384, 1e-5, 0.75, None);
+    assert_fit_recovers(261.625_565, 3e-4, 0.88, None);
 }
 
 #[test]

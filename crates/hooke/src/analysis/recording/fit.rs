@@ -14,8 +14,9 @@
 //! length `T` (a raised cosine, as Hooke's plucks are) weights partial `n` by its spectrum
 //! `P(f_n; T)`, flat up to about `1 / T` and zero at `2 / T, 3 / T, ...`. The pluck is the `(p,
 //! T)` for which `20 log10 |sin(n pi p)| + 20 log10 |P(f_n; T)|` (their zeros filled to
-//! [`COMB_DEPTH_DB`]) plus a line in `ln n` (a power law for the rest) fits the levels of
-//! the partials found among 1 to [`COMB_PARTIALS`] best. `p` and `1 - p` give the same levels:
+//! [`COMB_DEPTH_DB`] and [`PULSE_DEPTH_DB`]) plus a line in `ln n` (a power law for the rest)
+//! fits the levels of the partials found among 1 to [`COMB_PARTIALS`] best, the residuals
+//! weighed by Huber's loss. `p` and `1 - p` give the same levels:
 //! the fit gives the one nearer an end, `p <= 1/2`.
 
 use super::partials::NoteMeasurement;
@@ -29,8 +30,14 @@ pub const COMB_PARTIALS: usize = 30;
 /// The range of pulse widths the pluck's is sought in, s.
 pub const PULSE_WIDTHS: (f64, f64) = (5e-5, 5e-3);
 
-/// How deep the comb's zeros are taken to be, dB.
+/// How deep the comb's zeros are taken to be, dB: a finger or a plectrum is not a point.
 pub const COMB_DEPTH_DB: f64 = -30.0;
+
+/// How deep the pulse spectrum's zeros are taken to be, dB.
+pub const PULSE_DEPTH_DB: f64 = -50.0;
+
+/// Where the pluck fit's residuals turn from squared to linear, dB ([`huber`]).
+pub const HUBER_DB: f64 = 6.0;
 
 /// The highest partial number whose decay the loss law is fitted to, and the weight `1 / n` of
 /// each: the low partials carry the sound's energy.
@@ -134,9 +141,10 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
     let frequency = |i: usize| levels[i].map_or((i + 1) as f64 * note.fundamental_hz, |(f, _)| f);
     // Zeros filled to COMB_DEPTH_DB: a real pluck is neither a point nor an exact pulse, and the
     // partial at a zero is never quite silent.
-    let filled = |x: f64| 10.0 * (x * x + 10f64.powf(COMB_DEPTH_DB / 10.0)).log10();
+    let filled = |x: f64, depth_db: f64| 10.0 * (x * x + 10f64.powf(depth_db / 10.0)).log10();
     let model = |i: usize, position: f64, width: f64| {
-        filled(((i + 1) as f64 * PI * position).sin()) + filled(pulse_spectrum(frequency(i) * width))
+        filled(((i + 1) as f64 * PI * position).sin(), COMB_DEPTH_DB)
+            + filled(pulse_spectrum(frequency(i) * width), PULSE_DEPTH_DB)
     };
     let misfit = |position: f64, width: f64| -> f64 {
         // The smooth rest, a line in ln n: least squares on the partials found.
@@ -155,9 +163,7 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
         };
         (0..count)
             .filter_map(|i| levels[i].map(|(_, level)| (i, level)))
-            .map(|(i, level)| {
-                (level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln()).powi(2)
-            })
+            .map(|(i, level)| huber(level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln()))
             .sum()
     };
     let widths: Vec<f64> =
@@ -184,6 +190,16 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
         position += 2e-5;
     }
     (best.1, best.2)
+}
+
+/// Huber's loss of a residual `r` (dB): `r^2` within [`HUBER_DB`], growing linearly beyond, so
+/// that one partial far off its line (a body resonance, a missed zero) does not decide the fit.
+fn huber(r: f64) -> f64 {
+    if r.abs() <= HUBER_DB {
+        r * r
+    } else {
+        HUBER_DB * (2.0 * r.abs() - HUBER_DB)
+    }
 }
 
 /// `|P(f)| / P(0)` of a raised-cosine pulse `(1 - cos(2 pi t / T)) / 2` of length `T`, at `x
