@@ -85,10 +85,7 @@ pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
         })
         .collect();
     if decays.len() < 2 {
-        return Err(RecordingError::Measure(format!(
-            "the decays of at least two partials; found {} measurable over 0.1 s or more",
-            decays.len()
-        )));
+        return Err(RecordingError::TooFewDecays { found: decays.len() });
     }
     let (constant_loss, quadratic_loss) = relative_least_squares(&decays);
     let (pluck_position, pluck_width) = pluck(note);

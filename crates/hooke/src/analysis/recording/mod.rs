@@ -85,9 +85,12 @@ pub enum RecordingError {
         /// Where it was sought.
         range: String,
     },
-    /// An eigenproblem of the measure did not converge.
-    #[error("the partials could not be measured: {0}")]
-    Measure(String),
+    /// Too few partials decay measurably to fit a loss law to.
+    #[error("the decays of at least two partials, each measured over 0.1 s or more; found {found}")]
+    TooFewDecays {
+        /// Partials whose decay was measured.
+        found: usize,
+    },
 }
 
 /// The lowest sample rate a recording may have, Hz.

@@ -94,7 +94,12 @@ pub fn measure_note(
         if let Some(partial) = measure_partial(samples, rate, onset, start, number, expected, fit.0) {
             let dropped = 20.0 * (strongest / partial.main.amplitude).log10();
             strongest = strongest.max(partial.main.amplitude);
-            if dropped < RANGE_DB && (partial.main.frequency_hz - expected).abs() < 0.3 * fit.0 {
+            // A partial is where its number puts it, and above the one before by at least half a
+            // fundamental (a band that caught its neighbour does not count twice).
+            let above_previous = partials.last().is_none_or(|p: &MeasuredPartial| {
+                partial.main.frequency_hz - p.main.frequency_hz > 0.5 * fit.0 * (number - p.number) as f64
+            });
+            if dropped < RANGE_DB && (partial.main.frequency_hz - expected).abs() < 0.3 * fit.0 && above_previous {
                 partials.push(partial);
                 fit = inharmonic_fit(&partials).unwrap_or(fit);
             }
@@ -183,7 +188,10 @@ fn measure_partial(
         Some((found, _)) => (at_onset(found[0]), Some(at_onset(found[1])), level_slope(&kept)),
         None => (at_onset(one[0]), None, one[0].decay_rate),
     };
-    (main.decay_rate > -0.1 && main.amplitude.is_finite()).then_some(MeasuredPartial {
+    // A decay that would have taken the partial far below the floor within the span it was
+    // measured over is noise's, not the partial's.
+    let drop_db = 20.0 * std::f64::consts::LOG10_E * decay_rate * (span_s.1 - span_s.0);
+    (main.decay_rate > -0.1 && main.amplitude.is_finite() && drop_db < 1.5 * RANGE_DB).then_some(MeasuredPartial {
         number,
         main,
         second,

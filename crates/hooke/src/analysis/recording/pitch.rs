@@ -4,7 +4,7 @@
 //! stiff strings' stretched partials (`B` up to 1e-3) are found. An octave too low finds
 //! nothing at its odd harmonics and scores less; an octave too high can score as well (its
 //! harmonics are the note's even partials), so the estimate goes down an octave while the
-//! lower note's odd harmonics are there.
+//! lower note's odd harmonics stand nearly as high as its even ones.
 
 use super::RecordingError;
 use rustfft::{num_complex::Complex, FftPlanner};
@@ -19,6 +19,10 @@ const HARMONICS: usize = 8;
 /// How far a harmonic must stand above the noise to count as present, dB; a missing one
 /// counts as minus this.
 const PRESENT_DB: f64 = 10.0;
+
+/// How far the lower octave's odd harmonics may stand under its even ones, on average, for the
+/// lower octave to be the note, dB.
+const OCTAVE_DB: f64 = 12.0;
 
 /// The highest fundamental sought without a hint, Hz.
 const HIGHEST_HZ: f64 = 4500.0;
@@ -78,11 +82,12 @@ pub(super) fn fundamental(segment: &[f64], rate: f64, hint: Option<f64>) -> Resu
         return Err(RecordingError::NoPitch { range });
     }
     // An octave too high scores as well as the note when its even partials are strong: go down
-    // an octave while most of the lower note's odd harmonics are there.
+    // an octave while the lower note's odd harmonics stand nearly as high as its even ones (a
+    // note's sub-octave has only noise and body resonances there, far under its partials).
     let mut f0 = best.1;
     while hint.is_none() && f0 / 2.0 >= low {
-        let odd = [1.0, 3.0, 5.0, 7.0].iter().filter(|k| height(f0 / 2.0, **k) >= PRESENT_DB).count();
-        if odd < 3 {
+        let mean = |ks: [f64; 4]| ks.iter().map(|k| height(f0 / 2.0, *k)).sum::<f64>() / 4.0;
+        if mean([1.0, 3.0, 5.0, 7.0]) < mean([2.0, 4.0, 6.0, 8.0]) - OCTAVE_DB {
             break;
         }
         f0 /= 2.0;
