@@ -13,12 +13,11 @@ use crate::render::{render_sources, write_text, RenderArgs, ScoreText, Sources};
 use crate::run::write_wav_file;
 use hooke::analysis::recording::fit::{fit_string, StringFit};
 use hooke::analysis::recording::{measure_note, NoteMeasurement};
-use hooke::format::instrument::guitar_toml;
+use hooke::format::instrument::{fitted_names, guitar_toml};
 use hooke::instrument::fitted::{fitted_guitar, FittedString};
 use hooke::instrument::guitar::{note_frequency, GuitarSpec};
 use hooke::io::{read_wav, SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::{midi_note, note_name};
 use miette::miette;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -108,16 +107,11 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
         .map(|(path, hint)| measure(path, hint))
         .collect::<miette::Result<_>>()?;
     let rate = args.rate.map_or(recorded[0].rate, f64::from);
-    let strings: Vec<FittedString> = recorded
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let name = note_name(midi_note(r.fit.fundamental_hz).clamp(0, 127) as u8);
-            let taken = recorded[..i]
-                .iter()
-                .any(|o| midi_note(o.fit.fundamental_hz) == midi_note(r.fit.fundamental_hz));
-            FittedString { name: if taken { format!("{name}-{}", i + 1) } else { name }, fit: r.fit.clone() }
-        })
+    let fundamentals: Vec<f64> = recorded.iter().map(|r| r.fit.fundamental_hz).collect();
+    let strings: Vec<FittedString> = fitted_names(&fundamentals)
+        .into_iter()
+        .zip(&recorded)
+        .map(|(name, r)| FittedString { name, fit: r.fit.clone() })
         .collect();
     let spec = fitted_guitar(&strings);
     let comment = header(&recorded, args);

@@ -16,6 +16,7 @@
 mod analysis;
 mod device;
 mod errors;
+mod fit;
 mod generators;
 mod limits;
 mod model;
@@ -95,6 +96,7 @@ fn _hooke(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(schemes, module)?)?;
     module.add_function(wrap_pyfunction!(analysis::design_string, module)?)?;
     module.add_function(wrap_pyfunction!(analysis::warping_curve, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     errors::register(module)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

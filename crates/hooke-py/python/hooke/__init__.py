@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _hooke
 from ._hooke import HookeError, InstabilityError, ModelError, Performance, Simulation, schemes, warping_curve
+from ._fit import Fit, fit
 from ._model import Model, StringDesign, design_string, load
 from ._results import Analysis, Trajectory
 from .display import audio
@@ -57,6 +58,7 @@ def render(instrument: str, score: str, **options) -> np.ndarray:
 
 __all__ = [
     "Analysis",
+    "Fit",
     "HookeError",
     "InstabilityError",
     "Model",
@@ -67,6 +69,7 @@ __all__ = [
     "Trajectory",
     "audio",
     "design_string",
+    "fit",
     "load",
     "perform",
     "render",

@@ -391,3 +391,14 @@ def design_string(
 def warping_curve(scheme: Scheme, gamma_h: float = 0.0, omega0_h_max: float = 3.0, samples: int = 301) -> Dict[str, Any]:
     """omega0_h, mu_h, omega_d_h (rad/sample) and region of each of `samples` points (2 to
     2^20); `gamma_h` 0 to 1e6, `omega0_h_max` above 0 up to 1e6."""
+
+def fit(
+    recordings: List[np.ndarray],
+    rate: float,
+    *,
+    notes: Optional[List[Optional[float]]] = None,
+    scheme: Scheme = "symplectic-euler",
+    output_rate: Optional[float] = None,
+) -> Dict[str, Any]:
+    """instrument (the instrument file's text) and strings (per recording: the fit and its
+    partials); see hooke.fit."""

@@ -24,6 +24,7 @@ use crate::instrument::{Instrument, InstrumentError, InstrumentSpec, MAX_OVERSAM
 use crate::limits::MAX_OUTPUT_RATE;
 use crate::model::BodyMode;
 use crate::scheme::SchemeKind;
+use crate::score::notes::{midi_note, note_name};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -417,4 +418,22 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
     ));
     text.push_str(&format!("\n[render]\nscheme = \"{}\"\nrate = {rate:?}\n", scheme.name()));
     text
+}
+
+/// Names for strings of fundamentals `fundamentals_hz`: each the nearest equal-tempered note
+/// (`"E2"`), with `-k` after a name an earlier string (the `k`-th, 1-based) already took.
+pub fn fitted_names(fundamentals_hz: &[f64]) -> Vec<String> {
+    let notes: Vec<i32> = fundamentals_hz.iter().map(|hz| midi_note(*hz).clamp(0, 127)).collect();
+    notes
+        .iter()
+        .enumerate()
+        .map(|(i, note)| {
+            let name = note_name(*note as u8);
+            if notes[..i].contains(note) {
+                format!("{name}-{}", i + 1)
+            } else {
+                name
+            }
+        })
+        .collect()
 }

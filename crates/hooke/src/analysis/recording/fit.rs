@@ -160,7 +160,9 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
         };
         (0..count)
             .filter_map(|i| levels[i].map(|(_, level)| (i, level)))
-            .map(|(i, level)| huber(level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln()))
+            .map(|(i, level)| {
+                huber(level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln())
+            })
             .sum()
     };
     let widths: Vec<f64> =

@@ -99,7 +99,10 @@ pub fn measure_note(
             let above_previous = partials.last().is_none_or(|p: &MeasuredPartial| {
                 partial.main.frequency_hz - p.main.frequency_hz > 0.5 * fit.0 * (number - p.number) as f64
             });
-            if dropped < RANGE_DB && (partial.main.frequency_hz - expected).abs() < 0.3 * fit.0 && above_previous {
+            if dropped < RANGE_DB
+                && (partial.main.frequency_hz - expected).abs() < 0.3 * fit.0
+                && above_previous
+            {
                 partials.push(partial);
                 fit = inharmonic_fit(&partials).unwrap_or(fit);
             }
@@ -191,13 +194,8 @@ fn measure_partial(
     // A decay that would have taken the partial far below the floor within the span it was
     // measured over is noise's, not the partial's.
     let drop_db = 20.0 * std::f64::consts::LOG10_E * decay_rate * (span_s.1 - span_s.0);
-    (main.decay_rate > -0.1 && main.amplitude.is_finite() && drop_db < 1.5 * RANGE_DB).then_some(MeasuredPartial {
-        number,
-        main,
-        second,
-        decay_rate,
-        span_s,
-    })
+    (main.decay_rate > -0.1 && main.amplitude.is_finite() && drop_db < 1.5 * RANGE_DB)
+        .then_some(MeasuredPartial { number, main, second, decay_rate, span_s })
 }
 
 /// The decay rate of a line through the band's level (ln of its magnitude) in least squares,

@@ -1,0 +1,89 @@
+//! `hooke.fit`: strings fitted to recorded notes (docs/fit.md), the library's measure and fit
+//! with no loop of their own; the pure-Python `hooke.fit` wraps the result.
+
+use hooke::analysis::recording::fit::fit_string;
+use hooke::analysis::recording::measure_note;
+use hooke::format::instrument::{fitted_names, guitar_toml};
+use hooke::instrument::fitted::{fitted_guitar, FittedString};
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Fits one string to each recording (mono, full scale 1) at `rate` Hz, near `notes[i]` Hz where
+/// given; returns a dict: `instrument` (the instrument file's text, designed for `scheme` and
+/// written with `output_rate`, default `rate`) and `strings` (per recording: `name`,
+/// `onset_s`, `fundamental_hz`, `inharmonicity`, `constant_loss` (1/s), `quadratic_loss` (s),
+/// `pluck_position`, `pluck_width` (s) and `partials`, each a dict of `number`,
+/// `frequency_hz`, `decay_rate` (1/s), `t60` (s), `amplitude` and `beating_hz` (the second
+/// sinusoid's frequency, or None)).
+#[pyfunction]
+#[pyo3(signature = (recordings, rate, *, notes = None, scheme = "symplectic-euler", output_rate = None))]
+pub(crate) fn fit<'py>(
+    py: Python<'py>,
+    recordings: Vec<PyReadonlyArray1<'py, f64>>,
+    rate: f64,
+    notes: Option<Vec<Option<f64>>>,
+    scheme: &str,
+    output_rate: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let scheme = crate::scheme(scheme)?;
+    if recordings.is_empty() {
+        return Err(crate::model_rule("fit", "recordings", "at least one recording", "none"));
+    }
+    let notes = notes.unwrap_or_else(|| vec![None; recordings.len()]);
+    if notes.len() != recordings.len() {
+        let expected = format!("one note (or None) for each of the {} recordings", recordings.len());
+        return Err(crate::model_rule("fit", "notes", expected, notes.len()));
+    }
+    let mut measured = Vec::with_capacity(recordings.len());
+    for (i, (samples, hint)) in recordings.iter().zip(&notes).enumerate() {
+        let samples = samples.as_slice()?;
+        let fitted = py.detach(|| {
+            let note = measure_note(samples, rate, *hint)?;
+            let fit = fit_string(&note)?;
+            Ok::<_, hooke::analysis::recording::RecordingError>((note, fit))
+        });
+        measured.push(
+            fitted.map_err(|e| PyValueError::new_err(format!("fit: recording {}: expected {e}", i + 1)))?,
+        );
+    }
+    let fundamentals: Vec<f64> = measured.iter().map(|(_, fit)| fit.fundamental_hz).collect();
+    let strings: Vec<FittedString> = fitted_names(&fundamentals)
+        .into_iter()
+        .zip(&measured)
+        .map(|(name, (_, fit))| FittedString { name, fit: fit.clone() })
+        .collect();
+    let spec = fitted_guitar(&strings);
+    let comment = "Fitted by hooke.fit (docs/fit.md).";
+    let text = guitar_toml(&spec, scheme, output_rate.unwrap_or(rate), comment);
+    let out = PyDict::new(py);
+    out.set_item("instrument", text)?;
+    let mut rows = Vec::with_capacity(strings.len());
+    for (string, (note, fit)) in strings.iter().zip(&measured) {
+        let row = PyDict::new(py);
+        row.set_item("name", &string.name)?;
+        row.set_item("onset_s", note.onset_s)?;
+        row.set_item("fundamental_hz", fit.fundamental_hz)?;
+        row.set_item("inharmonicity", fit.inharmonicity)?;
+        row.set_item("constant_loss", fit.constant_loss)?;
+        row.set_item("quadratic_loss", fit.quadratic_loss)?;
+        row.set_item("pluck_position", fit.pluck_position)?;
+        row.set_item("pluck_width", fit.pluck_width)?;
+        let mut partials = Vec::with_capacity(note.partials.len());
+        for p in &note.partials {
+            let partial = PyDict::new(py);
+            partial.set_item("number", p.number)?;
+            partial.set_item("frequency_hz", p.main.frequency_hz)?;
+            partial.set_item("decay_rate", p.decay_rate)?;
+            partial.set_item("t60", p.t60())?;
+            partial.set_item("amplitude", p.main.amplitude)?;
+            partial.set_item("beating_hz", p.second.map(|s| s.frequency_hz))?;
+            partials.push(partial);
+        }
+        row.set_item("partials", partials)?;
+        rows.push(row);
+    }
+    out.set_item("strings", rows)?;
+    Ok(out)
+}

@@ -1,0 +1,124 @@
+"""hooke.fit: a string from a recording of one note (docs/fit.md). The recordings here are
+synthesised with numpy from a stiff string's closed forms, independently of the library: the
+fit must find their fundamental, inharmonicity, loss law and pluck again, and its instrument
+file must play in tune."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import hooke
+
+RATE = 44100.0
+
+
+def xi(f, f0, b):
+    """The squared frequency the partial at f would have without stiffness, Hz^2."""
+    c = b / f0**2
+    return 2 * f**2 / (1 + np.sqrt(1 + 4 * c * f**2))
+
+
+def pulse(x):
+    """|P(f T)| of a raised-cosine pulse (1 - cos(2 pi t / T)) / 2, normalised to 1 at 0."""
+    x = np.asarray(x, dtype=float)
+    out = np.abs(np.sinc(x) / np.where(np.isclose(x, 1.0), 1.0, 1 - x**2))
+    return np.where(np.isclose(x, 1.0), 0.5, out)
+
+
+def string_note(f0, b, sigma0, sigma1, position, width, seconds=4.0, onset=0.05, noise_db=None):
+    """A plucked stiff string's partials up to 10 kHz: f_n = n f0 sqrt(1 + B n^2), decaying at
+    sigma0 + sigma1 xi(f_n), with amplitudes sin(n pi p) P(f_n T)."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    u = np.clip(t - onset, 0.0, None)
+    signal = np.zeros_like(t)
+    n = 1
+    while True:
+        f = n * f0 * np.sqrt(1 + b * n * n)
+        if f > 10_000:
+            break
+        amplitude = np.sin(n * np.pi * position) * pulse(f * width)
+        sigma = sigma0 + sigma1 * xi(f, f0, b)
+        signal += amplitude * np.exp(-sigma * u) * np.sin(2 * np.pi * f * u)
+        n += 1
+    signal *= 0.5 / np.abs(signal).max()
+    if noise_db is not None:
+        first = signal[int(onset * RATE) : int((onset + 1) * RATE)]
+        rms = np.sqrt(np.mean(first**2))
+        signal += np.random.default_rng(7).normal(0.0, rms * 10 ** (-noise_db / 20), signal.shape)
+    return signal
+
+
+@pytest.mark.parametrize("noise_db", [None, 40.0])
+@pytest.mark.parametrize(
+    "f0,b,position", [(82.406889, 1e-4, 0.2), (196.0, 3e-4, 0.13), (110.0, 0.0, 0.27)]
+)
+def test_fit_finds_a_synthesised_string_again(f0, b, position, noise_db):
+    sigma0, sigma1, width = 0.3, 6e-7, 8e-4
+    found = hooke.fit(string_note(f0, b, sigma0, sigma1, position, width, noise_db=noise_db), RATE)
+    string = found.strings[0]
+    assert abs(1200 * np.log2(string["fundamental_hz"] / f0)) < 0.1
+    if b > 0:
+        assert string["inharmonicity"] == pytest.approx(b, rel=0.02)
+    else:
+        assert string["inharmonicity"] < 2e-7
+    for f in (f0, 2000.0):
+        law = sigma0 + sigma1 * xi(f, f0, b)
+        fitted = string["constant_loss"] + string["quadratic_loss"] * xi(f, string["fundamental_hz"], string["inharmonicity"])
+        assert fitted == pytest.approx(law, rel=0.02)
+    assert string["pluck_position"] == pytest.approx(position, abs=0.02)
+    assert string["pluck_width"] == pytest.approx(width, rel=0.1)
+    assert string["onset_s"] == pytest.approx(0.05, abs=2e-3)
+
+
+def test_the_fitted_instrument_plays_the_note_in_tune(tmp_path):
+    f0 = 146.832384
+    found = hooke.fit(string_note(f0, 5e-5, 0.3, 6e-7, 0.2, 1e-3), RATE)
+    instrument = found.save(tmp_path / "fitted.toml")
+    name = found.strings[0]["name"]
+    assert name == "D3"
+    score = tmp_path / "note.toml"
+    score.write_text(
+        f'[score]\nduration = 2.0\n[[pluck]]\ntime = 0.0\npart = "{name}"\nposition = 0.8\nshape = "pulse"\n'
+        "amplitude = 0.3\nwidth = 1e-3\n"
+    )
+    audio = hooke.render(instrument, score)[0]
+    segment = audio[int(0.2 * RATE) : int(0.2 * RATE) + 65536] * np.hanning(65536)
+    spectrum = np.abs(np.fft.rfft(segment, 1 << 20))
+    low, high = int(0.9 * f0 * (1 << 20) / RATE), int(1.1 * f0 * (1 << 20) / RATE)
+    k = low + int(np.argmax(spectrum[low:high]))
+    a, b_, c = np.log(spectrum[k - 1 : k + 2])
+    peak = (k + 0.5 * (a - c) / (a - 2 * b_ + c)) * RATE / (1 << 20)
+    # The first partial of a stiff string: f0 sqrt(1 + B).
+    assert abs(1200 * np.log2(peak / (found.strings[0]["fundamental_hz"] * np.sqrt(1 + found.strings[0]["inharmonicity"])))) < 1.0
+
+
+def test_the_cli_and_python_write_the_same_instrument(hooke_bin, tmp_path):
+    note = string_note(110.0, 1e-4, 0.3, 6e-7, 0.2, 1e-3)
+    wav = tmp_path / "note.wav"
+    import wave
+
+    with wave.open(str(wav), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(int(RATE))
+        out.writeframes((np.round(note * 32767)).astype("<i2").tobytes())
+    subprocess.run([str(hooke_bin), "fit", str(wav), "--as", "string", "-o", str(tmp_path / "cli.toml")], check=True, capture_output=True)
+    quantised = np.round(note * 32767) / 32768
+    found = hooke.fit(quantised, RATE)
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("#")]
+    assert strip((tmp_path / "cli.toml").read_text()) == strip(found.instrument)
+
+
+@pytest.mark.parametrize(
+    "samples,rate,message",
+    [
+        (np.zeros(44100), RATE, "silence"),
+        (np.clip(4 * string_note(110.0, 0.0, 0.3, 6e-7, 0.2, 1e-3), -1, 1), RATE, "clipped"),
+        (string_note(110.0, 0.0, 0.3, 6e-7, 0.2, 1e-3)[:8000], RATE, "after the note's onset"),
+        (string_note(110.0, 0.0, 0.3, 6e-7, 0.2, 1e-3)[::8], RATE / 8, "sample rate of at least 8000"),
+    ],
+)
+def test_recordings_it_cannot_fit_are_refused_saying_what_was_found(samples, rate, message):
+    with pytest.raises(ValueError, match=message):
+        hooke.fit(samples, rate)
