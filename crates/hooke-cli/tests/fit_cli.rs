@@ -1,0 +1,126 @@
+//! `hooke fit` end to end: a note rendered by `hooke render`, fitted, written as an instrument
+//! file that `hooke render` plays at the fitted pitch, the resynthesis and the report; and its
+//! refusals, each naming the file or the flag and what it found, writing nothing.
+
+use std::path::Path;
+
+mod common;
+use common::{hooke, stderr, stdout};
+
+/// Renders the repository's known string (examples/instruments/fit-known-string*.toml) to
+/// `known.wav` in `dir`.
+fn known_note(dir: &Path) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let rendered = hooke(
+        &[
+            "render",
+            examples.join("fit-known-string.toml").to_str().unwrap(),
+            examples.join("fit-known-string-note.toml").to_str().unwrap(),
+            "-o",
+            "known.wav",
+            "--format",
+            "i24",
+        ],
+        dir,
+    );
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+}
+
+#[test]
+fn a_fitted_note_plays_back_at_its_pitch_with_a_report_and_a_resynthesis() {
+    let dir = tempfile::tempdir().unwrap();
+    known_note(dir.path());
+    let fitted = hooke(
+        &[
+            "fit",
+            "known.wav",
+            "--as",
+            "string",
+            "-o",
+            "fitted.toml",
+            "--wav",
+            "re.wav",
+            "--report",
+            "report.md",
+        ],
+        dir.path(),
+    );
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert_eq!(stdout(&fitted).trim(), report.trim(), "the report is printed as written");
+    // The summary row: the design's E2 (82.4069 Hz) and B = 1e-4.
+    let row: Vec<&str> =
+        report.lines().find(|l| l.starts_with("| known.wav")).unwrap().split('|').map(str::trim).collect();
+    let (f0, b): (f64, f64) = (row[3].parse().unwrap(), row[4].parse().unwrap());
+    assert!((1200.0 * (f0 / 82.406_889).log2()).abs() < 0.1, "f0 {f0}");
+    assert!((b / 1e-4 - 1.0).abs() < 0.02, "B {b}");
+    let text = std::fs::read_to_string(dir.path().join("fitted.toml")).unwrap();
+    assert!(text.contains("names = [\"E2\"]"), "{text}");
+    // Plucked on the mass nearest 0.8 of the length: mass 81 of the 100 between 101 links.
+    let pluck: f64 = text.lines().find_map(|l| l.strip_prefix("pluck_position = ")).unwrap().parse().unwrap();
+    assert!((pluck - 81.0 / 101.0).abs() < 0.02, "{text}");
+    // The resynthesis has the recording's rate and length.
+    let recording = hound::WavReader::open(dir.path().join("known.wav")).unwrap();
+    let resynthesis = hound::WavReader::open(dir.path().join("re.wav")).unwrap();
+    assert_eq!(resynthesis.spec().sample_rate, recording.spec().sample_rate);
+    assert_eq!(resynthesis.duration(), recording.duration());
+    // The fitted file plays a note like any instrument; fitted again, it is the same string.
+    std::fs::write(
+        dir.path().join("note.toml"),
+        "[score]\nduration = 3.0\n[[pluck]]\ntime = 0.1\npart = \"E2\"\nposition = 0.8\nshape = \"pulse\"\namplitude = 0.3\nwidth = 1e-3\n",
+    )
+    .unwrap();
+    let played = hooke(&["render", "fitted.toml", "note.toml", "-o", "played.wav"], dir.path());
+    assert!(played.status.success(), "{}", stderr(&played));
+    let again =
+        hooke(&["fit", "played.wav", "--as", "string", "-o", "again.toml", "--note", "E2"], dir.path());
+    assert!(again.status.success(), "{}", stderr(&again));
+    let row = stdout(&again);
+    let row: Vec<&str> =
+        row.lines().find(|l| l.starts_with("| played.wav")).unwrap().split('|').map(str::trim).collect();
+    let f0_again: f64 = row[3].parse().unwrap();
+    assert!((1200.0 * (f0_again / f0).log2()).abs() < 0.1, "played back at {f0_again} Hz, fitted {f0} Hz");
+}
+
+#[test]
+fn recordings_and_flags_it_cannot_use_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    known_note(dir.path());
+    let silent = hound::WavSpec {
+        channels: 1,
+        sample_rate: 44_100,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut writer = hound::WavWriter::create(dir.path().join("silent.wav"), silent).unwrap();
+    (0..44_100).for_each(|_| writer.write_sample(0i16).unwrap());
+    writer.finalize().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["fit", "missing.wav", "--as", "string", "-o", "f.toml"],
+            "missing.wav: expected a readable WAV file",
+        ),
+        (
+            &["fit", "silent.wav", "--as", "string", "-o", "f.toml"],
+            "silent.wav: expected a note; found silence",
+        ),
+        (
+            &["fit", "known.wav", "--as", "string", "-o", "f.toml", "--note", "E2,A2"],
+            "--note: expected one note for each of the 1",
+        ),
+        (
+            &["fit", "known.wav", "known.wav", "--as", "string", "-o", "f.toml"],
+            "--as string: expected one recording; found 2",
+        ),
+        (
+            &["fit", "known.wav", "--as", "string", "-o", "f.toml", "--note", "H9"],
+            "--note: expected a note name",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = hooke(args, dir.path());
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
+        assert!(!dir.path().join("f.toml").exists(), "{args:?} wrote f.toml");
+    }
+}
