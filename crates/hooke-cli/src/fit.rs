@@ -18,6 +18,8 @@ use hooke::instrument::fitted::{fitted_guitar, FittedString};
 use hooke::instrument::guitar::{note_frequency, GuitarSpec};
 use hooke::io::{read_wav, SampleFormat, WavOptions};
 use hooke::scheme::SchemeKind;
+use hooke_plot::partials::{decay_chart, spectra_chart, PartialsData};
+use hooke_plot::Curve;
 use miette::miette;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,6 +59,12 @@ pub struct FitArgs {
     /// brought to the recording's level) to this WAV file; one recording only.
     #[arg(long)]
     pub wav: Option<PathBuf>,
+    /// Also draw each partial's T60 against its frequency, recorded, simulated (with --wav) and
+    /// by the fitted law, to this picture (PNG or SVG); with --wav, the two spectra of the first
+    /// second as well, to the same name with `-spectrum` before the extension. One recording
+    /// only.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     /// Also write the table of every partial, recorded, fitted and simulated, here (Markdown);
     /// it is printed as well.
     #[arg(long)]
@@ -74,10 +82,13 @@ struct Recorded {
 
 /// `hooke fit`.
 pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
+    let spectrum_plot = args.plot.as_deref().filter(|_| args.wav.is_some()).map(spectrum_path);
     check_outputs([
         ("--output", Some(args.output.as_path())),
         ("--wav", args.wav.as_deref()),
         ("--report", args.report.as_deref()),
+        ("--plot", args.plot.as_deref()),
+        ("--plot", spectrum_plot.as_deref()),
     ])?;
     if !args.note.is_empty() && args.note.len() != args.recordings.len() {
         return Err(miette!(
@@ -92,8 +103,10 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
             args.recordings.len()
         ));
     }
-    if args.wav.is_some() && args.recordings.len() != 1 {
-        return Err(miette!("--wav: renders one recorded note; found {} recordings", args.recordings.len()));
+    for (flag, given) in [("--wav", args.wav.is_some()), ("--plot", args.plot.is_some())] {
+        if given && args.recordings.len() != 1 {
+            return Err(miette!("{flag}: one recorded note; found {} recordings", args.recordings.len()));
+        }
     }
     let hints: Vec<Option<f64>> = if args.note.is_empty() {
         vec![None; args.recordings.len()]
@@ -131,6 +144,15 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
         let simulated = measure_note(&sound, rate, Some(r.note.fundamental_hz))
             .map_err(|e| miette!("--wav {}: the resynthesis could not be measured: {e}", path.display()))?;
         report.push_str(&table(&r.note, &r.fit, Some(&simulated)));
+        if let (Some(plot), Some(spectra)) = (&args.plot, &spectrum_plot) {
+            draw(plot, &decay_chart(&partials_data(r, Some(&simulated))))?;
+            let top = r.note.partials.iter().fold(0.0f64, |m, p| m.max(p.main.frequency_hz)) * 1.1;
+            let title = format!("{}: the first second, recorded and fitted", r.path.display());
+            draw(spectra, &spectra_chart(&title, (&r.samples, r.rate), (&sound, rate), r.note.onset_s, top))?;
+        }
+    } else if let (Some(plot), [r]) = (&args.plot, &recorded[..]) {
+        draw(plot, &decay_chart(&partials_data(r, None)))?;
+        report.push_str(&table(&r.note, &r.fit, None));
     } else {
         for r in &recorded {
             let _ = writeln!(report, "\n### {}\n", r.path.display());
@@ -309,4 +331,40 @@ fn table(recorded: &NoteMeasurement, fit: &StringFit, simulated: Option<&NoteMea
         );
     }
     text
+}
+
+/// `fit.png` -> `fit-spectrum.png`.
+fn spectrum_path(plot: &Path) -> PathBuf {
+    let stem = plot.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let extension = plot.extension().map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+    plot.with_file_name(format!("{stem}-spectrum{extension}"))
+}
+
+/// Draws `chart` to `path` (800 x 500 px) and says so.
+fn draw(path: &Path, chart: &hooke_plot::Chart) -> miette::Result<()> {
+    hooke_plot::save(chart, path, (800, 500)).map_err(|e| miette!("--plot {}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// The T60s of the recording's partials, the simulation's (if any) and the law's.
+fn partials_data(recorded: &Recorded, simulated: Option<&NoteMeasurement>) -> PartialsData {
+    let t60s =
+        |note: &NoteMeasurement| note.partials.iter().map(|p| (p.main.frequency_hz, p.t60())).collect();
+    let top = recorded.note.partials.iter().fold(0.0f64, |m, p| m.max(p.main.frequency_hz));
+    let law = (0..=100)
+        .map(|i| {
+            let f = recorded.fit.fundamental_hz + (top - recorded.fit.fundamental_hz) * i as f64 / 100.0;
+            (f, 3.0 * std::f64::consts::LN_10 / recorded.fit.decay_rate(f))
+        })
+        .collect();
+    PartialsData {
+        title: format!("{}: each partial's T60, recorded and fitted", recorded.path.display()),
+        recorded: Curve { label: "recording".into(), points: t60s(&recorded.note) },
+        simulated: Curve {
+            label: "fitted string, simulated".into(),
+            points: simulated.map_or_else(Vec::new, t60s),
+        },
+        law: Curve { label: "fitted loss law".into(), points: law },
+    }
 }

@@ -42,11 +42,17 @@ fn a_fitted_note_plays_back_at_its_pitch_with_a_report_and_a_resynthesis() {
             "re.wav",
             "--report",
             "report.md",
+            "--plot",
+            "fit.svg",
         ],
         dir.path(),
     );
     assert!(fitted.status.success(), "{}", stderr(&fitted));
     let report = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    for picture in ["fit.svg", "fit-spectrum.svg"] {
+        let svg = std::fs::read_to_string(dir.path().join(picture)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("fitted string, simulated"), "{picture}");
+    }
     assert_eq!(stdout(&fitted).trim(), report.trim(), "the report is printed as written");
     // The summary row: the design's E2 (82.4069 Hz) and B = 1e-4.
     let row: Vec<&str> =
@@ -95,7 +101,11 @@ fn recordings_and_flags_it_cannot_use_are_refused_by_name() {
     let mut writer = hound::WavWriter::create(dir.path().join("silent.wav"), silent).unwrap();
     (0..44_100).for_each(|_| writer.write_sample(0i16).unwrap());
     writer.finalize().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["fit", "known.wav", "known.wav", "--as", "guitar", "-o", "f.toml", "--plot", "p.png"],
+            "--plot: one recorded note; found 2",
+        ),
         (
             &["fit", "missing.wav", "--as", "string", "-o", "f.toml"],
             "missing.wav: expected a readable WAV file",

@@ -15,6 +15,7 @@
 //! | [`warping`] | digital against analog frequency; isofrequency and isodamping maps | Morgan & Qiao 2009, figs. 10-11, 16-17 |
 //! | [`spectrum`] | magnitude in dB of an output, with each mode's predicted frequency | Morgan & Qiao 2008, fig. 13 |
 //! | [`compare`] | each scheme's error against a reference over time, on a log scale | |
+//! | [`partials`] | a recorded note's partials (T60 against frequency) and spectrum against the string fitted to it | |
 //!
 //! [`output`] writes a chart to a file whose extension picks the format, atomically.
 
@@ -26,6 +27,7 @@ pub mod error;
 mod fft;
 pub mod legend;
 pub mod output;
+pub mod partials;
 pub mod phase;
 pub mod poles;
 pub mod record;
