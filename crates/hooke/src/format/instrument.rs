@@ -387,7 +387,7 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
     let list =
         |values: &mut dyn Iterator<Item = String>| format!("[{}]", values.collect::<Vec<_>>().join(", "));
     let numbers = |values: &[f64]| list(&mut values.iter().map(|v| format!("{v:?}")));
-    let mut text: String = comment.lines().map(|line| format!("# {line}\n").replace("# \n", "#\n")).collect();
+    let mut text = commented(comment);
     text.push_str("\n[guitar]\n");
     text.push_str(&format!("masses = {}\n", spec.masses));
     text.push_str(&format!("tuning = {}\n", list(&mut spec.strings.iter().map(|(_, hz)| format!("{hz:?}")))));
@@ -416,7 +416,7 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
         spec.stereo,
         spec.bridge
     ));
-    text.push_str(&format!("\n[render]\nscheme = \"{}\"\nrate = {rate:?}\n", scheme.name()));
+    text.push_str(&render_table(scheme, rate));
     text
 }
 
@@ -436,4 +436,35 @@ pub fn fitted_names(fundamentals_hz: &[f64]) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// The instrument file of a marimba (`[marimba]` with the fields a fit sets, and `[render]`),
+/// after the comment lines `comment`. What `hooke fit --as bar` writes.
+pub fn marimba_toml(spec: &MarimbaSpec, scheme: SchemeKind, rate: f64, comment: &str) -> String {
+    let mut text = commented(comment);
+    let keys: Vec<String> = spec.keys.iter().map(|k| format!("{k:?}")).collect();
+    text.push_str(&format!("\n[marimba]\nkeys = [{}]\n", keys.join(", ")));
+    if let Some(tuning) = &spec.tuning {
+        let hz: Vec<String> = tuning.iter().map(|f| format!("{f:?}")).collect();
+        text.push_str(&format!("tuning = [{}]\n", hz.join(", ")));
+    }
+    text.push_str(&format!(
+        "masses = {}\nratio = {:?}\ndecay = {:?}\nhigh_decay = {:?}\nstereo = {}\n",
+        spec.masses, spec.ratio, spec.decay, spec.high_decay, spec.stereo
+    ));
+    text.push_str(&render_table(scheme, rate));
+    text
+}
+
+/// `comment`'s lines as TOML comment lines.
+fn commented(comment: &str) -> String {
+    comment
+        .lines()
+        .map(|line| if line.is_empty() { "#\n".to_string() } else { format!("# {line}\n") })
+        .collect()
+}
+
+/// The `[render]` table of `scheme` at `rate` Hz, after a blank line.
+fn render_table(scheme: SchemeKind, rate: f64) -> String {
+    format!("\n[render]\nscheme = \"{}\"\nrate = {rate:?}\n", scheme.name())
 }

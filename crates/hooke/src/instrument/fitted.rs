@@ -1,10 +1,13 @@
-//! A guitar whose strings are fitted to recordings ([`crate::analysis::recording::fit`]): one
+//! Instruments fitted to recordings ([`crate::analysis::recording::fit`]): a guitar with one
 //! string for each recorded note, designed (as every guitar is, [`super::guitar`]) for the
 //! scheme and rate it runs at, so that the *simulated* partials have the recording's
-//! fundamental, inharmonicity and loss law.
+//! fundamental, inharmonicity and loss law; and a marimba of one bar whose simulated modes have
+//! a recorded strike's.
 
 use super::guitar::GuitarSpec;
-use crate::analysis::recording::fit::StringFit;
+use super::marimba::MarimbaSpec;
+use super::MIDDLE_C_HZ;
+use crate::analysis::recording::fit::{BarFit, StringFit};
 
 /// The tension the fitted strings are given, N (a guitar string's is 60-110 N): with the scale
 /// length it sets each string's linear density, which changes only how loud a pluck of a given
@@ -78,5 +81,21 @@ fn median(mut values: Vec<f64>) -> f64 {
         0 => 0.5,
         n if n % 2 == 1 => values[n / 2],
         n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// The marimba of one bar, `key` (a note name, what a score and a MIDI note call it), tuned to
+/// `fit`: its first mode, the ratio of its second, and their decays (given at C4 as the
+/// marimba takes them, `decay f / f_C4`, so that its key has the fitted ones); mono.
+pub fn fitted_marimba(key: &str, fit: &BarFit) -> MarimbaSpec {
+    let to_middle_c = fit.frequency_hz / MIDDLE_C_HZ;
+    MarimbaSpec {
+        keys: vec![key.to_string()],
+        tuning: Some(vec![fit.frequency_hz]),
+        ratio: fit.ratio,
+        decay: fit.decay * to_middle_c,
+        high_decay: fit.high_decay * to_middle_c,
+        stereo: false,
+        ..MarimbaSpec::default()
     }
 }

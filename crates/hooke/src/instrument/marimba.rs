@@ -31,6 +31,9 @@ use serde::Deserialize;
 pub struct MarimbaSpec {
     /// The keys, as note names (`"C4"`): one bar each, and the name a score gives the part.
     pub keys: Vec<String>,
+    /// Each key's first mode, Hz (one per key), instead of its equal-tempered pitch: a bar tuned
+    /// as a recording's (`hooke fit --as bar`). `None`: the keys' pitches.
+    pub tuning: Option<Vec<f64>>,
     /// Masses per bar (6 to [`MAX_UNDERCUT_MASSES`]).
     pub masses: usize,
     /// Each bar's second mode over its first, as simulated (4: a marimba, 3: a xylophone).
@@ -62,6 +65,7 @@ impl Default for MarimbaSpec {
     fn default() -> Self {
         Self {
             keys: ["C4", "D4", "E4", "F4", "G4", "A4", "B4", "C5"].map(String::from).to_vec(),
+            tuning: None,
             masses: 12,
             ratio: 4.0,
             linear_density: 0.9,
@@ -101,7 +105,17 @@ pub fn marimba(spec: &MarimbaSpec, scheme: SchemeKind, dt: f64) -> Result<Instru
             ("ratio", spec.ratio, "a ratio > 1", |r| r.is_finite() && r > 1.0),
         ],
     )?;
-    let pitches = key_pitches("marimba", &spec.keys)?;
+    let mut pitches = key_pitches("marimba", &spec.keys)?;
+    if let Some(tuning) = &spec.tuning {
+        if tuning.len() != pitches.len() {
+            let expected = format!("one frequency for each of the {} keys", pitches.len());
+            return Err(ModelError::new("marimba", "tuning", expected, tuning.len()).into());
+        }
+        if let Some(bad) = tuning.iter().find(|hz| !(hz.is_finite() && **hz > 0.0)) {
+            return Err(ModelError::new("marimba", "tuning", "frequencies > 0 Hz", bad).into());
+        }
+        pitches.clone_from(tuning);
+    }
     let mut model = Model::new(1)?;
     let frame = model.add_anchor(Anchor::new("frame"))?;
     let mut parts = Vec::with_capacity(spec.keys.len());

@@ -16,10 +16,14 @@
 //! T)` for which `20 log10 |sin(n pi p)| + 20 log10 |P(f_n; T)|` (their zeros filled to
 //! [`COMB_DEPTH_DB`] and [`PULSE_DEPTH_DB`]) plus a line in `ln n` (a power law for the rest)
 //! fits the levels of the partials found among 1 to [`COMB_PARTIALS`] best, the residuals
-//! weighed by Huber's loss. `p` and `1 - p` give the same levels:
+//! weighed by Huber's loss; a partial not found counts against a fit that puts it more than
+//! [`MISSING_MARGIN_DB`] above the weakest partial found (a zero of the comb or of the pulse
+//! hides partials too). `p` and `1 - p` give the same levels:
 //! the fit gives the one nearer an end, `p <= 1/2`.
 
+use super::modes::BarMeasurement;
 use super::partials::NoteMeasurement;
+use super::partials::RANGE_DB;
 use super::RecordingError;
 use crate::analysis::string_partials::unstiffened_square;
 use std::f64::consts::PI;
@@ -35,6 +39,10 @@ pub const COMB_DEPTH_DB: f64 = -30.0;
 
 /// How deep the pulse spectrum's zeros are taken to be, dB.
 pub const PULSE_DEPTH_DB: f64 = -50.0;
+
+/// How far above the measure's floor the fit may put a partial that was not found before it
+/// counts against the fit, dB.
+pub const MISSING_MARGIN_DB: f64 = 10.0;
 
 /// Where the pluck fit's residuals turn from squared to linear, dB ([`huber`]).
 pub const HUBER_DB: f64 = 6.0;
@@ -131,6 +139,11 @@ fn relative_least_squares(points: &[(f64, f64, f64)]) -> (f64, f64) {
 /// documentation).
 fn pluck(note: &NoteMeasurement) -> (f64, f64) {
     let count = note.sought.min(COMB_PARTIALS);
+    // What the measure could not have found: under the range it measures or under the weakest
+    // partial it did find (noise hides the rest).
+    let strongest = note.partials.iter().fold(0.0f64, |m, p| m.max(p.main.amplitude));
+    let weakest = note.partials.iter().fold(f64::INFINITY, |m, p| m.min(p.main.amplitude));
+    let floor_db = (20.0 * strongest.log10() - RANGE_DB).max(20.0 * weakest.log10());
     let mut levels: Vec<Option<(f64, f64)>> = vec![None; count];
     for p in note.partials.iter().filter(|p| p.number <= count) {
         levels[p.number - 1] = Some((p.main.frequency_hz, 20.0 * p.main.amplitude.log10()));
@@ -144,7 +157,8 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
             + filled(pulse_spectrum(frequency(i) * width), PULSE_DEPTH_DB)
     };
     let misfit = |position: f64, width: f64| -> f64 {
-        // The smooth rest, a line in ln n: least squares on the partials found.
+        // The smooth rest, a line in ln n: least squares on the partials found; a partial not
+        // found counts where the fit puts it clearly above the floor of the measure.
         let (mut s1, mut sx, mut sxx, mut sy, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for (i, level) in levels.iter().enumerate() {
             if let Some((_, level)) = level {
@@ -159,9 +173,12 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
             (sy / s1.max(1.0), 0.0)
         };
         (0..count)
-            .filter_map(|i| levels[i].map(|(_, level)| (i, level)))
-            .map(|(i, level)| {
-                huber(level - model(i, position, width) - intercept - slope * ((i + 1) as f64).ln())
+            .map(|i| {
+                let fitted = model(i, position, width) + intercept + slope * ((i + 1) as f64).ln();
+                match levels[i] {
+                    Some((_, level)) => huber(level - fitted),
+                    None => huber((fitted - floor_db - MISSING_MARGIN_DB).max(0.0)),
+                }
             })
             .sum()
     };
@@ -210,4 +227,30 @@ fn pulse_spectrum(x: f64) -> f64 {
     }
     let sinc = if x.abs() < 1e-12 { 1.0 } else { (PI * x).sin() / (PI * x) };
     (sinc / (1.0 - x * x)).abs()
+}
+
+/// A bar that sounds like a measured strike: its first mode, the ratio of its second to it, and
+/// the two modes' time constants (decay of the amplitude to `1/e`), what
+/// [`crate::analysis::bar_design`] designs a bar for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarFit {
+    /// The first mode's frequency, Hz.
+    pub frequency_hz: f64,
+    /// The second mode's frequency over the first's.
+    pub ratio: f64,
+    /// The first mode's time constant, s.
+    pub decay: f64,
+    /// The second mode's time constant, s.
+    pub high_decay: f64,
+}
+
+/// The bar fitted to `bar`: its two modes' frequencies and decays as measured.
+pub fn fit_bar(bar: &BarMeasurement) -> BarFit {
+    let [first, second] = &bar.modes;
+    BarFit {
+        frequency_hz: first.main.frequency_hz,
+        ratio: second.main.frequency_hz / first.main.frequency_hz,
+        decay: 1.0 / first.decay_rate,
+        high_decay: 1.0 / second.decay_rate,
+    }
 }

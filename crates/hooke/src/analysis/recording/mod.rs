@@ -11,10 +11,12 @@
 
 mod band;
 pub mod fit;
+mod modes;
 mod partials;
 mod pitch;
 
 pub use band::Sinusoid;
+pub use modes::{measure_bar, BarMeasurement, SECOND_MODE_RANGE};
 pub use partials::{measure_note, MeasuredPartial, NoteMeasurement};
 
 /// Why a recording cannot be measured as one note, with what was found.

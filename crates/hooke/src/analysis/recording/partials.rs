@@ -8,7 +8,7 @@ use super::{check, onset, pitch, RecordingError, MIN_LENGTH};
 const ATTACK: f64 = 0.02;
 
 /// How far below the strongest partial a partial may lie and still be measured, dB.
-const RANGE_DB: f64 = 60.0;
+pub(super) const RANGE_DB: f64 = 60.0;
 
 /// The most partials measured.
 const MAX_PARTIALS: usize = 60;
@@ -70,13 +70,7 @@ pub fn measure_note(
     rate: f64,
     hint: Option<f64>,
 ) -> Result<NoteMeasurement, RecordingError> {
-    check(samples, rate)?;
-    let onset = onset(samples, rate)?;
-    let found_s = (samples.len() - onset) as f64 / rate;
-    if found_s < MIN_LENGTH {
-        return Err(RecordingError::TooShort { needed_s: MIN_LENGTH, found_s });
-    }
-    let start = onset + (ATTACK * rate) as usize;
+    let (onset, start) = note_start(samples, rate)?;
     let first_second = &samples[start..(start + rate as usize).min(samples.len())];
     let rough = pitch::fundamental(first_second, rate, hint)?;
     let top_hz = MAX_PARTIAL_HZ.min(0.45 * rate);
@@ -124,6 +118,18 @@ pub fn measure_note(
     })
 }
 
+/// The checked recording's onset and the sample its partials are measured from, [`ATTACK`]
+/// after it; an error for a recording that cannot be measured or is too short.
+pub(super) fn note_start(samples: &[f64], rate: f64) -> Result<(usize, usize), RecordingError> {
+    check(samples, rate)?;
+    let onset = onset(samples, rate)?;
+    let found_s = (samples.len() - onset) as f64 / rate;
+    if found_s < MIN_LENGTH {
+        return Err(RecordingError::TooShort { needed_s: MIN_LENGTH, found_s });
+    }
+    Ok((onset, onset + (ATTACK * rate) as usize))
+}
+
 /// `(f_0, B)` of `f_n^2 / n^2 = f_0^2 + f_0^2 B n^2` fitted in least squares to the
 /// frequencies of partials 1 to [`STIFF_PARTIALS`] (Fletcher & Rossing's stiff string); with
 /// fewer than three of them, `B = 0` and `f_0` from the lowest partial.
@@ -152,7 +158,7 @@ fn inharmonic_fit(partials: &[MeasuredPartial]) -> Option<(f64, f64)> {
 
 /// Partial `number`, expected at `expected` Hz with neighbours `spacing` Hz away, measured from
 /// sample `start` until it sinks into the noise: `None` when it never stands above it.
-fn measure_partial(
+pub(super) fn measure_partial(
     samples: &[f64],
     rate: f64,
     onset: usize,

@@ -30,23 +30,7 @@ const HIGHEST_HZ: f64 = 4500.0;
 /// The estimated fundamental of `segment` (the note after its attack), Hz; near `hint` (within
 /// 60 cents) when one is given.
 pub(super) fn fundamental(segment: &[f64], rate: f64, hint: Option<f64>) -> Result<f64, RecordingError> {
-    let size = (4 * segment.len()).next_power_of_two();
-    let mut buffer: Vec<Complex<f64>> = (0..size)
-        .map(|i| {
-            let value = segment
-                .get(i)
-                .map_or(0.0, |x| x * (0.5 - 0.5 * (2.0 * PI * i as f64 / (segment.len() - 1) as f64).cos()));
-            Complex::new(value, 0.0)
-        })
-        .collect();
-    FftPlanner::new().plan_fft_forward(size).process(&mut buffer);
-    let bin_hz = rate / size as f64;
-    let level: Vec<f64> = buffer[..size / 2].iter().map(|c| 20.0 * c.norm().max(1e-300).log10()).collect();
-    let mut sorted = level.clone();
-    sorted.sort_by(f64::total_cmp);
-    // The noise: the median level, but no lower than 70 dB under the peak (a clean recording's
-    // window leakage lies everywhere far above its median).
-    let floor = sorted[sorted.len() / 2].max(sorted[sorted.len() - 1] - 70.0);
+    let Spectrum { level, bin_hz, floor } = Spectrum::of(segment, rate);
     let above = |from_hz: f64, to_hz: f64| -> f64 {
         let (from, to) = ((from_hz / bin_hz) as usize, ((to_hz / bin_hz) as usize).min(level.len() - 1));
         level[from.min(to)..=to].iter().fold(f64::NEG_INFINITY, |m, x| m.max(*x)) - floor
@@ -100,4 +84,50 @@ pub(super) fn fundamental(segment: &[f64], rate: f64, hint: Option<f64>) -> Resu
     };
     let first = (1..=HARMONICS).find(|k| height(f0, *k as f64) >= PRESENT_DB).unwrap_or(1) as f64;
     Ok(peak_in(first * f0 * 0.99, first * f0 * 1.035) / first)
+}
+
+/// The level of a segment, Hann-windowed and zero-padded to four times its length, dB, with its
+/// bin spacing and its noise floor.
+pub(super) struct Spectrum {
+    /// The level of each bin from 0 Hz to half the rate, dB.
+    pub(super) level: Vec<f64>,
+    /// The bins' spacing, Hz.
+    pub(super) bin_hz: f64,
+    /// The noise: the median level, but no lower than 70 dB under the peak (a clean
+    /// recording's window leakage lies everywhere far above its median), dB.
+    pub(super) floor: f64,
+}
+
+impl Spectrum {
+    /// The spectrum of `segment` at `rate` Hz.
+    pub(super) fn of(segment: &[f64], rate: f64) -> Self {
+        let size = (4 * segment.len()).next_power_of_two();
+        let mut buffer: Vec<Complex<f64>> = (0..size)
+            .map(|i| {
+                let value = segment.get(i).map_or(0.0, |x| {
+                    x * (0.5 - 0.5 * (2.0 * PI * i as f64 / (segment.len() - 1) as f64).cos())
+                });
+                Complex::new(value, 0.0)
+            })
+            .collect();
+        FftPlanner::new().plan_fft_forward(size).process(&mut buffer);
+        let level: Vec<f64> =
+            buffer[..size / 2].iter().map(|c| 20.0 * c.norm().max(1e-300).log10()).collect();
+        let mut sorted = level.clone();
+        sorted.sort_by(f64::total_cmp);
+        let floor = sorted[sorted.len() / 2].max(sorted[sorted.len() - 1] - 70.0);
+        Self { level, bin_hz: rate / size as f64, floor }
+    }
+
+    /// The local maxima standing `height_db` or more above the floor, as (Hz, dB), by frequency.
+    pub(super) fn peaks(&self, height_db: f64) -> Vec<(f64, f64)> {
+        (1..self.level.len() - 1)
+            .filter(|&k| {
+                self.level[k] >= self.floor + height_db
+                    && self.level[k] > self.level[k - 1]
+                    && self.level[k] >= self.level[k + 1]
+            })
+            .map(|k| (k as f64 * self.bin_hz, self.level[k]))
+            .collect()
+    }
 }
