@@ -31,6 +31,8 @@ pub enum FitKind {
     String,
     /// A guitar: one string for each recording.
     Guitar,
+    /// A struck bar (one recording), written as a marimba of one key.
+    Bar,
 }
 
 /// Arguments of `hooke fit`.
@@ -97,9 +99,10 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
             args.note.len()
         ));
     }
-    if args.kind == FitKind::String && args.recordings.len() != 1 {
+    if args.kind != FitKind::Guitar && args.recordings.len() != 1 {
         return Err(miette!(
-            "--as string: expected one recording; found {} (use --as guitar)",
+            "--as {}: expected one recording; found {} (use --as guitar for several strings)",
+            if args.kind == FitKind::Bar { "bar" } else { "string" },
             args.recordings.len()
         ));
     }
@@ -113,6 +116,9 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
     } else {
         args.note.iter().map(|note| parse_note(note).map(Some)).collect::<miette::Result<_>>()?
     };
+    if args.kind == FitKind::Bar {
+        return crate::fit_bar::fit_bar(args, hints[0], interrupt);
+    }
     let recorded: Vec<Recorded> = args
         .recordings
         .iter()
@@ -168,7 +174,7 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
 }
 
 /// `--note`: a note name or a frequency in Hz.
-fn parse_note(text: &str) -> miette::Result<f64> {
+pub(crate) fn parse_note(text: &str) -> miette::Result<f64> {
     note_frequency(text)
         .or_else(|| text.parse::<f64>().ok().filter(|hz| *hz > 0.0 && hz.is_finite()))
         .ok_or_else(|| {
@@ -209,7 +215,7 @@ fn header(recorded: &[Recorded], args: &FitArgs) -> String {
 }
 
 /// The fitted instrument playing the recorded note: plucked where the fit says by a pulse of the
-/// fitted width, at the recording's onset, for its length, brought to its level (least squares).
+/// fitted width, at the recording's onset, for its length, brought to its level.
 fn resynthesis(
     instrument: &str,
     spec: &GuitarSpec,
@@ -224,6 +230,20 @@ fn resynthesis(
          amplitude = 0.5\nwidth = {:?}\n",
         recorded.note.onset_s, spec.strings[0].0, spec.pluck_position, recorded.fit.pluck_width
     );
+    let sound = play(instrument, &score, length, rate, scheme, interrupt)?;
+    Ok(level_matched(sound, rate, (&recorded.samples, recorded.rate), recorded.note.onset_s))
+}
+
+/// `score` (TOML) played on `instrument` (an instrument file's text) for `length` s at `rate`
+/// Hz with `scheme`: its first channel, in the simulation's units.
+pub(crate) fn play(
+    instrument: &str,
+    score: &str,
+    length: f64,
+    rate: f64,
+    scheme: SchemeKind,
+    interrupt: &Interrupt,
+) -> miette::Result<Vec<f64>> {
     let args = RenderArgs {
         instrument: PathBuf::new(),
         score: PathBuf::new(),
@@ -244,7 +264,7 @@ fn resynthesis(
     };
     let sources = Sources {
         instrument: (instrument, "<fitted instrument>"),
-        score: (ScoreText::Toml(&score), "<the recorded note>"),
+        score: (ScoreText::Toml(score), "<the recorded note>"),
         score_folder: None,
     };
     let rendered = render_sources(sources, &args, interrupt)?;
@@ -253,19 +273,27 @@ fn resynthesis(
     }
     let mut sound = rendered.channels.into_iter().next().unwrap_or_default();
     sound.resize((length * rate).round() as usize, 0.0);
-    let recording_at_rate = (rate == recorded.rate).then_some(&recorded.samples);
-    let gain = recording_at_rate.map_or(1.0, |recording| {
-        let (dot, power) =
-            recording.iter().zip(&sound).fold((0.0, 0.0), |(d, p), (x, y)| (d + x * y, p + y * y));
-        let rms = |v: &[f64]| (v.iter().map(|x| x * x).sum::<f64>() / v.len().max(1) as f64).sqrt();
-        if dot.abs() > 0.0 {
-            dot.abs() / power
-        } else {
-            rms(recording) / rms(&sound).max(1e-300)
-        }
-    });
-    sound.iter_mut().for_each(|x| *x *= gain);
     Ok(sound)
+}
+
+/// `sound` at `rate` Hz scaled so that its rms over the first second from `onset_s` is the
+/// recording's (samples and rate) over the same second.
+pub(crate) fn level_matched(
+    mut sound: Vec<f64>,
+    rate: f64,
+    recording: (&[f64], f64),
+    onset_s: f64,
+) -> Vec<f64> {
+    let rms = |(v, rate): (&[f64], f64)| {
+        let from = ((onset_s * rate) as usize).min(v.len());
+        let second = &v[from..(from + rate as usize).min(v.len())];
+        (second.iter().map(|x| x * x).sum::<f64>() / second.len().max(1) as f64).sqrt()
+    };
+    let (wanted, found) = (rms(recording), rms((&sound, rate)));
+    if found > 0.0 {
+        sound.iter_mut().for_each(|x| *x *= wanted / found);
+    }
+    sound
 }
 
 /// The fit in a few lines.

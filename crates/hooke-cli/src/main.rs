@@ -9,6 +9,7 @@ mod design;
 mod device;
 mod diagnostics;
 mod fit;
+mod fit_bar;
 mod interrupt;
 mod limits;
 mod load;

@@ -134,3 +134,47 @@ fn recordings_and_flags_it_cannot_use_are_refused_by_name() {
         assert!(!dir.path().join("f.toml").exists(), "{args:?} wrote f.toml");
     }
 }
+
+#[test]
+fn a_struck_bar_is_fitted_as_a_marimba_key_that_sounds_its_two_modes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bar.toml"),
+        "[marimba]\nkeys = [\"A4\"]\nratio = 3.5\nstereo = false\n[render]\nscheme = \"symplectic-euler\"\nrate = 44100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("strike.toml"),
+        "[score]\nduration = 2.0\n[[strike]]\ntime = 0.1\npart = \"A4\"\nvelocity = 1.0\n",
+    )
+    .unwrap();
+    let rendered = hooke(&["render", "bar.toml", "strike.toml", "-o", "bar.wav"], dir.path());
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let fitted =
+        hooke(&["fit", "bar.wav", "--as", "bar", "-o", "fitted.toml", "--wav", "re.wav"], dir.path());
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    // The marimba's default decays at C4 (0.3 s, 0.18 s), as 1/f at A4: T60 = 3 ln 10 tau.
+    let scale = 261.625_565_300_598_6 / 440.0;
+    let expected = [(440.0, 0.3 * scale), (440.0 * 3.5, 0.18 * scale)];
+    let report = stdout(&fitted);
+    for (mode, (hz, tau)) in expected.iter().enumerate() {
+        let row: Vec<f64> = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", mode + 1)))
+            .unwrap()
+            .split('|')
+            .filter_map(|c| c.trim().parse().ok())
+            .collect();
+        // mode, recorded Hz and T60, fitted Hz and T60, simulated Hz and T60.
+        let t60 = 3.0 * std::f64::consts::LN_10 * tau;
+        for (f, t) in [(row[1], row[2]), (row[5], row[6])] {
+            assert!((1200.0 * (f / hz).log2()).abs() < 0.1, "mode {}: {f} Hz\n{report}", mode + 1);
+            assert!((t / t60 - 1.0).abs() < 0.02, "mode {}: T60 {t} s, designed {t60}\n{report}", mode + 1);
+        }
+    }
+    let text = std::fs::read_to_string(dir.path().join("fitted.toml")).unwrap();
+    assert!(
+        text.contains("[marimba]") && text.contains("keys = [\"A4\"]") && text.contains("tuning = [4"),
+        "{text}"
+    );
+}

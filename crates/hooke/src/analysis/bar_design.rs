@@ -189,6 +189,23 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
     }
 }
 
+/// The shortest second time constant a bar of `target` can have for its first one, over that
+/// first one (s/s): the ratio of the two modes' decay rates that dampers alone give, measured on
+/// the bar with `target`'s ratio near its pitch (the length Euler-Bernoulli gives), for `scheme`
+/// at step `h`. [`design_bar`] refuses a `high_decay` under about `decay` times this.
+pub fn shortest_decay_ratio(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<f64, AnalysisError> {
+    check_target(target)?;
+    let stiffness_speed = (target.rigidity / target.linear_density).sqrt();
+    let length = 4.730_04 * (stiffness_speed / (2.0 * PI * target.frequency_hz)).sqrt();
+    let rates = |damping: f64| -> Result<[f64; 2], AnalysisError> {
+        let knobs = Knobs { length, ratio: target.ratio, drag: 0.0, damping };
+        Ok(measure(target, knobs, scheme, h)?.modes.each_ref().map(|m| -m.discrete.decay_rate()))
+    };
+    let step = 1e-3 * target.linear_density * length / target.masses as f64 / target.decay;
+    let (without, with) = (rates(0.0)?, rates(step)?);
+    Ok((with[0] - without[0]) / (with[1] - without[1]))
+}
+
 /// The ranges [`design_bar`] needs before it starts.
 fn check_target(target: &BarTarget) -> Result<(), ModelError> {
     let positive = |field: &'static str, value: f64, expected: &str| {

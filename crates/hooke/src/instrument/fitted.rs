@@ -7,7 +7,10 @@
 use super::guitar::GuitarSpec;
 use super::marimba::MarimbaSpec;
 use super::MIDDLE_C_HZ;
+use crate::analysis::bar_design::{shortest_decay_ratio, BarTarget};
+use crate::analysis::error::AnalysisError;
 use crate::analysis::recording::fit::{BarFit, StringFit};
+use crate::scheme::SchemeKind;
 
 /// The tension the fitted strings are given, N (a guitar string's is 60-110 N): with the scale
 /// length it sets each string's linear density, which changes only how loud a pluck of a given
@@ -85,11 +88,19 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// The marimba of one bar, `key` (a note name, what a score and a MIDI note call it), tuned to
-/// `fit`: its first mode, the ratio of its second, and their decays (given at C4 as the
-/// marimba takes them, `decay f / f_C4`, so that its key has the fitted ones); mono.
-pub fn fitted_marimba(key: &str, fit: &BarFit) -> MarimbaSpec {
+/// `fit` for `scheme` at step `h` (s): its first mode, the ratio of its second, and their decays
+/// (given at C4 as the marimba takes them, `decay f / f_C4`, so that its key has the fitted
+/// ones); the second decay no shorter than the bar's dampers can give
+/// ([`shortest_decay_ratio`], with [`DECAY_MARGIN`]); mono. Returns the spec and whether the
+/// second decay was lengthened.
+pub fn fitted_marimba(
+    key: &str,
+    fit: &BarFit,
+    scheme: SchemeKind,
+    h: f64,
+) -> Result<(MarimbaSpec, bool), AnalysisError> {
     let to_middle_c = fit.frequency_hz / MIDDLE_C_HZ;
-    MarimbaSpec {
+    let spec = MarimbaSpec {
         keys: vec![key.to_string()],
         tuning: Some(vec![fit.frequency_hz]),
         ratio: fit.ratio,
@@ -97,5 +108,21 @@ pub fn fitted_marimba(key: &str, fit: &BarFit) -> MarimbaSpec {
         high_decay: fit.high_decay * to_middle_c,
         stereo: false,
         ..MarimbaSpec::default()
-    }
+    };
+    let target = BarTarget {
+        frequency_hz: fit.frequency_hz,
+        ratio: fit.ratio,
+        decay: fit.decay,
+        high_decay: fit.high_decay.min(fit.decay),
+        masses: spec.masses,
+        linear_density: spec.linear_density,
+        rigidity: spec.rigidity,
+    };
+    let shortest = spec.decay * shortest_decay_ratio(&target, scheme, h)? * DECAY_MARGIN;
+    let lengthened = spec.high_decay < shortest;
+    Ok((MarimbaSpec { high_decay: spec.high_decay.max(shortest).min(spec.decay), ..spec }, lengthened))
 }
+
+/// How far above the shortest a fitted bar's second decay is held, a factor: the shortest is
+/// measured near the design, not on it.
+pub const DECAY_MARGIN: f64 = 1.02;

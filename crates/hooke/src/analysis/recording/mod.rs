@@ -87,6 +87,14 @@ pub enum RecordingError {
         /// Where it was sought.
         range: String,
     },
+    /// A bar's mode found in the spectrum whose decay could not be measured above the noise.
+    #[error("mode {number} (near {frequency_hz:.2} Hz) decaying measurably above the noise; found none")]
+    ModeNotMeasured {
+        /// The mode's number.
+        number: usize,
+        /// Where its spectral peak is, Hz.
+        frequency_hz: f64,
+    },
     /// Too few partials decay measurably to fit a loss law to.
     #[error("the decays of at least two partials, each measured over 0.1 s or more; found {found}")]
     TooFewDecays {

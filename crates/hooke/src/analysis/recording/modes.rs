@@ -58,7 +58,7 @@ pub fn measure_bar(samples: &[f64], rate: f64, hint: Option<f64>) -> Result<BarM
         })?;
     let measure = |number: usize, hz: f64| {
         measure_partial(samples, rate, onset, start, number, hz, f1)
-            .ok_or(RecordingError::TooFewDecays { found: number - 1 })
+            .ok_or(RecordingError::ModeNotMeasured { number, frequency_hz: hz })
     };
     Ok(BarMeasurement { onset_s: onset as f64 / rate, modes: [measure(1, f1)?, measure(2, second.0)?] })
 }

@@ -1,0 +1,103 @@
+//! `hooke fit RECORDING.wav --as bar -o fitted.toml`: a marimba of one key whose bar sounds like
+//! a recorded strike (docs/fit.md): the first two bending modes measured
+//! (`hooke::analysis::recording::measure_bar`) and a bar designed to have them as simulated.
+
+use crate::fit::{level_matched, play, FitArgs};
+use crate::interrupt::Interrupt;
+use crate::render::write_text;
+use crate::run::write_wav_file;
+use hooke::analysis::recording::fit::{fit_bar as fit_modes, BarFit};
+use hooke::analysis::recording::{measure_bar, BarMeasurement};
+use hooke::format::instrument::{fitted_names, marimba_toml};
+use hooke::instrument::fitted::fitted_marimba;
+use hooke::instrument::MIDDLE_C_HZ;
+use hooke::io::{read_wav, SampleFormat, WavOptions};
+use miette::miette;
+use std::fmt::Write as _;
+
+/// `hooke fit --as bar`, on the one recording of `args`; `hint`: the first mode expected, Hz.
+pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
+    if args.plot.is_some() {
+        return Err(miette!("--plot: draws a string's partials; a bar's two modes are in the report"));
+    }
+    let path = &args.recordings[0];
+    let wav = read_wav(path).map_err(|e| miette!("{}: expected a readable WAV file: {e}", path.display()))?;
+    let samples = wav.mono();
+    let bar =
+        measure_bar(&samples, wav.rate, hint).map_err(|e| miette!("{}: expected {e}", path.display()))?;
+    let fit = fit_modes(&bar);
+    let key = fitted_names(&[fit.frequency_hz]).remove(0);
+    let rate = args.rate.map_or(wav.rate, f64::from);
+    let (spec, lengthened) = fitted_marimba(&key, &fit, args.scheme, 1.0 / rate)
+        .map_err(|e| miette!("{}: no bar for the modes measured: {e}", path.display()))?;
+    let mut comment = format!(
+        "Fitted by `hooke fit --as bar` (docs/fit.md) to {}: modes at {:.3} Hz and {:.4} times it, time constants \
+         {:.4} s and {:.4} s\n(given at C4, as the marimba takes them: decay f / f_C4).",
+        path.display(),
+        fit.frequency_hz,
+        fit.ratio,
+        fit.decay,
+        fit.high_decay
+    );
+    if lengthened {
+        let note = "\nThe second mode decays faster than the bar's dampers can make it: its time constant is the shortest they give.";
+        comment.push_str(note);
+        eprintln!("warning: {}: {}", path.display(), &note[1..]);
+    }
+    let text = marimba_toml(&spec, args.scheme, rate, &comment);
+    write_text(&args.output, &text).map_err(|e| miette!("--output {}: {e}", args.output.display()))?;
+    eprintln!("wrote {}", args.output.display());
+    let simulated = match &args.wav {
+        Some(wav_path) => {
+            let length = samples.len() as f64 / wav.rate;
+            let score = format!(
+                "[score]\nduration = {length:?}\n\n[[strike]]\ntime = {:?}\npart = {key:?}\nvelocity = 1.0\n",
+                bar.onset_s
+            );
+            let sound = play(&text, &score, length, rate, args.scheme, interrupt)?;
+            let sound = level_matched(sound, rate, (&samples, wav.rate), bar.onset_s);
+            let format = WavOptions { format: SampleFormat::Float32, normalize: false };
+            write_wav_file(wav_path, std::slice::from_ref(&sound), rate as u32, format)?;
+            eprintln!("wrote {}", wav_path.display());
+            let measured = measure_bar(&sound, rate, Some(fit.frequency_hz)).map_err(|e| {
+                miette!("--wav {}: the resynthesis could not be measured: {e}", wav_path.display())
+            })?;
+            Some(measured)
+        }
+        None => None,
+    };
+    // What the instrument has: the fit, with the second decay as the bar could take it.
+    let fit = BarFit { high_decay: spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz, ..fit };
+    let report = table(&path.display().to_string(), &bar, &fit, simulated.as_ref());
+    println!("{report}");
+    if let Some(report_path) = &args.report {
+        write_text(report_path, &report).map_err(|e| miette!("--report {}: {e}", report_path.display()))?;
+        eprintln!("wrote {}", report_path.display());
+    }
+    Ok(())
+}
+
+/// The two modes as recorded, fitted and (with a resynthesis) simulated.
+fn table(name: &str, bar: &BarMeasurement, fit: &BarFit, simulated: Option<&BarMeasurement>) -> String {
+    let mut text = format!(
+        "## Fit\n\n{name}: onset {:.4} s; first mode {:.4} Hz, second {:.4} times it.\n\n\
+         | mode | recorded (Hz) | T60 (s) | fitted (Hz) | T60 (s) | simulated (Hz) | T60 (s) |\n\
+         |---|---|---|---|---|---|---|\n",
+        bar.onset_s, fit.frequency_hz, fit.ratio
+    );
+    let fitted = [(fit.frequency_hz, fit.decay), (fit.frequency_hz * fit.ratio, fit.high_decay)];
+    for (k, (mode, (hz, tau))) in bar.modes.iter().zip(fitted).enumerate() {
+        let cells = simulated
+            .map(|s| format!("{:.3} | {:.3}", s.modes[k].main.frequency_hz, s.modes[k].t60()))
+            .unwrap_or_else(|| " | ".to_string());
+        let t60 = 3.0 * std::f64::consts::LN_10 * tau;
+        let _ = writeln!(
+            text,
+            "| {} | {:.3} | {:.3} | {hz:.3} | {t60:.3} | {cells} |",
+            k + 1,
+            mode.main.frequency_hz,
+            mode.t60()
+        );
+    }
+    text
+}
