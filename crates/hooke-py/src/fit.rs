@@ -5,6 +5,7 @@ use hooke::analysis::recording::fit::fit_string;
 use hooke::analysis::recording::measure_note;
 use hooke::format::instrument::{fitted_names, guitar_toml};
 use hooke::instrument::fitted::{fitted_guitar, FittedString};
+use hooke::limits::MAX_READ_SAMPLES;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -39,6 +40,10 @@ pub(crate) fn fit<'py>(
     let mut measured = Vec::with_capacity(recordings.len());
     for (i, (samples, hint)) in recordings.iter().zip(&notes).enumerate() {
         let samples = samples.as_slice()?;
+        if samples.len() > MAX_READ_SAMPLES {
+            let expected = format!("at most {MAX_READ_SAMPLES} samples a recording");
+            return Err(crate::model_rule("fit", "recordings", expected, samples.len()));
+        }
         let fitted = py.detach(|| {
             let note = measure_note(samples, rate, *hint)?;
             let fit = fit_string(&note)?;

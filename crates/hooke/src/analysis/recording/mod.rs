@@ -9,6 +9,8 @@
 //! beats (two polarisations, or two strings of a course). Each partial found sharpens the
 //! fundamental and the inharmonicity that predict the next.
 
+use crate::limits::MAX_OUTPUT_RATE;
+
 mod band;
 pub mod fit;
 mod modes;
@@ -17,16 +19,18 @@ mod pitch;
 
 pub use band::Sinusoid;
 pub use modes::{measure_bar, BarMeasurement, SECOND_MODE_RANGE};
-pub use partials::{measure_note, MeasuredPartial, NoteMeasurement};
+pub use partials::{measure_note, MeasuredPartial, NoteMeasurement, MEASURED_SECONDS};
 
 /// Why a recording cannot be measured as one note, with what was found.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RecordingError {
-    /// The sample rate is below what the measure needs.
-    #[error("a sample rate of at least {minimum} Hz; found {found} Hz")]
+    /// The sample rate is below what the measure needs, or above what it may allocate for.
+    #[error("a sample rate of at least {minimum} Hz and at most {maximum:e} Hz; found {found} Hz")]
     RateTooLow {
         /// The lowest rate accepted, Hz.
         minimum: f64,
+        /// The highest rate accepted, Hz ([`MAX_OUTPUT_RATE`]).
+        maximum: f64,
         /// The recording's, Hz.
         found: f64,
     },
@@ -115,8 +119,8 @@ pub const SILENCE_DB: f64 = -90.0;
 /// Checks a recording before it is measured: its rate, its samples, that it is not silent or
 /// clipped.
 fn check(samples: &[f64], rate: f64) -> Result<f64, RecordingError> {
-    if !(rate >= MIN_RATE && rate.is_finite()) {
-        return Err(RecordingError::RateTooLow { minimum: MIN_RATE, found: rate });
+    if !(MIN_RATE..=MAX_OUTPUT_RATE).contains(&rate) {
+        return Err(RecordingError::RateTooLow { minimum: MIN_RATE, maximum: MAX_OUTPUT_RATE, found: rate });
     }
     if let Some((index, value)) = samples.iter().enumerate().find(|(_, x)| !x.is_finite()) {
         return Err(RecordingError::NotFinite { index, value: *value });

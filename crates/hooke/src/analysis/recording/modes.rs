@@ -4,7 +4,7 @@
 //! first second and then each measured in its own band, as a string's partials are
 //! ([`super::partials`]).
 
-use super::partials::{measure_partial, note_start, MeasuredPartial};
+use super::partials::{measure_partial, note_start, MeasuredPartial, MEASURED_SECONDS};
 use super::pitch::Spectrum;
 use super::RecordingError;
 
@@ -29,6 +29,7 @@ pub struct BarMeasurement {
 /// `hint`, Hz), the second the strongest between [`SECOND_MODE_RANGE`] times it.
 pub fn measure_bar(samples: &[f64], rate: f64, hint: Option<f64>) -> Result<BarMeasurement, RecordingError> {
     let (onset, start) = note_start(samples, rate)?;
+    let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
     let spectrum = Spectrum::of(&samples[start..(start + rate as usize).min(samples.len())], rate);
     let peaks = spectrum.peaks(MODE_DB);
     let strongest = peaks.iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.1));

@@ -7,6 +7,10 @@ use super::{check, onset, pitch, RecordingError, MIN_LENGTH};
 /// When the partials' analysis starts, after the onset, s: past a pluck's or a hammer's contact.
 const ATTACK: f64 = 0.02;
 
+/// How much of a recording after its onset is measured, s: a note's partials have sunk into any
+/// recording's noise by then, and the measure's cost stays bounded.
+pub const MEASURED_SECONDS: f64 = 30.0;
+
 /// How far below the strongest partial a partial may lie and still be measured, dB.
 pub(super) const RANGE_DB: f64 = 60.0;
 
@@ -71,6 +75,7 @@ pub fn measure_note(
     hint: Option<f64>,
 ) -> Result<NoteMeasurement, RecordingError> {
     let (onset, start) = note_start(samples, rate)?;
+    let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
     let first_second = &samples[start..(start + rate as usize).min(samples.len())];
     let rough = pitch::fundamental(first_second, rate, hint)?;
     let top_hz = MAX_PARTIAL_HZ.min(0.45 * rate);
