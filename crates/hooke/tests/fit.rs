@@ -57,18 +57,22 @@ fn recording(spec: &GuitarSpec, position: f64, snr_db: Option<f64>) -> Vec<f64> 
     sound
 }
 
+/// Uniform numbers in [0, 1) from `seed` (xorshift64).
+fn uniform_from(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Adds white noise `snr_db` under the rms of the first second after [`ONSET`] (a fixed seed).
 fn add_noise(sound: &mut [f64], snr_db: f64) {
     let first = &sound[(ONSET * RATE) as usize..((ONSET + 1.0) * RATE) as usize];
     let rms = (first.iter().map(|x| x * x).sum::<f64>() / first.len() as f64).sqrt();
     let sigma = rms * 10f64.powf(-snr_db / 20.0);
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut uniform = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = uniform_from(0x2545_f491_4f6c_dd1d);
     for x in sound.iter_mut() {
         // Box-Muller.
         let (u, v) = (uniform().max(1e-300), uniform());
@@ -222,13 +226,7 @@ fn the_fit_gives_back_a_marimba_bars_design() {
 /// number.
 #[test]
 fn arbitrary_recordings_are_measured_or_refused_never_a_panic() {
-    let mut seed = 0x853c_49e6_748f_ea9b_u64;
-    let mut uniform = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = uniform_from(0x853c_49e6_748f_ea9b);
     for case in 0..120 {
         let rate = [8000.0, 11025.0, 44100.0, 96000.0][case % 4];
         let length = (uniform() * 1.5 * rate) as usize;
