@@ -1,10 +1,11 @@
-//! `hooke.fit`: strings fitted to recorded notes (docs/fit.md), the library's measure and fit
+//! `hooke.fit`: strings fitted to recorded notes, or a bar to a strike (docs/fit.md), the library's measure and fit
 //! with no loop of their own; the pure-Python `hooke.fit` wraps the result.
 
-use hooke::analysis::recording::fit::fit_string;
-use hooke::analysis::recording::measure_note;
-use hooke::format::instrument::{fitted_names, guitar_toml};
-use hooke::instrument::fitted::{fitted_guitar, FittedString};
+use hooke::analysis::recording::fit::{fit_bar as fit_bar_modes, fit_string};
+use hooke::analysis::recording::{measure_bar, measure_note};
+use hooke::format::instrument::{fitted_names, guitar_toml, marimba_toml};
+use hooke::instrument::fitted::{fitted_guitar, fitted_marimba, FittedString};
+use hooke::instrument::MIDDLE_C_HZ;
 use hooke::limits::MAX_READ_SAMPLES;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -90,5 +91,60 @@ pub(crate) fn fit<'py>(
         rows.push(row);
     }
     out.set_item("strings", rows)?;
+    Ok(out)
+}
+
+/// Fits a marimba bar to a recorded strike (mono, full scale 1) at `rate` Hz, its first mode near
+/// `note` Hz where given; returns a dict: `instrument` (the file's text, for `scheme`, written
+/// with `output_rate`, default `rate`), `name` (the key), `onset_s`, `frequency_hz`, `ratio`,
+/// `decay` and `high_decay` (time constants, s, as measured), `designed_high_decay` (the second
+/// as the bar's dampers can give it, s) and `modes` (per mode: `frequency_hz`, `decay_rate`,
+/// `t60`, `amplitude`).
+#[pyfunction]
+#[pyo3(signature = (recording, rate, *, note = None, scheme = "symplectic-euler", output_rate = None))]
+pub(crate) fn fit_bar<'py>(
+    py: Python<'py>,
+    recording: PyReadonlyArray1<'py, f64>,
+    rate: f64,
+    note: Option<f64>,
+    scheme: &str,
+    output_rate: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let scheme = crate::scheme(scheme)?;
+    let samples = recording.as_slice()?;
+    if samples.len() > MAX_READ_SAMPLES {
+        let expected = format!("at most {MAX_READ_SAMPLES} samples");
+        return Err(crate::model_rule("fit", "samples", expected, samples.len()));
+    }
+    let output_rate = output_rate.unwrap_or(rate);
+    let (bar, fit) = py
+        .detach(|| measure_bar(samples, rate, note).map(|bar| (bar.clone(), fit_bar_modes(&bar))))
+        .map_err(|e| PyValueError::new_err(format!("fit: expected {e}")))?;
+    let key = fitted_names(&[fit.frequency_hz]).remove(0);
+    let (spec, _) = py
+        .detach(|| fitted_marimba(&key, &fit, scheme, 1.0 / output_rate))
+        .map_err(|e| PyValueError::new_err(format!("fit: no bar for the modes measured: {e}")))?;
+    let out = PyDict::new(py);
+    out.set_item(
+        "instrument",
+        marimba_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md)."),
+    )?;
+    out.set_item("name", &key)?;
+    out.set_item("onset_s", bar.onset_s)?;
+    out.set_item("frequency_hz", fit.frequency_hz)?;
+    out.set_item("ratio", fit.ratio)?;
+    out.set_item("decay", fit.decay)?;
+    out.set_item("high_decay", fit.high_decay)?;
+    out.set_item("designed_high_decay", spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz)?;
+    let mut modes = Vec::with_capacity(2);
+    for mode in &bar.modes {
+        let row = PyDict::new(py);
+        row.set_item("frequency_hz", mode.main.frequency_hz)?;
+        row.set_item("decay_rate", mode.decay_rate)?;
+        row.set_item("t60", mode.t60())?;
+        row.set_item("amplitude", mode.main.amplitude)?;
+        modes.push(row);
+    }
+    out.set_item("modes", modes)?;
     Ok(out)
 }

@@ -122,3 +122,22 @@ def test_the_cli_and_python_write_the_same_instrument(hooke_bin, tmp_path):
 def test_recordings_it_cannot_fit_are_refused_saying_what_was_found(samples, rate, message):
     with pytest.raises(ValueError, match=message):
         hooke.fit(samples, rate)
+
+
+def test_a_struck_bar_is_fitted_as_a_marimba_key(tmp_path):
+    """Two damped modes synthesised with numpy, 4.0 apart: the fit finds them and their decays."""
+    t = np.arange(int(2.0 * RATE)) / RATE
+    u = np.clip(t - 0.05, 0.0, None)
+    f1, ratio, tau1, tau2 = 392.0, 3.9, 0.5, 0.25
+    bar = np.sin(2 * np.pi * f1 * u) * np.exp(-u / tau1) + 0.5 * np.sin(2 * np.pi * ratio * f1 * u) * np.exp(-u / tau2)
+    bar *= 0.5 / np.abs(bar).max()
+    found = hooke.fit(bar, RATE, kind="bar")
+    assert abs(1200 * np.log2(found.bar["frequency_hz"] / f1)) < 0.1
+    assert found.bar["ratio"] == pytest.approx(ratio, rel=1e-3)
+    assert found.bar["decay"] == pytest.approx(tau1, rel=0.02)
+    assert found.bar["high_decay"] == pytest.approx(tau2, rel=0.02)
+    assert found.bar["name"] == "G4" and "[marimba]" in found.instrument
+    score = tmp_path / "strike.toml"
+    score.write_text('[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = "G4"\nvelocity = 1.0\n')
+    audio = hooke.render(found.save(tmp_path / "bar.toml"), score)
+    assert audio.shape[1] == int(RATE) and np.abs(audio).max() > 0

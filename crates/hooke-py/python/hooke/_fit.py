@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -16,13 +16,19 @@ class Fit:
     """What ``hooke.fit`` found and designed."""
 
     instrument: str
-    """The instrument file's text (``[guitar]``, one string per recording); ``save`` writes it."""
-    strings: List[Dict[str, Any]]
+    """The instrument file's text (``[guitar]``, one string per recording, or ``[marimba]`` of one
+    key for a bar); ``save`` writes it."""
+    strings: List[Dict[str, Any]] = field(default_factory=list)
     """Per recording: ``name``, ``onset_s`` (s), ``fundamental_hz``, ``inharmonicity`` (B),
     ``constant_loss`` (1/s) and ``quadratic_loss`` (s) of the loss law, ``pluck_position``
     (from the nearer end, a fraction of the length), ``pluck_width`` (s), and ``partials``: the
     table, each a dict of ``number``, ``frequency_hz``, ``decay_rate`` (1/s), ``t60`` (s),
     ``amplitude`` and ``beating_hz`` (None unless the partial beats)."""
+
+    bar: Optional[Dict[str, Any]] = None
+    """For a bar: ``name``, ``onset_s``, ``frequency_hz``, ``ratio``, ``decay`` and ``high_decay``
+    (time constants, s, as measured), ``designed_high_decay`` (as the bar's dampers can give it)
+    and ``modes`` (``frequency_hz``, ``decay_rate``, ``t60``, ``amplitude``)."""
 
     def save(self, path: Union[str, Path]) -> Path:
         """Writes the instrument file to ``path`` and returns the path."""
@@ -59,7 +65,8 @@ def fit(
 ) -> Fit:
     """Measures the note in ``samples`` (full scale 1; mono, or (channels, frames) averaged) at
     ``rate`` Hz and designs a string that sounds it with ``scheme`` (docs/fit.md). ``kind``:
-    ``"string"`` (one recording) or ``"guitar"`` (a list of recordings, one string each).
+    ``"string"`` (one recording), ``"guitar"`` (a list of recordings, one string each) or
+    ``"bar"`` (one struck bar: its first two modes, as a marimba key).
     ``note``: the fundamental expected, Hz (one per recording for a guitar), to search within 60
     cents of it. Raises ValueError saying what it found for a recording it cannot fit (silence,
     clipping, more than one note, too short, a rate under 8 kHz)."""
@@ -69,7 +76,10 @@ def fit(
     elif kind == "guitar":
         recordings = [_mono(s) for s in samples]
         notes = list(note) if note is not None else [None] * len(recordings)
+    elif kind == "bar":
+        result = _hooke.fit_bar(_mono(samples), float(rate), note=note, scheme=scheme, output_rate=output_rate)
+        return Fit(instrument=result.pop("instrument"), bar=result)
     else:
-        raise ValueError(f'fit: expected kind "string" or "guitar"; found {kind!r}')
+        raise ValueError(f'fit: expected kind "string", "guitar" or "bar"; found {kind!r}')
     result = _hooke.fit(recordings, float(rate), notes=notes, scheme=scheme, output_rate=output_rate)
     return Fit(instrument=result["instrument"], strings=result["strings"])

@@ -402,3 +402,14 @@ def fit(
 ) -> Dict[str, Any]:
     """instrument (the instrument file's text) and strings (per recording: the fit and its
     partials); see hooke.fit."""
+
+def fit_bar(
+    recording: np.ndarray,
+    rate: float,
+    *,
+    note: Optional[float] = None,
+    scheme: Scheme = "symplectic-euler",
+    output_rate: Optional[float] = None,
+) -> Dict[str, Any]:
+    """instrument (the marimba file's text), name, onset_s, frequency_hz, ratio, decay,
+    high_decay, designed_high_decay and modes; see hooke.fit(kind="bar")."""
