@@ -178,3 +178,41 @@ fn a_struck_bar_is_fitted_as_a_marimba_key_that_sounds_its_two_modes() {
         "{text}"
     );
 }
+
+#[test]
+fn several_recordings_make_a_guitar_of_one_string_each() {
+    let dir = tempfile::tempdir().unwrap();
+    known_note(dir.path());
+    // A second string: the known one's instrument tuned to A2, rendered the same way.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
+    let known = std::fs::read_to_string(examples.join("fit-known-string.toml")).unwrap();
+    std::fs::write(dir.path().join("a2.toml"), known.replace("tuning = [\"E2\"]", "tuning = [\"A2\"]"))
+        .unwrap();
+    let note = std::fs::read_to_string(examples.join("fit-known-string-note.toml")).unwrap();
+    std::fs::write(dir.path().join("a2-note.toml"), note.replace("part = \"E2\"", "part = \"A2\"")).unwrap();
+    let rendered = hooke(&["render", "a2.toml", "a2-note.toml", "-o", "a2.wav"], dir.path());
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let fitted = hooke(&["fit", "known.wav", "a2.wav", "--as", "guitar", "-o", "guitar.toml"], dir.path());
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    let text = std::fs::read_to_string(dir.path().join("guitar.toml")).unwrap();
+    assert!(text.contains("names = [\"E2\", \"A2\"]"), "{text}");
+    let tuning: Vec<f64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tuning = ["))
+        .unwrap()
+        .trim_end_matches(']')
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    for (hz, expected) in tuning.iter().zip([82.406_889, 110.0]) {
+        assert!((1200.0 * (hz / expected).log2()).abs() < 0.1, "{hz} Hz for {expected} Hz");
+    }
+    // Each string plays its own note.
+    std::fs::write(
+        dir.path().join("both.toml"),
+        "[score]\nduration = 1.0\n[[pluck]]\ntime = 0.0\npart = \"A2\"\nposition = 0.8\namplitude = 0.002\n",
+    )
+    .unwrap();
+    let played = hooke(&["render", "guitar.toml", "both.toml", "-o", "both.wav"], dir.path());
+    assert!(played.status.success(), "{}", stderr(&played));
+}
