@@ -13,7 +13,7 @@ use crate::render::{render_sources, write_text, RenderArgs, ScoreText, Sources};
 use crate::run::write_wav_file;
 use hooke::analysis::recording::fit::{fit_string, StringFit};
 use hooke::analysis::recording::{measure_note, NoteMeasurement};
-use hooke::format::instrument::{fitted_names, guitar_toml};
+use hooke::format::instrument::{fitted_names, guitar_toml, parse as parse_instrument};
 use hooke::instrument::fitted::{fitted_guitar, FittedString};
 use hooke::instrument::guitar::{note_frequency, GuitarSpec};
 use hooke::io::{read_wav, SampleFormat, WavOptions};
@@ -135,8 +135,7 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
     let spec = fitted_guitar(&strings);
     let comment = header(&recorded, args);
     let text = guitar_toml(&spec, args.scheme, rate, &comment);
-    write_text(&args.output, &text).map_err(|e| miette!("--output {}: {e}", args.output.display()))?;
-    eprintln!("wrote {}", args.output.display());
+    write_instrument(&args.output, &text, args.scheme, rate)?;
     let mut report = summary(&recorded, &spec);
     if let (Some(path), [r]) = (&args.wav, &recorded[..]) {
         let sound = resynthesis(&text, &spec, r, rate, args.scheme, interrupt)?;
@@ -395,4 +394,16 @@ fn partials_data(recorded: &Recorded, simulated: Option<&NoteMeasurement>) -> Pa
         },
         law: Curve { label: "fitted loss law".into(), points: law },
     }
+}
+
+/// Writes the fitted instrument file `text` to `path` once it builds for `scheme` at `rate` Hz
+/// (a design the scheme cannot reach is refused, and nothing is written).
+pub(crate) fn write_instrument(path: &Path, text: &str, scheme: SchemeKind, rate: f64) -> miette::Result<()> {
+    let file =
+        parse_instrument(text, "<fitted instrument>").map_err(|e| miette!("the fitted instrument: {e}"))?;
+    file.build_stable(scheme, rate, None)
+        .map_err(|e| miette!("the fitted instrument cannot be built: {e}"))?;
+    write_text(path, text).map_err(|e| miette!("--output {}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! a recorded strike (docs/fit.md): the first two bending modes measured
 //! (`hooke::analysis::recording::measure_bar`) and a bar designed to have them as simulated.
 
-use crate::fit::{level_matched, play, FitArgs};
+use crate::fit::{level_matched, play, write_instrument, FitArgs};
 use crate::interrupt::Interrupt;
 use crate::render::write_text;
 use crate::run::write_wav_file;
@@ -45,8 +45,7 @@ pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miet
         eprintln!("warning: {}: {}", path.display(), &note[1..]);
     }
     let text = marimba_toml(&spec, args.scheme, rate, &comment);
-    write_text(&args.output, &text).map_err(|e| miette!("--output {}: {e}", args.output.display()))?;
-    eprintln!("wrote {}", args.output.display());
+    write_instrument(&args.output, &text, args.scheme, rate)?;
     let simulated = match &args.wav {
         Some(wav_path) => {
             let length = samples.len() as f64 / wav.rate;

@@ -3,10 +3,11 @@
 
 use hooke::analysis::recording::fit::{fit_bar as fit_bar_modes, fit_string};
 use hooke::analysis::recording::{measure_bar, measure_note};
-use hooke::format::instrument::{fitted_names, guitar_toml, marimba_toml};
+use hooke::format::instrument::{fitted_names, guitar_toml, marimba_toml, parse as parse_instrument};
 use hooke::instrument::fitted::{fitted_guitar, fitted_marimba, FittedString};
 use hooke::instrument::MIDDLE_C_HZ;
 use hooke::limits::MAX_READ_SAMPLES;
+use hooke::scheme::SchemeKind;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -63,6 +64,7 @@ pub(crate) fn fit<'py>(
     let spec = fitted_guitar(&strings);
     let comment = "Fitted by hooke.fit (docs/fit.md).";
     let text = guitar_toml(&spec, scheme, output_rate.unwrap_or(rate), comment);
+    py.detach(|| buildable(&text, scheme, output_rate.unwrap_or(rate)))?;
     let out = PyDict::new(py);
     out.set_item("instrument", text)?;
     let mut rows = Vec::with_capacity(strings.len());
@@ -125,10 +127,9 @@ pub(crate) fn fit_bar<'py>(
         .detach(|| fitted_marimba(&key, &fit, scheme, 1.0 / output_rate))
         .map_err(|e| PyValueError::new_err(format!("fit: no bar for the modes measured: {e}")))?;
     let out = PyDict::new(py);
-    out.set_item(
-        "instrument",
-        marimba_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md)."),
-    )?;
+    let text = marimba_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md).");
+    py.detach(|| buildable(&text, scheme, output_rate))?;
+    out.set_item("instrument", text)?;
     out.set_item("name", &key)?;
     out.set_item("onset_s", bar.onset_s)?;
     out.set_item("frequency_hz", fit.frequency_hz)?;
@@ -147,4 +148,14 @@ pub(crate) fn fit_bar<'py>(
     }
     out.set_item("modes", modes)?;
     Ok(out)
+}
+
+/// Checks that the fitted instrument file `text` builds for `scheme` at `rate` Hz: a design the
+/// scheme cannot reach is a `ValueError`, never a file that fails later.
+fn buildable(text: &str, scheme: SchemeKind, rate: f64) -> PyResult<()> {
+    let built =
+        parse_instrument(text, "<fitted instrument>").and_then(|file| file.build_stable(scheme, rate, None));
+    built
+        .map(|_| ())
+        .map_err(|e| PyValueError::new_err(format!("fit: the fitted instrument cannot be built: {e}")))
 }
