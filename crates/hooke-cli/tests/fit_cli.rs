@@ -216,3 +216,52 @@ fn several_recordings_make_a_guitar_of_one_string_each() {
     let played = hooke(&["render", "guitar.toml", "both.toml", "-o", "both.wav"], dir.path());
     assert!(played.status.success(), "{}", stderr(&played));
 }
+
+/// A Standard MIDI File of one note, `key` at velocity 100 for 2 s (480 ticks a beat, 120 bpm).
+fn one_note(key: u8) -> Vec<u8> {
+    use midly::num::{u15, u28, u4, u7};
+    use midly::{Format, Header, MetaMessage, MidiMessage, Smf, Timing, TrackEvent, TrackEventKind};
+    let midi = |message| TrackEventKind::Midi { channel: u4::new(0), message };
+    let track = vec![
+        TrackEvent {
+            delta: u28::new(0),
+            kind: midi(MidiMessage::NoteOn { key: u7::new(key), vel: u7::new(100) }),
+        },
+        TrackEvent {
+            delta: u28::new(1920),
+            kind: midi(MidiMessage::NoteOff { key: u7::new(key), vel: u7::new(0) }),
+        },
+        TrackEvent { delta: u28::new(0), kind: TrackEventKind::Meta(MetaMessage::EndOfTrack) },
+    ];
+    let smf = Smf {
+        header: Header::new(Format::SingleTrack, Timing::Metrical(u15::new(480))),
+        tracks: vec![track],
+    };
+    let mut bytes = Vec::new();
+    smf.write_std(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn the_fitted_file_plays_a_midi_note_plucked_where_the_recording_was() {
+    let dir = tempfile::tempdir().unwrap();
+    known_note(dir.path());
+    let fitted = hooke(&["fit", "known.wav", "--as", "string", "-o", "fitted.toml"], dir.path());
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    std::fs::write(dir.path().join("e2.mid"), one_note(40)).unwrap();
+    let played = hooke(&["render", "fitted.toml", "e2.mid", "-o", "midi.wav"], dir.path());
+    assert!(played.status.success(), "{}", stderr(&played));
+    // The MIDI note, fitted in turn: the same pitch, plucked where the recording was (the
+    // mass nearest 0.8 of the length, 20/101 from the bridge), by the mapping's 1 ms pulse.
+    let again = hooke(&["fit", "midi.wav", "--as", "string", "-o", "again.toml"], dir.path());
+    assert!(again.status.success(), "{}", stderr(&again));
+    let row = |text: &str, file: &str| -> Vec<f64> {
+        let line = text.lines().find(|l| l.starts_with(&format!("| {file}"))).unwrap().to_string();
+        line.split('|').skip(2).filter_map(|c| c.trim().parse().ok()).collect()
+    };
+    let (first, second) = (row(&stdout(&fitted), "known.wav"), row(&stdout(&again), "midi.wav"));
+    // onset, f0, B, sigma_0, sigma_1, pluck, pulse (ms).
+    assert!((1200.0 * (second[1] / first[1]).log2()).abs() < 0.1, "f0 {} then {}", first[1], second[1]);
+    assert!((second[5] - 20.0 / 101.0).abs() < 0.02, "plucked at {} from the bridge", second[5]);
+    assert!((second[6] - 1.0).abs() < 0.1, "a pulse of {} ms", second[6]);
+}
