@@ -44,7 +44,7 @@ pub const PULSE_DEPTH_DB: f64 = -50.0;
 /// counts against the fit, dB.
 pub const MISSING_MARGIN_DB: f64 = 10.0;
 
-/// Where the pluck fit's residuals turn from squared to linear, dB ([`huber`]).
+/// Where the pluck fit's residuals turn from squared to linear, dB (Huber's loss).
 pub const HUBER_DB: f64 = 6.0;
 
 /// The highest partial number whose decay the loss law is fitted to, and the weight `1 / n` of

@@ -1,9 +1,9 @@
 //! A recording of one note, measured: where it starts, its pitch, and each partial's frequency,
-//! amplitude and decay ([`measure_note`]), the inharmonicity and loss law of a string that
-//! would sound them, and where it was plucked ([`fit`]). What `hooke fit` designs an instrument
-//! from (docs/fit.md).
+//! amplitude and decay ([`measure_note`]), or a struck bar's two modes ([`measure_bar`]); the
+//! inharmonicity and loss law of a string that would sound them and where it was plucked, or the
+//! bar's modes and decays ([`fit`]). What `hooke fit` designs an instrument from (docs/fit.md).
 //!
-//! The partials are found one band at a time ([`band`]): the recording is shifted so that the
+//! The partials are found one band at a time (module `band`): the recording is shifted so that the
 //! partial expected next sits at 0 Hz, low-passed to half the distance to its neighbours and
 //! decimated, and ESPRIT finds the one damped sinusoid in the band, or two when the partial
 //! beats (two polarisations, or two strings of a course). Each partial found sharpens the
@@ -148,7 +148,7 @@ fn check(samples: &[f64], rate: f64) -> Result<f64, RecordingError> {
 }
 
 /// The onset: the first millisecond whose rms reaches a tenth of the loudest millisecond's,
-/// as a sample index; and a check that no second note follows (module [`RecordingError::SeveralNotes`]).
+/// as a sample index; and a check that no second note follows ([`RecordingError::SeveralNotes`]).
 fn onset(samples: &[f64], rate: f64) -> Result<usize, RecordingError> {
     let frame = ((rate / 1000.0) as usize).max(1);
     let rms: Vec<f64> = samples
