@@ -4,15 +4,13 @@
 //! optionally the fitted instrument playing the recorded note (`--wav`) and a table of every
 //! partial as recorded, fitted and simulated (`--report`).
 
-use crate::device::DeviceChoice;
 use crate::interrupt::Interrupt;
 use crate::load::parse_scheme;
-use crate::note_map::NoteMapArgs;
 use crate::outputs::check_outputs;
 use crate::render::{render_sources, write_text, RenderArgs, ScoreText, Sources};
 use crate::run::write_wav_file;
 use hooke::analysis::recording::fit::{fit_string, StringFit};
-use hooke::analysis::recording::{measure_note, NoteMeasurement};
+use hooke::analysis::recording::{measure_note, t60, NoteMeasurement};
 use hooke::format::instrument::{fitted_names, guitar_toml, parse as parse_instrument};
 use hooke::instrument::fitted::{fitted_guitar, FittedString};
 use hooke::instrument::guitar::{note_frequency, GuitarSpec};
@@ -244,22 +242,10 @@ pub(crate) fn play(
     interrupt: &Interrupt,
 ) -> miette::Result<Vec<f64>> {
     let args = RenderArgs {
-        instrument: PathBuf::new(),
-        score: PathBuf::new(),
-        output: PathBuf::new(),
         rate: Some(rate as u32),
-        oversample: None,
         scheme: Some(scheme),
-        format: SampleFormat::default(),
         no_normalize: true,
-        threads: 1,
-        general: false,
-        no_modal: false,
-        device: DeviceChoice::Cpu,
-        lenient: false,
-        notes: NoteMapArgs::default(),
-        tail: 0.0,
-        write_score: None,
+        ..RenderArgs::for_texts(PathBuf::new())
     };
     let sources = Sources {
         instrument: (instrument, "<fitted instrument>"),
@@ -323,7 +309,6 @@ fn summary(recorded: &[Recorded], spec: &GuitarSpec) -> String {
 /// Every partial: as recorded, as the fit gives it (`n f0 sqrt(1 + B n^2)` and the loss law's
 /// T60) and, with a resynthesis, as simulated.
 fn table(recorded: &NoteMeasurement, fit: &StringFit, simulated: Option<&NoteMeasurement>) -> String {
-    let t60 = |rate: f64| 3.0 * std::f64::consts::LN_10 / rate;
     let strongest = recorded.partials.iter().fold(0.0f64, |m, p| m.max(p.main.amplitude));
     let mut text = String::from(
         "| n | recorded (Hz) | T60 (s) | level (dB) | fitted (Hz) | T60 (s) | simulated (Hz) | T60 (s) | level (dB) |\n\
@@ -382,7 +367,7 @@ fn partials_data(recorded: &Recorded, simulated: Option<&NoteMeasurement>) -> Pa
     let law = (0..=100)
         .map(|i| {
             let f = recorded.fit.fundamental_hz + (top - recorded.fit.fundamental_hz) * i as f64 / 100.0;
-            (f, 3.0 * std::f64::consts::LN_10 / recorded.fit.decay_rate(f))
+            (f, t60(recorded.fit.decay_rate(f)))
         })
         .collect();
     PartialsData {

@@ -7,7 +7,7 @@ use crate::interrupt::Interrupt;
 use crate::render::write_text;
 use crate::run::write_wav_file;
 use hooke::analysis::recording::fit::{fit_bar as fit_modes, BarFit};
-use hooke::analysis::recording::{measure_bar, BarMeasurement};
+use hooke::analysis::recording::{measure_bar, t60, BarMeasurement};
 use hooke::format::instrument::{fitted_names, marimba_toml};
 use hooke::instrument::fitted::fitted_marimba;
 use hooke::instrument::MIDDLE_C_HZ;
@@ -89,10 +89,10 @@ fn table(name: &str, bar: &BarMeasurement, fit: &BarFit, simulated: Option<&BarM
         let cells = simulated
             .map(|s| format!("{:.3} | {:.3}", s.modes[k].main.frequency_hz, s.modes[k].t60()))
             .unwrap_or_else(|| " | ".to_string());
-        let t60 = 3.0 * std::f64::consts::LN_10 * tau;
+        let fitted_t60 = t60(1.0 / tau);
         let _ = writeln!(
             text,
-            "| {} | {:.3} | {:.3} | {hz:.3} | {t60:.3} | {cells} |",
+            "| {} | {:.3} | {:.3} | {hz:.3} | {fitted_t60:.3} | {cells} |",
             k + 1,
             mode.main.frequency_hz,
             mode.t60()

@@ -109,30 +109,38 @@ pub fn render(args: &RenderArgs, interrupt: &Interrupt) -> miette::Result<()> {
     perform(sources, args, interrupt)
 }
 
+impl RenderArgs {
+    /// The arguments of a render of texts the program holds (the demo's pieces, a fitted
+    /// instrument), not files: every option at its command-line default, writing to `output`.
+    pub(crate) fn for_texts(output: PathBuf) -> Self {
+        Self {
+            instrument: PathBuf::new(),
+            score: PathBuf::new(),
+            output,
+            rate: None,
+            oversample: None,
+            scheme: None,
+            format: SampleFormat::default(),
+            no_normalize: false,
+            threads: 1,
+            general: false,
+            no_modal: false,
+            device: DeviceChoice::Cpu,
+            lenient: false,
+            notes: NoteMapArgs::default(),
+            tail: 2.0,
+            write_score: None,
+        }
+    }
+}
+
 /// `hooke demo`: the pieces of [`DEMO`] one after another, each brought to the same peak and
 /// followed by [`DEMO_GAP`] s of silence, to `hooke-demo.wav` (stereo; a mono piece on both
 /// channels).
 pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
     let output = out_dir.join("hooke-demo.wav");
     check_outputs([("--out-dir", Some(output.as_path()))])?;
-    let args = RenderArgs {
-        instrument: PathBuf::new(),
-        score: PathBuf::new(),
-        output,
-        rate: None,
-        oversample: None,
-        scheme: None,
-        format: SampleFormat::default(),
-        no_normalize: false,
-        threads: 1,
-        general: false,
-        no_modal: false,
-        device: DeviceChoice::Cpu,
-        lenient: false,
-        notes: NoteMapArgs::default(),
-        tail: 2.0,
-        write_score: None,
-    };
+    let args = RenderArgs::for_texts(output);
     let mut sound = Rendered { rate: DEMO_RATE, channels: vec![Vec::new(); 2], stopped: None };
     for piece in DEMO {
         let sources = Sources {

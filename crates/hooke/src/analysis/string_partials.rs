@@ -53,6 +53,10 @@ use crate::model::{Model, StringSpec};
 use crate::scheme::SchemeKind;
 use std::f64::consts::PI;
 
+/// How close, relatively, the damping rates of the two matched modes may be for the law to count
+/// as flat (no dampers): far above the bisections' rounding, far below any loss a law asks for.
+const FLAT_LAW: f64 = 1e-9;
+
 /// The two-point loss law of a string: decay rate `sigma(f) = sigma_0 + sigma_1 xi(f)` (1/s)
 /// through time constants (decay to `1/e`) given at two frequencies.
 ///
@@ -243,7 +247,10 @@ pub fn design_string_partials(
             let gamma_1 = matching_damping("partial 1", rate, scheme, h, |gamma| simulated(1, gamma))?;
             let gamma_j =
                 matching_damping(&format!("partial {j}"), rate, scheme, h, |gamma| simulated(j, gamma))?;
-            let damping_rate = (gamma_j - gamma_1) / (lambda(j) - lambda(1));
+            // A flat law (the same rate at both points) needs no dampers; the two bisections'
+            // rounding may leave their difference a few units of the last place below zero.
+            let flat = (gamma_j - gamma_1).abs() <= FLAT_LAW * gamma_1.max(gamma_j);
+            let damping_rate = if flat { 0.0 } else { (gamma_j - gamma_1) / (lambda(j) - lambda(1)) };
             let drag = gamma_1 - damping_rate * lambda(1);
             if damping_rate < 0.0 || drag < 0.0 {
                 return Err(AnalysisError::Target(format!(
@@ -325,6 +332,29 @@ mod tests {
         assert!((law.rate(3000.0) - 1.0 / 0.3).abs() < 1e-14);
         let growth = (law.rate(partial(20.0)) - law.constant) / (law.rate(partial(10.0)) - law.constant);
         assert!((growth - 4.0).abs() < 1e-12, "{growth}");
+    }
+
+    /// A law with the same time constant at both points (dampers of zero, the drag alone) is
+    /// designed for symplectic Euler, whose decay does not depend on a mode's frequency (`|z|^2 =
+    /// 1 - gamma h`): every partial then decays at the one rate, 1/2 s here.
+    #[test]
+    fn a_flat_law_is_designed_with_drag_alone() {
+        use super::{design_string_partials, PartialsTarget};
+        use crate::analysis::report::{analyse, AnalysisOptions};
+        use crate::scheme::SchemeKind;
+        use crate::system::System;
+        let h = 1.0 / 88_200.0;
+        let law = LossLaw::through(110.0, 2.0, 2000.0, 2.0).unwrap();
+        let target = PartialsTarget { fundamental_hz: 110.0, inharmonicity: 1e-4, loss: Some(law) };
+        let design = design_string_partials(60, 1e-4, &target, SchemeKind::SymplecticEuler, h).unwrap();
+        assert_eq!(design.damping, 0.0);
+        let report =
+            analyse(&System::new(&design.model), SchemeKind::SymplecticEuler, h, &AnalysisOptions::default())
+                .unwrap();
+        for mode in report.modes.iter().take(10) {
+            let rate = mode.discrete.decay_rate();
+            assert!((-rate * 2.0 - 1.0).abs() < 1e-6, "a mode decays at {rate} 1/s");
+        }
     }
 
     #[test]

@@ -23,11 +23,6 @@ pub const FITTED_SCALE_LENGTH: f64 = 0.648;
 /// The least and most masses a fitted string gets.
 pub const FITTED_MASSES: std::ops::RangeInclusive<usize> = 40..=400;
 
-/// The least a fitted string's loss grows from its fundamental to the high frequency, a
-/// ratio of decay rates: a law flat to rounding asks the design for dampers of zero or below,
-/// which the scheme's own warping can tip negative.
-pub const FLATTEST_LOSS: f64 = 1.01;
-
 /// A string of a fitted guitar: its name (what a score calls it) and its fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedString {
@@ -39,8 +34,7 @@ pub struct FittedString {
 
 /// The guitar of `strings`, each heard by its force on a fixed bridge: masses enough for the
 /// partials fitted (1.5 per partial up to the highest fitted, within [`FITTED_MASSES`]), the
-/// loss law through each string's fundamental and a frequency above every fundamental (growing
-/// by at least [`FLATTEST_LOSS`] between them), a
+/// loss law through each string's fundamental and a frequency above every fundamental, a
 /// density for [`FITTED_TENSION`], and every string plucked where the recordings were, the
 /// median of their pluck positions (nearer the bridge than the nut).
 pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
@@ -58,15 +52,7 @@ pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
         strings: strings.iter().map(|s| (s.name.clone(), s.fit.fundamental_hz)).collect(),
         linear_density: strings.iter().map(|s| density(s.fit.fundamental_hz)).collect(),
         decay: strings.iter().map(|s| 1.0 / s.fit.decay_rate(s.fit.fundamental_hz)).collect(),
-        high_decay: Some(
-            strings
-                .iter()
-                .map(|s| {
-                    let decay = 1.0 / s.fit.decay_rate(s.fit.fundamental_hz);
-                    (1.0 / s.fit.decay_rate(high_frequency)).min(decay / FLATTEST_LOSS)
-                })
-                .collect(),
-        ),
+        high_decay: Some(strings.iter().map(|s| 1.0 / s.fit.decay_rate(high_frequency)).collect()),
         high_frequency,
         inharmonicity: Some(strings.iter().map(|s| s.fit.inharmonicity).collect()),
         scale_length: FITTED_SCALE_LENGTH,

@@ -19,7 +19,7 @@ mod pitch;
 
 pub use band::Sinusoid;
 pub use modes::{measure_bar, BarMeasurement, SECOND_MODE_RANGE};
-pub use partials::{measure_note, MeasuredPartial, NoteMeasurement, MEASURED_SECONDS};
+pub use partials::{measure_note, t60, MeasuredPartial, NoteMeasurement, MEASURED_SECONDS};
 
 /// Why a recording cannot be measured as one note, with what was found.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -45,8 +45,14 @@ pub struct MeasuredPartial {
 impl MeasuredPartial {
     /// Its T60, the time to fall by 60 dB, s.
     pub fn t60(&self) -> f64 {
-        3.0 * std::f64::consts::LN_10 / self.decay_rate
+        t60(self.decay_rate)
     }
+}
+
+/// The T60 of an amplitude decaying at `decay_rate` (1/s): the time to fall by 60 dB, `3 ln 10 /
+/// decay_rate`, s.
+pub fn t60(decay_rate: f64) -> f64 {
+    3.0 * std::f64::consts::LN_10 / decay_rate
 }
 
 /// What [`measure_note`] finds in a recording of one note.
