@@ -211,8 +211,8 @@ fn header(recorded: &[Recorded], args: &FitArgs) -> String {
     text
 }
 
-/// The fitted instrument playing the recorded note: plucked where the fit says by a pulse of the
-/// fitted width, at the recording's onset, for its length, brought to its level.
+/// The fitted instrument playing the recorded note: plucked where the fit says and let go over
+/// the fitted release at the recording's onset, for its length, brought to its level.
 fn resynthesis(
     instrument: &str,
     spec: &GuitarSpec,
@@ -222,10 +222,15 @@ fn resynthesis(
     interrupt: &Interrupt,
 ) -> miette::Result<Vec<f64>> {
     let length = recorded.samples.len() as f64 / recorded.rate;
+    // Pulled so that it lets go at the onset.
+    let pull = spec.pluck.pull.min(recorded.note.onset_s.max(1e-4));
     let score = format!(
-        "[score]\nduration = {length:?}\n\n[[pluck]]\ntime = {:?}\npart = {:?}\nposition = {:?}\nshape = \"pulse\"\n\
-         amplitude = 0.5\nwidth = {:?}\n",
-        recorded.note.onset_s, spec.strings[0].0, spec.pluck_position, recorded.fit.pluck_width
+        "[score]\nduration = {length:?}\n\n[[pluck]]\ntime = {:?}\npart = {:?}\nposition = {:?}\nshape = \"pull\"\n\
+         amplitude = 0.5\npull = {pull:?}\nrelease = {:?}\n",
+        (recorded.note.onset_s - pull).max(0.0),
+        spec.strings[0].0,
+        spec.pluck.position,
+        recorded.fit.pluck_release
     );
     let sound = play(instrument, &score, length, rate, scheme, interrupt)?;
     Ok(level_matched(sound, rate, (&recorded.samples, recorded.rate), recorded.note.onset_s))
@@ -283,7 +288,7 @@ pub(crate) fn level_matched(
 
 /// The fit in a few lines.
 fn summary(recorded: &[Recorded], spec: &GuitarSpec) -> String {
-    let mut text = String::from("## Fit\n\n| recording | onset (s) | f0 (Hz) | B | sigma_0 (1/s) | sigma_1 (s) | pluck | pulse (ms) |\n|---|---|---|---|---|---|---|---|\n");
+    let mut text = String::from("## Fit\n\n| recording | onset (s) | f0 (Hz) | B | sigma_0 (1/s) | sigma_1 (s) | pluck | release (ms) |\n|---|---|---|---|---|---|---|---|\n");
     for r in recorded {
         let _ = writeln!(
             text,
@@ -295,13 +300,13 @@ fn summary(recorded: &[Recorded], spec: &GuitarSpec) -> String {
             r.fit.constant_loss,
             r.fit.quadratic_loss,
             r.fit.pluck_position,
-            r.fit.pluck_width * 1e3
+            r.fit.pluck_release * 1e3
         );
     }
     let _ = writeln!(
         text,
         "\n{} masses a string; plucked at {:.4} of the length from the nut.\n",
-        spec.masses, spec.pluck_position
+        spec.masses, spec.pluck.position
     );
     text
 }

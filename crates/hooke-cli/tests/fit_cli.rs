@@ -252,7 +252,8 @@ fn the_fitted_file_plays_a_midi_note_plucked_where_the_recording_was() {
     let played = hooke(&["render", "fitted.toml", "e2.mid", "-o", "midi.wav"], dir.path());
     assert!(played.status.success(), "{}", stderr(&played));
     // The MIDI note, fitted in turn: the same pitch, plucked where the recording was (the
-    // mass nearest 0.8 of the length, 20/101 from the bridge), by the mapping's 1 ms pulse.
+    // mass nearest 0.8 of the length, 20/101 from the bridge) and let go as fast, within the
+    // factor 2 the release is found to (crates/hooke/tests/fit.rs).
     let again = hooke(&["fit", "midi.wav", "--as", "string", "-o", "again.toml"], dir.path());
     assert!(again.status.success(), "{}", stderr(&again));
     let row = |text: &str, file: &str| -> Vec<f64> {
@@ -260,8 +261,8 @@ fn the_fitted_file_plays_a_midi_note_plucked_where_the_recording_was() {
         line.split('|').skip(2).filter_map(|c| c.trim().parse().ok()).collect()
     };
     let (first, second) = (row(&stdout(&fitted), "known.wav"), row(&stdout(&again), "midi.wav"));
-    // onset, f0, B, sigma_0, sigma_1, pluck, pulse (ms).
+    // onset, f0, B, sigma_0, sigma_1, pluck, release (ms).
     assert!((1200.0 * (second[1] / first[1]).log2()).abs() < 0.1, "f0 {} then {}", first[1], second[1]);
     assert!((second[5] - 20.0 / 101.0).abs() < 0.02, "plucked at {} from the bridge", second[5]);
-    assert!((second[6] - 1.0).abs() < 0.1, "a pulse of {} ms", second[6]);
+    assert!((second[6] / first[6]).log2().abs() < 1.0, "let go over {} ms, then {} ms", first[6], second[6]);
 }

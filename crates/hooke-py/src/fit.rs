@@ -17,7 +17,7 @@ use pyo3::types::PyDict;
 /// given; returns a dict: `instrument` (the instrument file's text, designed for `scheme` and
 /// written with `output_rate`, default `rate`) and `strings` (per recording: `name`,
 /// `onset_s`, `fundamental_hz`, `inharmonicity`, `constant_loss` (1/s), `quadratic_loss` (s),
-/// `pluck_position`, `pluck_width` (s) and `partials`, each a dict of `number`,
+/// `pluck_position`, `pluck_release` (s) and `partials`, each a dict of `number`,
 /// `frequency_hz`, `decay_rate` (1/s), `t60` (s), `amplitude` and `beating_hz` (the second
 /// sinusoid's frequency, or None)).
 #[pyfunction]
@@ -77,7 +77,7 @@ pub(crate) fn fit<'py>(
         row.set_item("constant_loss", fit.constant_loss)?;
         row.set_item("quadratic_loss", fit.quadratic_loss)?;
         row.set_item("pluck_position", fit.pluck_position)?;
-        row.set_item("pluck_width", fit.pluck_width)?;
+        row.set_item("pluck_release", fit.pluck_release)?;
         let mut partials = Vec::with_capacity(note.partials.len());
         for p in &note.partials {
             let partial = PyDict::new(py);

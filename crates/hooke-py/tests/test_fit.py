@@ -19,16 +19,18 @@ def xi(f, f0, b):
     return 2 * f**2 / (1 + np.sqrt(1 + 4 * c * f**2))
 
 
-def pulse(x):
-    """|P(f T)| of a raised-cosine pulse (1 - cos(2 pi t / T)) / 2, normalised to 1 at 0."""
+def release(x):
+    """|R(f T)| of a release over T (a half cosine): |cos(pi x) / (1 - 4 x^2)|, pi / 4 at x = 1/2."""
     x = np.asarray(x, dtype=float)
-    out = np.abs(np.sinc(x) / np.where(np.isclose(x, 1.0), 1.0, 1 - x**2))
-    return np.where(np.isclose(x, 1.0), 0.5, out)
+    half = np.isclose(x, 0.5)
+    out = np.abs(np.cos(np.pi * x) / np.where(half, 1.0, 1 - 4 * x**2))
+    return np.where(half, np.pi / 4, out)
 
 
-def string_note(f0, b, sigma0, sigma1, position, width, seconds=4.0, onset=0.05, noise_db=None):
+def string_note(f0, b, sigma0, sigma1, position, let_go, seconds=4.0, onset=0.05, noise_db=None):
     """A plucked stiff string's partials up to 10 kHz: f_n = n f0 sqrt(1 + B n^2), decaying at
-    sigma0 + sigma1 xi(f_n), with amplitudes sin(n pi p) P(f_n T)."""
+    sigma0 + sigma1 xi(f_n), with amplitudes sin(n pi p) R(f_n T) / n: the force on the bridge of a
+    string let go over T s."""
     t = np.arange(int(seconds * RATE)) / RATE
     u = np.clip(t - onset, 0.0, None)
     signal = np.zeros_like(t)
@@ -37,7 +39,7 @@ def string_note(f0, b, sigma0, sigma1, position, width, seconds=4.0, onset=0.05,
         f = n * f0 * np.sqrt(1 + b * n * n)
         if f > 10_000:
             break
-        amplitude = np.sin(n * np.pi * position) * pulse(f * width)
+        amplitude = np.sin(n * np.pi * position) * release(f * let_go) / n
         sigma = sigma0 + sigma1 * xi(f, f0, b)
         signal += amplitude * np.exp(-sigma * u) * np.sin(2 * np.pi * f * u)
         n += 1
@@ -54,8 +56,8 @@ def string_note(f0, b, sigma0, sigma1, position, width, seconds=4.0, onset=0.05,
     "f0,b,position", [(82.406889, 1e-4, 0.2), (196.0, 3e-4, 0.13), (110.0, 0.0, 0.27)]
 )
 def test_fit_finds_a_synthesised_string_again(f0, b, position, noise_db):
-    sigma0, sigma1, width = 0.3, 6e-7, 8e-4
-    found = hooke.fit(string_note(f0, b, sigma0, sigma1, position, width, noise_db=noise_db), RATE)
+    sigma0, sigma1, let_go = 0.3, 6e-7, 4e-4
+    found = hooke.fit(string_note(f0, b, sigma0, sigma1, position, let_go, noise_db=noise_db), RATE)
     string = found.strings[0]
     assert abs(1200 * np.log2(string["fundamental_hz"] / f0)) < 0.1
     if b > 0:
@@ -67,7 +69,7 @@ def test_fit_finds_a_synthesised_string_again(f0, b, position, noise_db):
         fitted = string["constant_loss"] + string["quadratic_loss"] * xi(f, string["fundamental_hz"], string["inharmonicity"])
         assert fitted == pytest.approx(law, rel=0.02)
     assert string["pluck_position"] == pytest.approx(position, abs=0.02)
-    assert string["pluck_width"] == pytest.approx(width, rel=0.1)
+    assert string["pluck_release"] == pytest.approx(let_go, rel=0.1)
     assert string["onset_s"] == pytest.approx(0.05, abs=2e-3)
 
 

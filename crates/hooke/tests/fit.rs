@@ -12,7 +12,6 @@ use hooke::instrument::marimba::MarimbaSpec;
 use hooke::instrument::InstrumentSpec;
 use hooke::instrument::MIDDLE_C_HZ;
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::PLUCK_WIDTH;
 use hooke::score::performance::PerformanceOptions;
 use std::f64::consts::PI;
 
@@ -38,14 +37,20 @@ fn known(f0: f64, b: f64) -> GuitarSpec {
     }
 }
 
-/// 4 s of `spec` plucked by a force pulse at `position` (from the nut) at [`ONSET`], with white
+/// How long the known plucks take to let go, s.
+const RELEASE: f64 = 2e-4;
+/// How long they pull, s: as a MIDI note does.
+const PULL: f64 = 3e-3;
+
+/// 4 s of `spec` plucked at `position` (from the nut), let go over [`RELEASE`] at [`ONSET`], with white
 /// noise `snr_db` under the note's rms over its first second when given (a fixed seed).
 fn recording(spec: &GuitarSpec, position: f64, snr_db: Option<f64>) -> Vec<f64> {
     let (oversample, instrument) =
         InstrumentSpec::Guitar(spec.clone()).build_stable(SchemeKind::SymplecticEuler, RATE, None).unwrap();
     let score = format!(
-        "[score]\nduration = 4.0\n[[pluck]]\ntime = {ONSET}\npart = \"s\"\nposition = {position}\nshape = \"pulse\"\n\
-         amplitude = 0.3\nwidth = {PLUCK_WIDTH:?}\n"
+        "[score]\nduration = 4.0\n[[pluck]]\ntime = {:?}\npart = \"s\"\nposition = {position}\nshape = \"pull\"\n\
+         amplitude = 0.3\npull = {PULL:?}\nrelease = {RELEASE:?}\n",
+        ONSET - PULL
     );
     let options = PerformanceOptions { oversample, ..Default::default() };
     let mut sound = render(&instrument, &score, options).remove(0);
@@ -88,7 +93,13 @@ fn assert_fit_recovers(f0: f64, b: f64, position: f64, snr_db: Option<f64>) -> S
     let label = format!("f0 {f0} Hz, B {b}, pluck {position}, noise {snr_db:?}: {fit:?}");
     let cents = 1200.0 * (fit.fundamental_hz / f0).log2();
     assert!(cents.abs() < 0.1, "{label}: f0 off by {cents} cents");
-    assert!((note.onset_s - ONSET).abs() < 2e-3, "{label}: onset {} s", note.onset_s);
+    // The string moves from the pull's start (its bridge force rising with the deflection),
+    // and sounds from the release at ONSET.
+    assert!(
+        note.onset_s > ONSET - PULL - 2e-3 && note.onset_s < ONSET + 2e-3,
+        "{label}: onset {} s",
+        note.onset_s
+    );
     if b > 0.0 {
         assert!((fit.inharmonicity / b - 1.0).abs() < 0.02, "{label}: B {}", fit.inharmonicity);
     } else {
@@ -114,7 +125,7 @@ fn assert_fit_recovers(f0: f64, b: f64, position: f64, snr_db: Option<f64>) -> S
             "{label}: {f} Hz decays at {fitted} 1/s, designed {known}"
         );
     }
-    // The pulse lands on the mass nearest `position`: the pluck is there.
+    // The pluck pulls the mass nearest `position`: the pluck is there.
     let masses = spec.masses as f64 + 1.0;
     let struck = (position * masses).round() / masses;
     let from_bridge = 1.0 - struck;
@@ -122,6 +133,14 @@ fn assert_fit_recovers(f0: f64, b: f64, position: f64, snr_db: Option<f64>) -> S
         (fit.pluck_position - from_bridge).abs() < 0.02,
         "{label}: plucked at {}, not {from_bridge}",
         fit.pluck_position
+    );
+    // The release shapes the partials above about 1 / (4 RELEASE), where the pull's spectrum,
+    // the comb and the power law trade with it: it is found within a factor 2 (measured: 0.19
+    // ms on the plain string, 0.40 ms on the stiffest).
+    assert!(
+        (fit.pluck_release / RELEASE).log2().abs() < 1.05,
+        "{label}: let go over {} s, not {RELEASE} s",
+        fit.pluck_release
     );
     fit
 }

@@ -11,10 +11,9 @@ use crate::instruments::render;
 use crate::measure::spectrum;
 use hooke::format::instrument::load;
 use hooke::instrument::guitar::GuitarSpec;
-use hooke::instrument::guitar::PLUCK_POSITION;
-use hooke::instrument::{Instrument, InstrumentSpec, PartKind};
+use hooke::instrument::{Instrument, InstrumentSpec, PartKind, Plucker};
 use hooke::scheme::SchemeKind;
-use hooke::score::notes::{PLUCK_PEAK, PLUCK_WIDTH};
+use hooke::score::notes::PLUCK_PEAK;
 use hooke::score::performance::PerformanceOptions;
 use std::f64::consts::PI;
 
@@ -161,10 +160,11 @@ fn fret_errors(setup: &Setup) -> Vec<(String, usize, f64, f64)> {
                 0 => String::new(),
                 _ => format!("[[fret]]\ntime = 0.0\npart = \"{name}\"\nfret = {fret}\n"),
             };
+            let Plucker { position, pull, release } = string.plucker;
             let score = format!(
                 "[score]\nduration = {}\n{stop}\
-                 [[pluck]]\ntime = 0.0\npart = \"{name}\"\nposition = {PLUCK_POSITION:?}\nshape = \"pulse\"\n\
-                 amplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}\n",
+                 [[pluck]]\ntime = 0.0\npart = \"{name}\"\nposition = {position:?}\nshape = \"pull\"\n\
+                 amplitude = {peak:?}\npull = {pull:?}\nrelease = {release:?}\n",
                 setup.note
             );
             let channels = render(instrument, &score, options);

@@ -86,7 +86,14 @@ fn fields_that_do_not_belong_to_the_event_are_refused() {
     let score = format!("{HEADER}[[fret]]\ntime = 0.5\npart = \"E2\"\nfret = 2\namplitude = 0.1\n");
     fails(&score, 7, 13, "0.1", &["only the fields a fret takes", "`amplitude`"]);
     let score = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E2\"\nposition = 0.5\namplitude = 0.001\nshape = \"square\"\n");
-    fails(&score, 8, 9, "\"square\"", &["\"triangle\", \"raised\" or \"pulse\""]);
+    fails(&score, 8, 9, "\"square\"", &["\"triangle\", \"raised\", \"pulse\" or \"pull\""]);
+    let pluck = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E2\"\namplitude = 0.5\n");
+    let score = format!("{pluck}shape = \"pulse\"\npull = 0.002\n");
+    fails(&score, 8, 8, "0.002", &["no `pull` but with shape = \"pull\""]);
+    let score = format!("{pluck}shape = \"pull\"\nwidth = 0.1\n");
+    fails(&score, 8, 9, "0.1", &["no width with shape = \"pull\""]);
+    let score = format!("{pluck}shape = \"pull\"\nrelease = 0.0\n");
+    fails(&score, 8, 11, "0.0", &["a time > 0 s and at most 1 s"]);
     let score = format!("{HEADER}[[pluck]]\ntime = 0.5\npart = \"E2\"\nposition = 1.5\namplitude = 0.001\n");
     fails(&score, 6, 12, "1.5", &["strictly between 0 and 1", "found 1.5"]);
     let score = format!("{HEADER}[[strike]]\ntime = 0.5\npart = \"E2\"\nposition = 0.5\naxis = \"y\"\n");

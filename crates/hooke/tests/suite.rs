@@ -39,6 +39,7 @@ mod model_api;
 mod multistage;
 mod piano;
 mod plates;
+mod pluck;
 mod properties;
 mod reductions;
 mod score_errors;

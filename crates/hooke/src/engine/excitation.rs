@@ -28,6 +28,46 @@ impl Pulse {
     }
 }
 
+/// A finger or a plectrum plucking: it pulls the coordinate aside with a force that rises to
+/// `peak` over `pull` s, `F = peak (1 - cos(pi t / pull)) / 2`, and lets go of it over `release`
+/// s, `F = peak (1 + cos(pi (t - pull) / release)) / 2`. A string pulled slowly against its
+/// partials' periods is near its static deflection under the force when let go, so that the
+/// release starts a released shape's vibration: partials falling as `1 / n^2` times the pluck
+/// position's comb, as a plucked string's (Fletcher & Rossing 1998, ch. 2), with its
+/// highs kept to about `1 / (2 release)`: the release's half cosine multiplies a step's spectrum
+/// by `cos(pi f release) / (1 - (2 f release)^2)`. A fast release (a plectrum, 0.1 ms) is
+/// bright; a slow one (the flesh of a finger) is mellow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pluck {
+    /// The state coordinate pulled.
+    pub coordinate: usize,
+    /// The force when let go, N.
+    pub peak: f64,
+    /// How long the pull takes, s (> 0).
+    pub pull: f64,
+    /// How long the release takes, s (> 0).
+    pub release: f64,
+}
+
+impl Pluck {
+    /// How long it acts, s.
+    pub fn duration(&self) -> f64 {
+        self.pull + self.release
+    }
+
+    /// The force `elapsed` seconds after the pull began, N (0 once let go).
+    pub fn force(&self, elapsed: f64) -> f64 {
+        use std::f64::consts::PI;
+        if elapsed < self.pull {
+            0.5 * self.peak * (1.0 - (PI * elapsed / self.pull).cos())
+        } else if elapsed < self.duration() {
+            0.5 * self.peak * (1.0 + (PI * (elapsed - self.pull) / self.release).cos())
+        } else {
+            0.0
+        }
+    }
+}
+
 /// A hammer of mass `mass` thrown at a mass with speed `velocity` (in the +x direction, from
 /// just touching it), pressing it through a felt with Hertz's law `F = stiffness delta^exponent`
 /// while the compression `delta = x_hammer - x_mass` is positive (Chatziioannou 2019, eq. (44));
@@ -168,6 +208,8 @@ pub struct Drive {
 pub enum Excitation {
     /// A force pulse.
     Pulse(Pulse),
+    /// A finger's or a plectrum's pull and release.
+    Pluck(Pluck),
     /// A hammer thrown at a mass.
     Strike(Hammer),
     /// A bow drawn across a mass.
@@ -181,6 +223,7 @@ impl Excitation {
     pub fn coordinate(&self) -> usize {
         match self {
             Self::Pulse(pulse) => pulse.coordinate,
+            Self::Pluck(pluck) => pluck.coordinate,
             Self::Strike(hammer) => hammer.coordinate,
             Self::Bow(bow) => bow.coordinate,
             Self::Drive(drive) => drive.coordinate,
@@ -192,6 +235,7 @@ impl Excitation {
 #[derive(Debug, Clone)]
 pub(crate) enum Playing {
     Pulse(Pulse),
+    Pluck(Pluck),
     Hammer(Hammer, HammerFlight),
     /// The bow and the last relative velocity (m/s).
     Bow(Bow, f64),
@@ -203,6 +247,7 @@ impl Playing {
     pub(crate) fn start(excitation: Excitation, x: f64) -> Self {
         match excitation {
             Excitation::Pulse(pulse) => Self::Pulse(pulse),
+            Excitation::Pluck(pluck) => Self::Pluck(pluck),
             Excitation::Strike(hammer) => {
                 let flight = hammer.launch(x);
                 Self::Hammer(hammer, flight)
@@ -219,6 +264,7 @@ impl Playing {
     pub(crate) fn target(&self) -> usize {
         match self {
             Self::Pulse(pulse) => pulse.coordinate,
+            Self::Pluck(pluck) => pluck.coordinate,
             Self::Hammer(hammer, _) => hammer.coordinate,
             Self::Bow(bow, _) => bow.coordinate,
             Self::Drive(drive) => drive.coordinate,
@@ -239,6 +285,7 @@ impl Playing {
     ) -> Option<f64> {
         match self {
             Self::Pulse(pulse) => (elapsed < pulse.duration).then(|| pulse.force(elapsed)),
+            Self::Pluck(pluck) => (elapsed < pluck.duration()).then(|| pluck.force(elapsed)),
             Self::Drive(drive) => (elapsed < drive.duration).then(|| drive.signal.value(elapsed)),
             Self::Hammer(hammer, flight) => {
                 (elapsed < HAMMER_WINDOW).then(|| hammer.force(flight, x, v, dt)).flatten()

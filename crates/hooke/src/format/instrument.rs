@@ -291,6 +291,8 @@ struct GuitarFields {
     inharmonicity: Option<PerString>,
     scale_length: Option<f64>,
     pluck_position: Option<f64>,
+    pluck_pull: Option<f64>,
+    pluck_release: Option<f64>,
     frets: Option<usize>,
     fret_method: Option<String>,
     pickups: Option<Vec<f64>>,
@@ -359,7 +361,9 @@ impl GuitarFields {
         spec.inharmonicity = self.inharmonicity.map(|v| v.values(count));
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
-        spec.pluck_position = self.pluck_position.unwrap_or(spec.pluck_position);
+        spec.pluck.position = self.pluck_position.unwrap_or(spec.pluck.position);
+        spec.pluck.pull = self.pluck_pull.unwrap_or(spec.pluck.pull);
+        spec.pluck.release = self.pluck_release.unwrap_or(spec.pluck.release);
         spec.pickups = self.pickups.unwrap_or(spec.pickups);
         spec.stereo = self.stereo.unwrap_or(spec.stereo);
         spec.bridge = self.bridge.unwrap_or(spec.bridge);
@@ -408,9 +412,11 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
         text.push_str(&format!("inharmonicity = {}\n", numbers(b)));
     }
     text.push_str(&format!(
-        "scale_length = {:?}\npluck_position = {:?}\nfrets = {}\npickups = {}\nstereo = {}\nbridge = {}\n",
+        "scale_length = {:?}\npluck_position = {:?}\npluck_pull = {:?}\npluck_release = {:?}\nfrets = {}\npickups = {}\nstereo = {}\nbridge = {}\n",
         spec.scale_length,
-        spec.pluck_position,
+        spec.pluck.position,
+        spec.pluck.pull,
+        spec.pluck.release,
         spec.frets,
         numbers(&spec.pickups),
         spec.stereo,

@@ -6,7 +6,7 @@
 
 use crate::format::score::{apply_rank, parse as parse_score};
 use crate::format::SourceError;
-use crate::instrument::{Instrument, PartKind};
+use crate::instrument::{Instrument, PartKind, Plucker};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
 use crate::model::number;
 use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
@@ -270,10 +270,11 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
         let _ = match gesture.stroke {
             Stroke::Fret(fret) => writeln!(text, "fret = {fret}"),
             Stroke::Release | Stroke::Undamp => Ok(()),
-            Stroke::Pluck { position, peak } => {
-                if let Some(position) = position {
-                    let _ = writeln!(text, "position = {position:?}");
-                }
+            Stroke::Pluck { plucker: Some(Plucker { position, pull, release }), peak } => writeln!(
+                text,
+                "position = {position:?}\nshape = \"pull\"\namplitude = {peak:?}\npull = {pull:?}\nrelease = {release:?}"
+            ),
+            Stroke::Pluck { plucker: None, peak } => {
                 writeln!(text, "shape = \"pulse\"\namplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}")
             }
             Stroke::Strike { position: [x, y], velocity } => match instrument.parts[gesture.part].kind {

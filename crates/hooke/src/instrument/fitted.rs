@@ -6,7 +6,7 @@
 
 use super::guitar::GuitarSpec;
 use super::marimba::MarimbaSpec;
-use super::MIDDLE_C_HZ;
+use super::{Plucker, MIDDLE_C_HZ};
 use crate::analysis::bar_design::{shortest_decay_ratio, BarTarget};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::recording::fit::{BarFit, StringFit};
@@ -56,7 +56,11 @@ pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
         high_frequency,
         inharmonicity: Some(strings.iter().map(|s| s.fit.inharmonicity).collect()),
         scale_length: FITTED_SCALE_LENGTH,
-        pluck_position: 1.0 - median(strings.iter().map(|s| s.fit.pluck_position).collect()),
+        pluck: Plucker {
+            position: 1.0 - median(strings.iter().map(|s| s.fit.pluck_position).collect()),
+            release: median(strings.iter().map(|s| s.fit.pluck_release).collect()),
+            ..Plucker::PLECTRUM
+        },
         stereo: false,
         bridge: true,
         ..GuitarSpec::default()

@@ -4,7 +4,9 @@
 
 use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
-use super::{check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, StringPart};
+use super::{
+    check_fields, check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart,
+};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
@@ -41,9 +43,9 @@ pub struct GuitarSpec {
     pub frets: usize,
     /// How a fret stops a string.
     pub fret_method: FretMethod,
-    /// Where a MIDI note plucks a string, a fraction of its sounding length from the stop (the
-    /// nut or the fret), 0 < p < 1 ([`crate::score::notes`]).
-    pub pluck_position: f64,
+    /// How a MIDI note plucks a string ([`crate::score::notes`]): `[guitar] pluck_position`,
+    /// `pluck_pull` and `pluck_release`.
+    pub pluck: Plucker,
     /// Pickup positions as fractions of the length from the nut (0 < p < 1); the output sums the
     /// masses nearest them, equally weighted.
     pub pickups: Vec<f64>,
@@ -61,10 +63,6 @@ pub struct GuitarSpec {
     /// tuned on the body ([`tune_on_body`]), and so is each fret's stop ([`super::frets`]).
     pub body: Option<Vec<BodyMode>>,
 }
-
-/// Where a MIDI note plucks a string unless the instrument says otherwise, a fraction of its
-/// sounding length from the stop: near the bridge, where a guitarist plucks.
-pub const PLUCK_POSITION: f64 = 0.8;
 
 /// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
 pub const STANDARD_TUNING: [&str; 6] = ["E2", "A2", "D3", "G3", "B3", "E4"];
@@ -92,7 +90,7 @@ impl Default for GuitarSpec {
             scale_length: 0.648,
             frets: 20,
             fret_method: FretMethod::Between,
-            pluck_position: PLUCK_POSITION,
+            pluck: Plucker::PLECTRUM,
             pickups: vec![0.9],
             stereo: true,
             bridge: false,
@@ -203,7 +201,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
                 fret_method: spec.fret_method,
-                pluck_position: spec.pluck_position,
+                plucker: spec.pluck,
                 body: body.clone(),
                 unisons: Vec::new(),
                 hammer: None,
@@ -362,14 +360,7 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     if let Some(bad) = spec.pickups.iter().find(|p| !(**p > 0.0 && **p < 1.0)) {
         return Err(ModelError::new("guitar", "pickups", "positions strictly between 0 and 1", bad));
     }
-    if !(spec.pluck_position > 0.0 && spec.pluck_position < 1.0) {
-        return Err(ModelError::new(
-            "guitar",
-            "pluck_position",
-            "a fraction of the length, 0 < p < 1",
-            spec.pluck_position,
-        ));
-    }
+    check_fields("guitar", &spec.pluck.checks(["pluck_position", "pluck_pull", "pluck_release"]))?;
     if spec.pickups.is_empty() {
         return Err(ModelError::new("guitar", "pickups", "at least one pickup position", "none"));
     }

@@ -138,8 +138,8 @@ pub struct StringPart {
     pub frets: usize,
     /// How a fret stops the string.
     pub fret_method: frets::FretMethod,
-    /// Where a MIDI note plucks it, a fraction of its sounding length from the stop.
-    pub pluck_position: f64,
+    /// How a MIDI note plucks it.
+    pub plucker: Plucker,
     /// The body the string ends on (its bridge is `ends[1]`), on which its frets are tuned;
     /// `None`: a fixed bridge.
     pub body: Option<std::sync::Arc<BodyAlone>>,
@@ -151,6 +151,35 @@ pub struct StringPart {
     /// The hammer that plays it (a piano's key), if it is struck rather than plucked: what a note
     /// and a score's `strike` use unless the score says otherwise.
     pub hammer: Option<KeyHammer>,
+}
+
+/// How a finger or a plectrum plucks a string when a note plays it ([`crate::score::Pluck`]):
+/// where, how long it pulls the string aside and how fast it lets go.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plucker {
+    /// Where, a fraction of the sounding length from the stop (the nut or the fret), 0 < p < 1.
+    pub position: f64,
+    /// How long the pull takes, s.
+    pub pull: f64,
+    /// How long the release takes, s: the shorter, the brighter.
+    pub release: f64,
+}
+
+impl Plucker {
+    /// A plectrum near the bridge, where a guitarist plucks: at 0.8 of the sounding length from
+    /// the stop, pulled over 3 ms (a note sounds that much after its note on) and let go in
+    /// 0.1 ms, the time a plectrum's edge takes to slip off a steel string.
+    pub const PLECTRUM: Self = Self { position: 0.8, pull: 3e-3, release: 1e-4 };
+
+    /// The checks ([`check_fields`]) of its fields, read from an instrument's fields `names`
+    /// (position, pull, release).
+    pub(crate) fn checks(&self, names: [&'static str; 3]) -> [(&'static str, f64, &'static str, Valid); 3] {
+        [
+            (names[0], self.position, "a fraction of the length, 0 < p < 1", |p| p > 0.0 && p < 1.0),
+            (names[1], self.pull, "a time > 0 s and at most 1 s", |t| t > 0.0 && t <= 1.0),
+            (names[2], self.release, "a time > 0 s and at most 1 s", |t| t > 0.0 && t <= 1.0),
+        ]
+    }
 }
 
 /// The hammer of a struck string or the mallet of a bar: Hertz's law `F = stiffness

@@ -12,10 +12,10 @@
 //! the acceleration of the bridge, which the soundboard radiates.
 
 use super::frets::FretMethod;
-use super::guitar::{guitar, GuitarSpec, PLUCK_POSITION};
+use super::guitar::{guitar, GuitarSpec};
 use super::{
-    check_fields, key_pitches, Instrument, InstrumentError, KeyHammer, Part, PartKind, Valid, MIDDLE_C_HZ,
-    POSITIVE,
+    check_fields, key_pitches, Instrument, InstrumentError, KeyHammer, Part, PartKind, Plucker, Valid,
+    MIDDLE_C_HZ, POSITIVE,
 };
 use crate::model::{BodyMode, ModelError};
 use crate::scheme::SchemeKind;
@@ -168,8 +168,8 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         scale_length: 1.0,
         frets: 0,
         fret_method: FretMethod::Between,
-        pluck_position: PLUCK_POSITION,
-        pickups: vec![0.5], // not heard: with a body, `bridge` hears the bridge's acceleration
+        pluck: Plucker::PLECTRUM, // not played: the keys are struck
+        pickups: vec![0.5],       // not heard: with a body, `bridge` hears the bridge's acceleration
         stereo: false,
         bridge: true,
         body: Some(spec.soundboard.clone()),

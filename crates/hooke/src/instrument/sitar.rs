@@ -10,8 +10,8 @@
 
 use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
-use super::guitar::{string_pickups, PLUCK_POSITION};
-use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, StringPart};
+use super::guitar::string_pickups;
+use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::model::{BarrierSpec, BodyMode, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
@@ -132,7 +132,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             time_constant: Some(spec.decay),
             frets,
             fret_method: FretMethod::Between,
-            pluck_position: PLUCK_POSITION,
+            plucker: Plucker::PLECTRUM,
             body: body.clone(),
             unisons: Vec::new(),
             hammer: None,

@@ -14,10 +14,10 @@
 //! `crates/hooke/tests/live_allocation.rs` drives [`LiveCore::process`] through 10 s of a
 //! scripted performance under a counting allocator: zero allocations.
 
-use crate::engine::excitation::{Hammer, Pulse};
+use crate::engine::excitation::{Hammer, Pluck, Pulse};
 use crate::engine::EngineError;
 use crate::instrument::frets::{fret_stop, FretStop};
-use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind};
+use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, Plucker};
 use crate::score::controls::ControlMapping;
 use crate::score::notes::{
     Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, UnmappableControl, Unplayable, PLUCK_WIDTH,
@@ -87,8 +87,8 @@ impl Resolver {
                 self.stops[part].1 = 0;
                 Action::Release
             }
-            (Stroke::Pluck { position, peak }, kind) => {
-                let coordinate = match (kind, position) {
+            (Stroke::Pluck { plucker, peak }, kind) => {
+                let coordinate = match (kind, plucker.map(|p| p.position)) {
                     (PartKind::String(string), Some(p)) => {
                         let fret = self.stops[part].1;
                         let first = if fret == 0 { 0 } else { self.stops[part].0[fret - 1].mass + 1 };
@@ -100,7 +100,12 @@ impl Resolver {
                     (PartKind::Bar(bar), position) => bar.masses[bar.mass_at(position.unwrap_or(0.5))] * dim,
                     (PartKind::Plate(plate), _) => plate.grid.mass_at(plate.strike[0], plate.strike[1]) * dim,
                 };
-                Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH })
+                match plucker {
+                    Some(Plucker { pull, release, .. }) => {
+                        Action::Pluck(Pluck { coordinate, peak, pull, release })
+                    }
+                    None => Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH }),
+                }
             }
             (Stroke::Strike { position: [x, y], velocity }, kind) => {
                 let mass = match kind {

@@ -13,7 +13,7 @@ pub mod performance;
 mod strands;
 pub mod tuning;
 
-pub use crate::engine::excitation::{Bow, Drive, Hammer, Pulse};
+pub use crate::engine::excitation::{Bow, Drive, Hammer, Pluck, Pulse};
 
 use crate::instrument::frets::FretStop;
 
@@ -36,6 +36,8 @@ pub enum Action {
     Shape(Vec<(usize, f64)>),
     /// A force pulse.
     Pulse(Pulse),
+    /// A finger's or a plectrum's pull and release.
+    Pluck(Pluck),
     /// A hammer thrown at a mass.
     Strike(Hammer),
     /// A bow drawn across a mass.

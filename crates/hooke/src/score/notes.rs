@@ -14,9 +14,11 @@
 //!   the lowest fret (the thicker string on a tie), else it takes the candidate string whose
 //!   note began first. With [`StringRule::ByChannel`] MIDI channel 1 plays the highest string,
 //!   channel 2 the next, and so on (the mono mode of guitar-to-MIDI pickups): the override for a
-//!   part that must stay on one string. The string is plucked by a force pulse of
-//!   [`PLUCK_WIDTH`] at its part's `pluck_position` of its sounding length, peak `PLUCK_PEAK (v / 127)^2`
-//!   newtons for velocity `v` (about 42 dB from velocity 1 to 127). A note off damps the string
+//!   part that must stay on one string. The string is plucked by its part's [`Plucker`] (a
+//!   plectrum by default: [`crate::score::Pluck`], pulled over `pluck_pull` and let go over
+//!   `pluck_release`) at its `pluck_position` of its sounding length, with a force of
+//!   `PLUCK_PEAK (v / 127)^2` newtons when let go, for velocity `v` (about 42 dB from velocity 1
+//!   to 127). A note off damps the string
 //!   (time constant [`RELEASE_DECAY`]); the next note on it lifts the damp first. The sustain
 //!   pedal (CC 64 >= 64) defers the note offs of its channel until it is lifted. Pitch bend (a
 //!   range of [`BEND_RANGE`] semitones) sets the tension of the strings the channel sounds,
@@ -40,14 +42,14 @@
 //! - **Body (reed, pendulum)**: a note pushes the mass by a force pulse of peak
 //!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
 
-use crate::instrument::{Instrument, PartKind};
+use crate::instrument::{Instrument, PartKind, Plucker};
 use crate::score::controls::{ControlMapping, SetParameter};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
 
-/// A pluck's force pulse length, s.
+/// The length of the force pulse that pushes a body (reed, pendulum), s.
 pub const PLUCK_WIDTH: f64 = 1e-3;
-/// A pluck's peak force at velocity 127, N.
+/// A pluck's peak force at velocity 127 (a string's pull, a body's push), N.
 pub const PLUCK_PEAK: f64 = 0.5;
 /// A hammer's speed at velocity 127 (drum, piano), m/s.
 pub const STRIKE_SPEED: f64 = 4.0;
@@ -142,11 +144,11 @@ pub enum Stroke {
     Fret(usize),
     /// Lift the finger.
     Release,
-    /// A force pulse (`pluck`, `shape = "pulse"`) of `peak` N and [`PLUCK_WIDTH`]; at `position`
-    /// of a string's sounding length, or along x on a body (`None`).
+    /// A pluck (`pluck`) of `peak` N: on a string, by its [`Plucker`] (`shape = "pull"`); on a
+    /// body (`None`), a force pulse of [`PLUCK_WIDTH`] along x (`shape = "pulse"`).
     Pluck {
-        /// Fraction of the sounding length; `None` on a body.
-        position: Option<f64>,
+        /// How the string is plucked; `None` on a body.
+        plucker: Option<Plucker>,
         /// Peak force, N.
         peak: f64,
     },
@@ -291,7 +293,7 @@ impl NoteMap {
                     base_hz: 0.0,
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
-                    plucked_at: s.pluck_position,
+                    plucker: s.plucker,
                 }),
                 _ => None,
             })
@@ -434,7 +436,7 @@ impl NoteMap {
                     match string.struck_at {
                         Some(x) => Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) },
                         None => Stroke::Pluck {
-                            position: Some(string.plucked_at),
+                            plucker: Some(string.plucker),
                             peak: PLUCK_PEAK * strength(velocity),
                         },
                     },
@@ -503,7 +505,7 @@ impl NoteMap {
                     push(out, *part, Stroke::Undamp);
                     *damped = false;
                 }
-                push(out, *part, Stroke::Pluck { position: None, peak: PLUCK_PEAK * strength(velocity) });
+                push(out, *part, Stroke::Pluck { plucker: None, peak: PLUCK_PEAK * strength(velocity) });
             }
             (Target::Keys { keys, what }, NoteKind::On { note, velocity }) => {
                 let Some(key) = keys.iter().find(|key| key.note == i32::from(note)) else {

@@ -12,7 +12,7 @@ use crate::engine::{
 use crate::instrument::frets::{FretStop, MUTE_DRAG};
 use crate::instrument::{BarPart, Grid, Instrument, Part, PartKind, PlatePart};
 use crate::model::ModelError;
-use crate::score::{Action, Hammer, Pulse, Score};
+use crate::score::{Action, Hammer, Pluck, Pulse, Score};
 use crate::system::System;
 use std::sync::Arc;
 
@@ -129,9 +129,9 @@ impl Performance {
 
     /// Does `action` to part `part` now, before the next step. Allocates nothing but for a
     /// [`Action::Shape`] (its values are copied to the engine) and a [`Action::Drive`]. On a
-    /// course of strings ([`crate::instrument::StringPart::unisons`]) a hammer, a pulse or a
+    /// course of strings ([`crate::instrument::StringPart::unisons`]) a hammer, a pulse, a pluck or a
     /// shape given on its first string acts on each string at the same mass along it, the
-    /// hammer's mass and the pulse's peak shared equally; a bow or a drive acts on the first
+    /// hammer's mass and the pulse's or the pluck's peak shared equally; a bow or a drive acts on the first
     /// string only.
     pub fn play(&mut self, part: usize, action: &Action) -> Result<(), ModelError> {
         if let PartKind::String(string) = &self.parts[part].kind {
@@ -144,6 +144,7 @@ impl Performance {
         let event = match action {
             Action::Shape(values) => Some(Event::Shape(values.clone())),
             Action::Pulse(pulse) => excitation(Excitation::Pulse(pulse.clone())),
+            Action::Pluck(pluck) => excitation(Excitation::Pluck(*pluck)),
             Action::Strike(hammer) => excitation(Excitation::Strike(hammer.clone())),
             Action::Bow(bow) => excitation(Excitation::Bow(bow.clone())),
             Action::Drive(drive) => excitation(Excitation::Drive(drive.clone())),
@@ -264,6 +265,11 @@ impl Performance {
                     coordinate: on(string, pulse.coordinate),
                     peak: pulse.peak / share,
                     ..pulse.clone()
+                })),
+                Action::Pluck(pluck) => Event::Excite(Excitation::Pluck(Pluck {
+                    coordinate: on(string, pluck.coordinate),
+                    peak: pluck.peak / share,
+                    ..*pluck
                 })),
                 Action::Shape(values) => {
                     Event::Shape(values.iter().map(|&(c, x)| (on(string, c), x)).collect())

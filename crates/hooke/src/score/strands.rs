@@ -28,8 +28,8 @@ pub(super) struct Strand {
     pub(super) began: u64,
     /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
     pub(super) struck_at: Option<f64>,
-    /// Where it is plucked (a fraction of its sounding length from the stop).
-    pub(super) plucked_at: f64,
+    /// How it is plucked.
+    pub(super) plucker: crate::instrument::Plucker,
 }
 
 impl Strand {

@@ -10,14 +10,15 @@
 //! **Pluck position.** A string plucked at a fraction `p` of its length sounds partial `n` in
 //! proportion to `sin(n pi p)` (Fletcher & Rossing, The Physics of Musical Instruments, section
 //! 2.8), times what varies slowly with `n`: the excitation's spectrum, the string's response
-//! at the bridge, the body and the room, and the spectrum of the pluck itself: a force pulse of
-//! length `T` (a raised cosine, as Hooke's plucks are) weights partial `n` by its spectrum
-//! `P(f_n; T)`, flat up to about `1 / T` and zero at `2 / T, 3 / T, ...`. The pluck is the `(p,
-//! T)` for which `20 log10 |sin(n pi p)| + 20 log10 |P(f_n; T)|` (their zeros filled to
-//! [`COMB_DEPTH_DB`] and [`PULSE_DEPTH_DB`]) plus a line in `ln n` (a power law for the rest)
-//! fits the levels of the partials found among 1 to [`COMB_PARTIALS`] best, the residuals
+//! at the bridge, the body and the room, and the spectrum of the pluck itself: a finger or a
+//! plectrum letting go over a time `T` (a half cosine, as Hooke's plucks do,
+//! [`crate::engine::excitation::Pluck`]) weights partial `n` by `R(f_n T)`, `R(x) = cos(pi x) /
+//! (1 - 4 x^2)`: flat up to about `1 / (2 T)` and zero at `3 / (2 T), 5 / (2 T), ...`. The pluck
+//! is the `(p, T)` for which `20 log10 |sin(n pi p)| + 20 log10 |R(f_n T)|` (their zeros filled
+//! to [`COMB_DEPTH_DB`] and [`RELEASE_DEPTH_DB`]) plus a line in `ln n` (a power law for the
+//! rest) fits the levels of the partials found among 1 to [`COMB_PARTIALS`] best, the residuals
 //! weighed by Huber's loss; a partial not found counts against a fit that puts it more than
-//! [`MISSING_MARGIN_DB`] above the weakest partial found (a zero of the comb or of the pulse
+//! [`MISSING_MARGIN_DB`] above the weakest partial found (a zero of the comb or of the release
 //! hides partials too). `p` and `1 - p` give the same levels:
 //! the fit gives the one nearer an end, `p <= 1/2`.
 
@@ -31,14 +32,14 @@ use std::f64::consts::PI;
 /// The partials whose levels the pluck is fitted to.
 pub const COMB_PARTIALS: usize = 30;
 
-/// The range of pulse widths the pluck's is sought in, s.
-pub const PULSE_WIDTHS: (f64, f64) = (5e-5, 5e-3);
+/// The range of release times the pluck's is sought in, s.
+pub const RELEASE_TIMES: (f64, f64) = (2.5e-5, 2.5e-3);
 
 /// How deep the comb's zeros are taken to be, dB: a finger or a plectrum is not a point.
 pub const COMB_DEPTH_DB: f64 = -30.0;
 
-/// How deep the pulse spectrum's zeros are taken to be, dB.
-pub const PULSE_DEPTH_DB: f64 = -50.0;
+/// How deep the release spectrum's zeros are taken to be, dB.
+pub const RELEASE_DEPTH_DB: f64 = -50.0;
 
 /// How far above the measure's floor the fit may put a partial that was not found before it
 /// counts against the fit, dB.
@@ -64,9 +65,9 @@ pub struct StringFit {
     pub quadratic_loss: f64,
     /// The pluck's distance from the nearer end, a fraction of the length (0 to 1/2).
     pub pluck_position: f64,
-    /// The length of the raised-cosine force pulse whose spectrum the partials' levels follow
-    /// (how hard the pluck is: a shorter pulse is brighter), s.
-    pub pluck_width: f64,
+    /// How long the pluck took to let go of the string, whose spectrum the partials' levels
+    /// follow (a shorter release is brighter: a plectrum's, 0.1 ms), s.
+    pub pluck_release: f64,
     /// The highest partial whose decay the loss law was fitted to, Hz.
     pub highest_fitted_hz: f64,
 }
@@ -96,7 +97,7 @@ pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
         return Err(RecordingError::TooFewDecays { found: decays.len() });
     }
     let (constant_loss, quadratic_loss) = relative_least_squares(&decays);
-    let (pluck_position, pluck_width) = pluck(note);
+    let (pluck_position, pluck_release) = pluck(note);
     let highest_fitted_hz =
         note.partials.iter().filter(|p| p.decay_rate > 0.0).fold(0.0f64, |m, p| m.max(p.main.frequency_hz));
     Ok(StringFit {
@@ -105,7 +106,7 @@ pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
         constant_loss,
         quadratic_loss,
         pluck_position,
-        pluck_width,
+        pluck_release,
         highest_fitted_hz,
     })
 }
@@ -134,8 +135,8 @@ fn relative_least_squares(points: &[(f64, f64, f64)]) -> (f64, f64) {
     }
 }
 
-/// The pluck position `p <= 1/2` and the pulse width `T` (s) whose comb `sin(n pi p)` and
-/// spectrum `P(f_n; T)` fit the levels of partials 1 to [`COMB_PARTIALS`] best (module
+/// The pluck position `p <= 1/2` and the release time `T` (s) whose comb `sin(n pi p)` and
+/// spectrum `R(f_n T)` fit the levels of partials 1 to [`COMB_PARTIALS`] best (module
 /// documentation).
 fn pluck(note: &NoteMeasurement) -> (f64, f64) {
     let count = note.sought.min(COMB_PARTIALS);
@@ -149,20 +150,20 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
         levels[p.number - 1] = Some((p.main.frequency_hz, 20.0 * p.main.amplitude.log10()));
     }
     let frequency = |i: usize| levels[i].map_or((i + 1) as f64 * note.fundamental_hz, |(f, _)| f);
-    // Zeros filled to COMB_DEPTH_DB: a real pluck is neither a point nor an exact pulse, and the
-    // partial at a zero is never quite silent.
+    // Zeros filled to COMB_DEPTH_DB: a real pluck is neither a point nor an exact half cosine,
+    // and the partial at a zero is never quite silent.
     let filled = |x: f64, depth_db: f64| 10.0 * (x * x + 10f64.powf(depth_db / 10.0)).log10();
-    let model = |i: usize, position: f64, width: f64| {
+    let model = |i: usize, position: f64, release: f64| {
         filled(((i + 1) as f64 * PI * position).sin(), COMB_DEPTH_DB)
-            + filled(pulse_spectrum(frequency(i) * width), PULSE_DEPTH_DB)
+            + filled(release_spectrum(frequency(i) * release), RELEASE_DEPTH_DB)
     };
-    let misfit = |position: f64, width: f64| -> f64 {
+    let misfit = |position: f64, release: f64| -> f64 {
         // The smooth rest, a line in ln n: least squares on the partials found; a partial not
         // found counts where the fit puts it clearly above the floor of the measure.
         let (mut s1, mut sx, mut sxx, mut sy, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for (i, level) in levels.iter().enumerate() {
             if let Some((_, level)) = level {
-                let (x, y) = (((i + 1) as f64).ln(), level - model(i, position, width));
+                let (x, y) = (((i + 1) as f64).ln(), level - model(i, position, release));
                 (s1, sx, sxx, sy, sxy) = (s1 + 1.0, sx + x, sxx + x * x, sy + y, sxy + x * y);
             }
         }
@@ -174,7 +175,7 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
         };
         (0..count)
             .map(|i| {
-                let fitted = model(i, position, width) + intercept + slope * ((i + 1) as f64).ln();
+                let fitted = model(i, position, release) + intercept + slope * ((i + 1) as f64).ln();
                 match levels[i] {
                     Some((_, level)) => huber(level - fitted),
                     None => huber((fitted - floor_db - MISSING_MARGIN_DB).max(0.0)),
@@ -182,26 +183,27 @@ fn pluck(note: &NoteMeasurement) -> (f64, f64) {
             })
             .sum()
     };
-    let widths: Vec<f64> =
-        (0..=48).map(|k| PULSE_WIDTHS.0 * (PULSE_WIDTHS.1 / PULSE_WIDTHS.0).powf(k as f64 / 48.0)).collect();
-    let mut best = (f64::INFINITY, 0.5, widths[0]);
-    for &width in &widths {
+    let (shortest, longest) = RELEASE_TIMES;
+    let releases: Vec<f64> =
+        (0..=48).map(|k| shortest * (longest / shortest).powf(k as f64 / 48.0)).collect();
+    let mut best = (f64::INFINITY, 0.5, releases[0]);
+    for &release in &releases {
         let mut position = 0.01;
         while position <= 0.5 {
-            let m = misfit(position, width);
+            let m = misfit(position, release);
             if m < best.0 {
-                best = (m, position, width);
+                best = (m, position, release);
             }
             position += 5e-4;
         }
     }
-    // Refine the position at the best width.
-    let (_, coarse, width) = best;
+    // Refine the position at the best release.
+    let (_, coarse, release) = best;
     let mut position = (coarse - 5e-4).max(0.01);
     while position <= (coarse + 5e-4).min(0.5) {
-        let m = misfit(position, width);
+        let m = misfit(position, release);
         if m < best.0 {
-            best = (m, position, width);
+            best = (m, position, release);
         }
         position += 2e-5;
     }
@@ -218,15 +220,14 @@ fn huber(r: f64) -> f64 {
     }
 }
 
-/// `|P(f)| / P(0)` of a raised-cosine pulse `(1 - cos(2 pi t / T)) / 2` of length `T`, at `x
-/// = f T`: `|sinc(x) / (1 - x^2)|` (`sinc(x) = sin(pi x) / (pi x)`; 1/2 at `x = 1`), with zeros
-/// at `x = 2, 3, ...`.
-fn pulse_spectrum(x: f64) -> f64 {
-    if (x - 1.0).abs() < 1e-9 {
-        return 0.5;
+/// `|R(x)|`, `x = f T`: what a release over `T` (a half cosine) leaves of a sudden release's
+/// spectrum, `|cos(pi x) / (1 - 4 x^2)|` (`pi / 4` at `x = 1/2`), with zeros at `x = 3/2, 5/2,
+/// ...` ([`crate::engine::excitation::Pluck`]).
+fn release_spectrum(x: f64) -> f64 {
+    if (x - 0.5).abs() < 1e-9 {
+        return PI / 4.0;
     }
-    let sinc = if x.abs() < 1e-12 { 1.0 } else { (PI * x).sin() / (PI * x) };
-    (sinc / (1.0 - x * x)).abs()
+    ((PI * x).cos() / (1.0 - 4.0 * x * x)).abs()
 }
 
 /// A bar that sounds like a measured strike: its first mode, the ratio of its second to it, and

@@ -6,10 +6,10 @@ use crate::format::signal::{signal, SignalFields};
 use crate::format::source::{Document, Step};
 use crate::instrument::frets::{fret_stop, FretStop};
 use crate::instrument::{
-    nearest_inner_node, Instrument, InstrumentError, MembranePart, PartKind, PlatePart, StringPart,
+    nearest_inner_node, Instrument, InstrumentError, MembranePart, PartKind, PlatePart, Plucker, StringPart,
 };
 use crate::model::ModelError;
-use crate::score::{Action, Bow, Drive, Hammer, Pulse};
+use crate::score::{Action, Bow, Drive, Hammer, Pluck, Pulse};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -417,11 +417,23 @@ impl Context<'_, '_> {
     }
 
     /// A pluck: a displacement shape (`triangle`, the default, or `raised`) over the sounding
-    /// part, or a force `pulse`.
+    /// part, a force `pulse`, or a finger's or a plectrum's `pull` and release.
     fn pluck(&self, state: &PartState) -> Result<Action, Located> {
         let raw = self.raw();
         let subject = self.subject();
         let shape = raw.shape.as_ref().map_or("triangle", |s| s.get_ref().as_str());
+        let only_pulled = |field: &Option<Spanned<f64>>, name: &'static str| match field {
+            Some(given) if shape != "pull" => Err(error(
+                given.span(),
+                &subject,
+                name,
+                format!("no `{name}` but with shape = \"pull\""),
+                format!("`{name}` with shape = \"{shape}\""),
+            )),
+            _ => Ok(()),
+        };
+        only_pulled(&raw.pull, "pull")?;
+        only_pulled(&raw.release, "release")?;
         let amplitude = self.number(
             &raw.amplitude,
             "amplitude",
@@ -431,6 +443,33 @@ impl Context<'_, '_> {
         )?;
         let dim = self.instrument.model.dimension();
         match shape {
+            "pull" => {
+                if let Some(width) = &raw.width {
+                    let expected = "no width with shape = \"pull\" (`pull` and `release` are its times)";
+                    return Err(error(
+                        width.span(),
+                        &subject,
+                        "width",
+                        expected,
+                        format!("{:?}", width.get_ref()),
+                    ));
+                }
+                let plucker = match &self.instrument.parts[self.part].kind {
+                    PartKind::String(string) => string.plucker,
+                    _ => Plucker::PLECTRUM,
+                };
+                let time = |t: f64| t > 0.0 && t <= 1.0;
+                let expected = "a time > 0 s and at most 1 s";
+                let pull = self.number(&raw.pull, "pull", Some(plucker.pull), expected, time)?;
+                let release = self.number(&raw.release, "release", Some(plucker.release), expected, time)?;
+                self.end(pull + release, &raw.release)?;
+                Ok(Action::Pluck(Pluck {
+                    coordinate: self.coordinate(state)?,
+                    peak: amplitude,
+                    pull,
+                    release,
+                }))
+            }
             "pulse" => {
                 let width = self.number(&raw.width, "width", Some(1e-3), "a pulse length > 0 s", positive)?;
                 self.end(width, &raw.width)?;
@@ -535,7 +574,7 @@ impl Context<'_, '_> {
                 raw.shape.as_ref().map_or_else(|| self.whole(), Spanned::span),
                 &subject,
                 "shape",
-                "\"triangle\", \"raised\" or \"pulse\"",
+                "\"triangle\", \"raised\", \"pulse\" or \"pull\"",
                 format!("\"{other}\""),
             )),
         }

@@ -140,6 +140,8 @@ struct RawEvent {
     position: Option<Spanned<Where>>,
     amplitude: Option<Spanned<f64>>,
     width: Option<Spanned<f64>>,
+    pull: Option<Spanned<f64>>,
+    release: Option<Spanned<f64>>,
     shape: Option<Spanned<String>>,
     axis: Option<Spanned<String>>,
     velocity: Option<Spanned<f64>>,
@@ -212,7 +214,7 @@ impl Kind {
     /// The optional fields this kind takes (besides `time`, `part`, `every`, `for`).
     fn fields(self) -> &'static [&'static str] {
         match self {
-            Kind::Pluck => &["position", "amplitude", "width", "shape", "axis"],
+            Kind::Pluck => &["position", "amplitude", "width", "pull", "release", "shape", "axis"],
             Kind::Strike => &["position", "velocity", "mass", "stiffness", "exponent", "axis"],
             Kind::Bow => &["position", "velocity", "force", "sharpness", "duration"],
             Kind::Fret => &["fret"],
@@ -236,6 +238,8 @@ impl RawEvent {
             ("position", span(&self.position)),
             ("amplitude", span(&self.amplitude)),
             ("width", span(&self.width)),
+            ("pull", span(&self.pull)),
+            ("release", span(&self.release)),
             ("shape", span(&self.shape)),
             ("axis", span(&self.axis)),
             ("velocity", span(&self.velocity)),
