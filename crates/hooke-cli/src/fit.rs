@@ -326,7 +326,7 @@ fn table(recorded: &NoteMeasurement, fit: &StringFit, simulated: Option<&NoteMea
         let fitted_hz = n * fit.fundamental_hz * (1.0 + fit.inharmonicity * n * n).sqrt();
         let simulated_cells =
             simulated.and_then(|s| s.partials.iter().find(|q| q.number == p.number)).map_or_else(
-                || "| | |".to_string(),
+                || " |  | ".to_string(),
                 |q| {
                     format!(
                         "{:.3} | {:.3} | {:.1}",

@@ -200,7 +200,7 @@ fn the_demo_plays_a_guitar_a_piano_and_a_marimba_to_a_stereo_wav_and_says_so() {
     for built in [
         "guitar: symplectic-euler at 88200 Hz (2 x 44100 Hz)",
         "piano: symplectic-euler at 88200 Hz (2 x 44100 Hz)",
-        "marimba: symplectic-euler at 176400 Hz (4 x 44100 Hz)",
+        "marimba: symplectic-euler at 220500 Hz (5 x 44100 Hz)",
     ] {
         assert!(text.contains(built), "{built}: {text}");
     }

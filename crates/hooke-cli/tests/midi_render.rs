@@ -82,14 +82,14 @@ fn song(extra: Vec<(u32, TrackEventKind<'static>)>) -> Vec<u8> {
     bytes
 }
 
-/// The score the song stands for (docs/play.md): pulse plucks at 0.8, damps on note offs, and
-/// `extra` events.
+/// The score the song stands for (docs/play.md): plectrum plucks at 0.8 (pulled over 3 ms, let
+/// go over 0.1 ms), damps on note offs, and `extra` events.
 fn equivalent_score(extra: &[String]) -> String {
     let peak = |velocity: f64| 0.5 * (velocity / 127.0f64).powi(2);
     let pluck = |time: f64, part: &str, velocity: f64| {
         format!(
-            "[[pluck]]\ntime = {time:?}\npart = \"{part}\"\nposition = 0.8\nshape = \"pulse\"\n\
-             amplitude = {:?}\nwidth = 0.001\n\n",
+            "[[pluck]]\ntime = {time:?}\npart = \"{part}\"\nposition = 0.8\nshape = \"pull\"\n\
+             amplitude = {:?}\npull = 0.003\nrelease = 0.0001\n\n",
             peak(velocity)
         )
     };

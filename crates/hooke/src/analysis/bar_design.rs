@@ -1,13 +1,16 @@
 //! A free bar (a marimba's or a xylophone's) designed so that the *simulated* bar, hung on two
 //! cords, has the requested first bending mode, ratio of its second mode to its first, and
-//! decay time at each of the two, for a chosen scheme and step.
+//! decay time at each of the two, and where asked the ratio of its third mode to its first, for
+//! a chosen scheme and step.
 //!
 //! The bar is [`crate::model::BarSpec`]'s: `N` cells of an undercut profile, each cell a mass
 //! `tau_i m` with bending elements `tau_i^3 kappa`. Its four knobs each move mainly one target:
 //! - the length `L` (with `m = rho A L / N` and `kappa = E I N^3 / L^3`, every bending mode goes
 //!   as `1 / L^2`) sets the first mode's frequency;
 //! - the undercut's depth sets the ratio `f_2 / f_1` (4 for a marimba, 3 for a xylophone;
-//!   Fletcher & Rossing 1998, ch. 19);
+//!   Fletcher & Rossing 1998, ch. 19), and where the third mode is tuned too, a relief left at
+//!   the cut's centre sets `f_3 / f_1` (about 10 on a concert marimba, Bork 1995;
+//!   [`crate::model::generate`]'s undercut);
 //! - the drag `c` (1/s, force `-c m v`) adds the same `c / 2` to every mode's decay rate;
 //! - dampers `Z` between neighbouring masses add a rate that grows with the mode's frequency,
 //!   the bar's counterpart of the loss term `2 sigma_1 u_txx` of Bilbao 2009 (ch. 7), which for a
@@ -23,7 +26,7 @@
 //! Each trial is measured on the modes of the whole hung bar, each mapped through the scheme as
 //! a damped oscillator (exact for modal damping; the dampers couple the modes only lightly), so
 //! the scheme's frequency warping and numerical damping and the cords are corrected: the length by
-//! `sqrt(F_1 / f_1)`, the undercut's ratio by the ratio's error, and `(c, Z)` by a Newton step
+//! `sqrt(F_1 / f_1)`, the undercut's ratios by their errors, and `(c, Z)` by a Newton step
 //! on the two decay rates with finite-difference derivatives, until every target is met to
 //! [`TOLERANCE`].
 
@@ -43,7 +46,7 @@ pub const CORD_POSITION: f64 = 0.224;
 /// The relative error to which each target is met.
 pub const TOLERANCE: f64 = 1e-9;
 /// Iterations the design allows.
-const ITERATIONS: usize = 40;
+const ITERATIONS: usize = 100;
 
 /// What a designed bar should be, as simulated.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +60,10 @@ pub struct BarTarget {
     pub decay: f64,
     /// The second mode's time constant, s (at most `decay`).
     pub high_decay: f64,
+    /// The third bending mode's frequency over the first's, where it is tuned too (about 10 on
+    /// a concert marimba, Bork 1995); `None`: left where the two-mode cut puts it. Its decay
+    /// follows from the drag and the dampers.
+    pub third_ratio: Option<f64>,
     /// Masses (cells) along the bar.
     pub masses: usize,
     /// Mass per unit length of the uncut bar, `rho A`, kg/m.
@@ -102,8 +109,8 @@ impl HungBar {
 pub struct BarDesign {
     /// The bar and its cords.
     pub hung: HungBar,
-    /// The simulated first and second bending modes with their discrete poles.
-    pub modes: [ModeReport; 2],
+    /// The simulated first, second and third bending modes with their discrete poles.
+    pub modes: [ModeReport; 3],
 }
 
 /// One trial of the four knobs.
@@ -111,6 +118,8 @@ pub struct BarDesign {
 struct Knobs {
     length: f64,
     ratio: f64,
+    /// The third mode's ratio asked of the cut, if tuned.
+    third: Option<f64>,
     drag: f64,
     damping: f64,
 }
@@ -125,15 +134,22 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
     // Euler-Bernoulli's first mode of the uniform bar, (4.7300 / L)^2 sqrt(E I / rho A), as a start.
     let stiffness_speed = (target.rigidity / target.linear_density).sqrt();
     let length = 4.730_04 * (stiffness_speed / (2.0 * PI * target.frequency_hz)).sqrt();
-    let mut knobs = Knobs { length, ratio: target.ratio, drag: 2.0 * wanted_rates[0], damping: 0.0 };
+    let mut knobs = Knobs {
+        length,
+        ratio: target.ratio,
+        third: target.third_ratio,
+        drag: 2.0 * wanted_rates[0],
+        damping: 0.0,
+    };
     let (mut held, mut residual) = (None, f64::NAN);
     for _ in 0..ITERATIONS {
         let design = measure(target, knobs, scheme, h)?;
         let frequencies = design.modes.each_ref().map(|m| m.discrete.frequency_hz());
-        let rates = design.modes.each_ref().map(|m| -m.discrete.decay_rate());
+        let rates = decay_rates(&design);
         let errors = [
             frequencies[0] / target.frequency_hz - 1.0,
             frequencies[1] / frequencies[0] / target.ratio - 1.0,
+            target.third_ratio.map_or(0.0, |third| frequencies[2] / frequencies[0] / third - 1.0),
             rates[0] / wanted_rates[0] - 1.0,
             rates[1] / wanted_rates[1] - 1.0,
         ];
@@ -145,7 +161,7 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         let drag_step = 1e-4 * knobs.drag.max(wanted_rates[0]);
         let damping_step = 1e-4 * knobs.damping.max(design.hung.bar.mass.unwrap_or(1.0) * wanted_rates[0]);
         let rates_with = |knobs: Knobs| -> Result<[f64; 2], AnalysisError> {
-            Ok(measure(target, knobs, scheme, h)?.modes.each_ref().map(|m| -m.discrete.decay_rate()))
+            Ok(decay_rates(&measure(target, knobs, scheme, h)?))
         };
         let by_drag = rates_with(Knobs { drag: knobs.drag + drag_step, ..knobs })?;
         let by_damping = rates_with(Knobs { damping: knobs.damping + damping_step, ..knobs })?;
@@ -165,6 +181,10 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         knobs = Knobs {
             length: knobs.length * (frequencies[0] / target.frequency_hz).sqrt(),
             ratio: knobs.ratio * target.ratio * frequencies[0] / frequencies[1],
+            third: knobs
+                .third
+                .zip(target.third_ratio)
+                .map(|(asked, third)| asked * third * frequencies[0] / frequencies[2]),
             drag: drag.max(0.0),
             damping: damping.max(0.0),
         };
@@ -198,12 +218,17 @@ pub fn shortest_decay_ratio(target: &BarTarget, scheme: SchemeKind, h: f64) -> R
     let stiffness_speed = (target.rigidity / target.linear_density).sqrt();
     let length = 4.730_04 * (stiffness_speed / (2.0 * PI * target.frequency_hz)).sqrt();
     let rates = |damping: f64| -> Result<[f64; 2], AnalysisError> {
-        let knobs = Knobs { length, ratio: target.ratio, drag: 0.0, damping };
-        Ok(measure(target, knobs, scheme, h)?.modes.each_ref().map(|m| -m.discrete.decay_rate()))
+        let knobs = Knobs { length, ratio: target.ratio, third: target.third_ratio, drag: 0.0, damping };
+        Ok(decay_rates(&measure(target, knobs, scheme, h)?))
     };
     let step = 1e-3 * target.linear_density * length / target.masses as f64 / target.decay;
     let (without, with) = (rates(0.0)?, rates(step)?);
     Ok((with[0] - without[0]) / (with[1] - without[1]))
+}
+
+/// The decay rates of a design's first two modes, 1/s.
+fn decay_rates(design: &BarDesign) -> [f64; 2] {
+    [-design.modes[0].discrete.decay_rate(), -design.modes[1].discrete.decay_rate()]
 }
 
 /// The ranges [`design_bar`] needs before it starts.
@@ -220,6 +245,16 @@ fn check_target(target: &BarTarget) -> Result<(), ModelError> {
     positive("high_decay", target.high_decay, "a time constant > 0 s")?;
     positive("linear_density", target.linear_density, "a density > 0 kg/m")?;
     positive("rigidity", target.rigidity, "a rigidity > 0 N m^2")?;
+    if let Some(third) = target.third_ratio {
+        if !(third.is_finite() && third > target.ratio) {
+            return Err(ModelError::new(
+                "bar",
+                "third_ratio",
+                format!("a ratio above the second mode's, {}", target.ratio),
+                third,
+            ));
+        }
+    }
     if target.high_decay > target.decay {
         return Err(ModelError::new(
             "bar",
@@ -234,16 +269,20 @@ fn check_target(target: &BarTarget) -> Result<(), ModelError> {
     Ok(())
 }
 
-/// The hung bar of `knobs`, and its simulated first and second bending modes (the third and
-/// fourth vibrating modes: the bounce and the rocking on the cords come first).
+/// The hung bar of `knobs`, and its simulated first three bending modes (the third to fifth
+/// vibrating modes: the bounce and the rocking on the cords come first).
 fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Result<BarDesign, AnalysisError> {
     let n = target.masses as f64;
     let bar = BarSpec::new("bar", target.masses)
         .mass(target.linear_density * knobs.length / n)
         .bending(target.rigidity * (n / knobs.length).powi(3))
-        .undercut_ratio(knobs.ratio)
-        .drag(knobs.drag)
-        .damping(knobs.damping);
+        .undercut_ratio(knobs.ratio);
+    let bar = match knobs.third {
+        Some(third) => bar.undercut_third(third),
+        None => bar,
+    }
+    .drag(knobs.drag)
+    .damping(knobs.damping);
     let mut model = Model::new(1)?;
     let frame = model.add_anchor(Anchor::new("frame"))?;
     let nodes = model.add_bar(bar.clone())?;
@@ -262,8 +301,8 @@ fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Resu
     let mut bending = modal.modes().modes.iter().enumerate().filter(|(_, m)| m.pole.im > 0.0).skip(2);
     let mut next =
         || bending.next().map(|(position, mode)| oscillator_report(position, mode, scheme, h)).transpose();
-    match (next()?, next()?) {
-        (Some(first), Some(second)) => Ok(BarDesign { hung, modes: [first, second] }),
-        _ => Err(AnalysisError::Target("the bar has fewer than two bending modes".to_string())),
+    match (next()?, next()?, next()?) {
+        (Some(first), Some(second), Some(third)) => Ok(BarDesign { hung, modes: [first, second, third] }),
+        _ => Err(AnalysisError::Target("the bar has fewer than three bending modes".to_string())),
     }
 }

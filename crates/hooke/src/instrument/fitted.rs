@@ -104,6 +104,7 @@ pub fn fitted_marimba(
         ratio: fit.ratio,
         decay: fit.decay,
         high_decay: fit.high_decay.min(fit.decay),
+        third_ratio: None,
         masses: spec.masses,
         linear_density: spec.linear_density,
         rigidity: spec.rigidity,

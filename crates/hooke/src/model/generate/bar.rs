@@ -44,6 +44,9 @@ pub struct BarSpec {
     /// reaches), the given elements being those of the uncut bar ([`super::undercut`]); at most
     /// [`MAX_UNDERCUT_MASSES`] masses.
     pub undercut_ratio: Option<f64>,
+    /// With `undercut_ratio`: a cut that also gives this ratio of the third mode's frequency to
+    /// the first (about 10 on a concert marimba; [`super::undercut`]).
+    pub undercut_third: Option<f64>,
 }
 
 /// The most masses an undercut bar may have (its depth is searched on dense eigenvalue
@@ -75,6 +78,8 @@ impl BarSpec {
         set damping(damping: f64) => damping;
         /// Undercuts the bar for the ratio `f_2 / f_1`.
         some undercut_ratio(ratio: f64) => undercut_ratio;
+        /// With [`BarSpec::undercut_ratio`], undercuts it for the ratio `f_3 / f_1` too.
+        some undercut_third(ratio: f64) => undercut_third;
     }
 }
 
@@ -95,9 +100,17 @@ impl Model {
         check_non_negative(&subject, "drag", spec.drag)?;
         check_non_negative(&subject, "damping", spec.damping)?;
         let (mass, kappa) = bar_elements(&subject, &spec)?;
-        let thickness = match spec.undercut_ratio {
-            Some(ratio) => undercut_thickness(&subject, spec.masses, ratio)?,
-            None => vec![1.0; spec.masses],
+        let thickness = match (spec.undercut_ratio, spec.undercut_third) {
+            (Some(ratio), third) => undercut_thickness(&subject, spec.masses, ratio, third)?,
+            (None, Some(_)) => {
+                return Err(ModelError::new(
+                    subject,
+                    "undercut_third",
+                    "`undercut_ratio` with it (the second mode's ratio)",
+                    "none",
+                ))
+            }
+            (None, None) => vec![1.0; spec.masses],
         };
         let mut nodes = Vec::with_capacity(spec.masses);
         for (i, tau) in thickness.iter().enumerate() {
@@ -116,8 +129,14 @@ impl Model {
     }
 }
 
-/// Each cell's relative thickness for an undercut giving `f_2 / f_1 = ratio`.
-fn undercut_thickness(subject: &str, masses: usize, ratio: f64) -> Result<Vec<f64>, ModelError> {
+/// Each cell's relative thickness for an undercut giving `f_2 / f_1 = ratio` (and `f_3 / f_1 =
+/// third` where given).
+fn undercut_thickness(
+    subject: &str,
+    masses: usize,
+    ratio: f64,
+    third: Option<f64>,
+) -> Result<Vec<f64>, ModelError> {
     check_positive(subject, "undercut_ratio", ratio)?;
     if !(6..=MAX_UNDERCUT_MASSES).contains(&masses) {
         return Err(ModelError::new(
@@ -126,6 +145,22 @@ fn undercut_thickness(subject: &str, masses: usize, ratio: f64) -> Result<Vec<f6
             format!("6 to {MAX_UNDERCUT_MASSES} masses for an undercut bar"),
             masses,
         ));
+    }
+    if let Some(third) = third {
+        check_positive(subject, "undercut_third", third)?;
+        let (depth, relief) = undercut::cut_for_ratios(masses, ratio, third).map_err(|reached| {
+            ModelError::new(
+                subject,
+                "undercut_third",
+                format!(
+                    "ratios a cut with a relief reaches with `undercut_ratio` {ratio} on {masses} masses \
+                     (the nearest found: {:.4} and {:.4})",
+                    reached[0], reached[1]
+                ),
+                third,
+            )
+        })?;
+        return Ok(undercut::thickness(masses, depth, relief));
     }
     let depth = undercut::depth_for_ratio(masses, ratio).map_err(|(lowest, highest)| {
         ModelError::new(
@@ -137,7 +172,7 @@ fn undercut_thickness(subject: &str, masses: usize, ratio: f64) -> Result<Vec<f6
             ratio,
         )
     })?;
-    Ok(undercut::thickness(masses, depth))
+    Ok(undercut::thickness(masses, depth, 0.0))
 }
 
 /// Each mass (kg) and each element's kappa (N/m) of a bar, from its lumped or physical fields.
