@@ -9,6 +9,7 @@ mod analysis;
 mod analysis_bounds;
 mod angular;
 mod bad_input;
+mod bell;
 mod bending;
 mod body;
 mod bridge;

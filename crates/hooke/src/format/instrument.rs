@@ -1,16 +1,17 @@
 //! The TOML instrument format (docs/score-format.md): one table naming the instrument
-//! (`[guitar]`, `[piano]`, `[marimba]`, `[plates]`, `[drum]`, `[reed]`, `[sitar]` or
+//! (`[guitar]`, `[piano]`, `[marimba]`, `[plates]`, `[bell]`, `[drum]`, `[reed]`, `[sitar]` or
 //! `[pendulum]`) with its parameters, and an
 //! optional `[render]` table (scheme, output rate, oversampling). An instrument is built for a
 //! scheme and a simulation rate, so reading the file and building it are two steps; errors of
 //! either name the file, line and column.
 //!
-//! `[piano]`, `[marimba]`, `[plates]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
+//! `[piano]`, `[marimba]`, `[plates]`, `[bell]`, `[drum]`, `[reed]`, `[sitar]` and `[pendulum]` read the instruments' own spec types (every
 //! field optional, defaulting to the spec's `Default`); `[guitar]` names its strings by pitch
 //! (`tuning`, `names`) and may give one density or decay for all strings, so it has a reader
 //! of its own that makes a [`GuitarSpec`].
 
 use super::source::{read_source, Document, SourceError, Step};
+use crate::instrument::bell::BellSpec;
 use crate::instrument::drum::DrumSpec;
 use crate::instrument::frets::FretMethod;
 use crate::instrument::guitar::{note_frequency, GuitarSpec, OCTAVES};
@@ -104,6 +105,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
         ("piano", tables.piano.is_some()),
         ("marimba", tables.marimba.is_some()),
         ("plates", tables.plates.is_some()),
+        ("bell", tables.bell.is_some()),
     ]
     .into_iter()
     .filter_map(|(name, given)| given.then_some(name))
@@ -113,7 +115,7 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
             [table] => table,
             [] => return Err(document.error_at(
                 0..0,
-                "expected one instrument table: [guitar], [piano], [marimba], [plates], [drum], [reed], [sitar] or [pendulum]; found none",
+                "expected one instrument table: [guitar], [piano], [marimba], [plates], [bell], [drum], [reed], [sitar] or [pendulum]; found none",
             )),
             [_, second, ..] => {
                 return Err(document.error_at(
@@ -122,15 +124,16 @@ pub fn parse(source: &str, file: &str) -> Result<InstrumentFile, SourceError> {
                 ))
             }
         };
-    let Tables { guitar, drum, reed, sitar, pendulum, piano, marimba, plates, render } = tables;
-    let spec = match (guitar, drum, reed, sitar, piano, marimba, plates, pendulum) {
+    let Tables { guitar, drum, reed, sitar, pendulum, piano, marimba, plates, bell, render } = tables;
+    let spec = match (guitar, drum, reed, sitar, piano, marimba, plates, bell, pendulum) {
         (Some(guitar), ..) => InstrumentSpec::Guitar(guitar.spec(&document)?),
         (_, Some(drum), ..) => InstrumentSpec::Drum(drum),
         (_, _, Some(reed), ..) => InstrumentSpec::Reed(reed),
         (_, _, _, Some(sitar), ..) => InstrumentSpec::Sitar(sitar),
         (_, _, _, _, Some(piano), ..) => InstrumentSpec::Piano(piano),
         (_, _, _, _, _, Some(marimba), ..) => InstrumentSpec::Marimba(marimba),
-        (_, _, _, _, _, _, Some(plates), _) => InstrumentSpec::Plates(plates),
+        (_, _, _, _, _, _, Some(plates), ..) => InstrumentSpec::Plates(plates),
+        (_, _, _, _, _, _, _, Some(bell), _) => InstrumentSpec::Bell(bell),
         (.., pendulum) => InstrumentSpec::Pendulum(pendulum.expect("one table")),
     };
     let render = render.unwrap_or_default();
@@ -186,6 +189,7 @@ struct Tables {
     piano: Option<PianoSpec>,
     marimba: Option<MarimbaSpec>,
     plates: Option<PlatesSpec>,
+    bell: Option<BellSpec>,
     render: Option<RenderFields>,
 }
 

@@ -4,9 +4,10 @@
 //! designed for one scheme at one simulation rate so that the *simulated* strings are in tune
 //! (Morgan & Qiao 2009, section 4.3 and its closing guitar).
 //!
-//! Builders: [`guitar`], [`piano`], [`marimba`], [`plates`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
+//! Builders: [`guitar`], [`piano`], [`marimba`], [`plates`], [`bell`], [`drum`], [`reed`], [`sitar`], [`pendulum`], or
 //! [`InstrumentSpec`] for any of them; the instrument file format (docs/score-format.md) reads their specs.
 
+pub mod bell;
 mod body;
 pub mod drum;
 pub mod fitted;
@@ -82,7 +83,8 @@ pub enum PartKind {
     Membrane(MembranePart),
     /// One mass (a reed, a pendulum's bob).
     Body(BodyPart),
-    /// A free bar (a marimba's key).
+    /// A struck part whose masses run from the struck end: a free bar (a marimba's key), or a
+    /// bell's modes seen from where its clapper strikes ([`bell`]).
     Bar(BarPart),
     /// A plate held on its rim (a bell plate).
     Plate(PlatePart),
@@ -347,6 +349,8 @@ pub enum InstrumentSpec {
     Marimba(marimba::MarimbaSpec),
     /// Bell plates (`[plates]`).
     Plates(plates::PlatesSpec),
+    /// Church bells (`[bell]`).
+    Bell(bell::BellSpec),
 }
 
 /// The largest oversampling [`InstrumentSpec::build_stable`] tries.
@@ -373,6 +377,7 @@ impl InstrumentSpec {
             InstrumentSpec::Piano(spec) => piano::piano(spec, scheme, dt),
             InstrumentSpec::Marimba(spec) => marimba::marimba(spec, scheme, dt),
             InstrumentSpec::Plates(spec) => plates::plates(spec, scheme, dt),
+            InstrumentSpec::Bell(spec) => bell::bell(spec, scheme, dt),
         }
     }
 
