@@ -25,7 +25,7 @@ const BLOCK: usize = 128;
 fn main() {
     println!("instrument            voices  load (3 runs)           instances  voices per core");
     for name in
-        ["acoustic-guitar", "guitar", "piano", "marimba", "plates", "drum", "sitar", "reed", "pendulum"]
+        ["acoustic-guitar", "guitar", "piano", "marimba", "plates", "drum", "sitar", "reed", "pendulum", "bell"]
     {
         let file = shipped(&format!("{name}.toml"));
         let spec = load_instrument(&file).expect("a shipped instrument");

@@ -43,6 +43,10 @@ pub enum Preset {
     #[id = "pendulum"]
     #[name = "Pendulum"]
     Pendulum,
+    /// Four church bells.
+    #[id = "bell"]
+    #[name = "Church bells"]
+    Bell,
 }
 
 impl Preset {
@@ -68,6 +72,7 @@ impl Preset {
             Preset::Sitar => shipped!("sitar.toml"),
             Preset::Reed => shipped!("reed.toml"),
             Preset::Pendulum => shipped!("pendulum.toml"),
+            Preset::Bell => shipped!("bell.toml"),
         }
     }
 }
