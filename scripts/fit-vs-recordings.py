@@ -22,25 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from one_note_midi import midi_file  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKE = os.environ.get("HOOKE_BIN", str(ROOT / "target" / "release" / "hooke"))
 SOUNDFONTS = sys.argv[1:] or ["/usr/share/sounds/sf3/MuseScore_General.sf3", "/usr/share/sounds/sf2/TimGM6mb.sf2"]
 # (name, General MIDI program, MIDI notes)
 INSTRUMENTS = [("nylon guitar", 24, [40, 45, 50, 55, 59, 64]), ("steel guitar", 25, [40, 45, 50, 55, 59, 64]), ("piano", 0, [48, 60, 72])]
-
-
-def midi_file(program, note, seconds=4.0, velocity=100):
-    def vlq(n):
-        out = [n & 0x7F]
-        n >>= 7
-        while n:
-            out.append((n & 0x7F) | 0x80)
-            n >>= 7
-        return bytes(reversed(out))
-
-    events = vlq(0) + bytes([0xC0, program]) + vlq(0) + bytes([0x90, note, velocity])
-    events += vlq(int(seconds * 960)) + bytes([0x80, note, 0]) + vlq(960) + bytes([0xFF, 0x2F, 0])
-    return b"MThd" + struct.pack(">IHHH", 6, 0, 1, 480) + b"MTrk" + struct.pack(">I", len(events)) + events
 
 
 def read_wav(path):

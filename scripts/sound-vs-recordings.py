@@ -49,6 +49,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from one_note_midi import midi_file  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKE = os.environ.get("HOOKE_BIN", str(ROOT / "target" / "release" / "hooke"))
 RATE, HOLD, VELOCITY = 44100, 4.0, 100
@@ -82,21 +85,6 @@ TARGETS = ("centroid within 30%; strongest >2 kHz within 6 dB; T60 1.8-3.2 kHz w
 
 def note_name(n):
     return f"{NAMES[n % 12]}{n // 12 - 1}"
-
-
-def midi_file(program, note, seconds=HOLD, velocity=VELOCITY):
-    """A one-note Standard MIDI File: program, note on at 0, off at `seconds`, end 1 s later."""
-    def vlq(n):
-        out = [n & 0x7F]
-        n >>= 7
-        while n:
-            out.append((n & 0x7F) | 0x80)
-            n >>= 7
-        return bytes(reversed(out))
-
-    events = vlq(0) + bytes([0xC0, program]) + vlq(0) + bytes([0x90, note, velocity])
-    events += vlq(int(seconds * 960)) + bytes([0x80, note, 0]) + vlq(960) + bytes([0xFF, 0x2F, 0])
-    return b"MThd" + struct.pack(">IHHH", 6, 0, 1, 480) + b"MTrk" + struct.pack(">I", len(events)) + events
 
 
 def read_wav(path):
