@@ -58,40 +58,67 @@ pub(super) fn undamped_modes(model: &Model, part: &str) -> Result<UndampedModes,
     Ok((omegas, shapes, linearisation.normalised_damping()))
 }
 
-/// The factor on a designed string's stiffness and bending (its tension, keeping its
-/// inharmonicity) that gives the string ending on the bridge of `body` (a model of the body
-/// alone) the undamped fundamental it has on a fixed bridge: the mode nearest it among the
-/// eigenvalues `w^2` of the coupled model's `M^-1/2 K M^-1/2`, by a secant search. The scheme's
-/// warping maps both alike, so the simulated pitch stays the designed one; what is left out, the
-/// body's damping acting on the string's pitch, is measured in `crates/hooke/tests/body.rs`
+/// The factor on the designed stiffness and bending of a course of strings (their tension,
+/// keeping their inharmonicity and their detuning from each other) that keeps their pitch on
+/// the bridge of `body` (a model of the body alone), by a secant search on the undamped modes of
+/// the coupled model (the eigenvalues `w^2` of its `M^-1/2 K M^-1/2`):
+/// - one string: the mode nearest its fixed-bridge fundamental is put there;
+/// - a course (a piano key's two or three strings): its modes within a semitone (those mostly
+///   on the strings), their log frequencies weighed by the power each sends to the bridge after
+///   a blow on all the strings (`b^4`, `b` the mode's bridge entry in its mass-normalised shape:
+///   excited and heard each in proportion to `b`), are put at the geometric mean of the
+///   strings' fixed-bridge fundamentals. Tuned one by one, each string alone, the course's mode
+///   that moves the bridge most would be pulled by all of them at once (2 to 3 cents flat on
+///   `piano.toml`), and it is the one heard first (Weinreich 1977).
+///
+/// The scheme's warping maps both alike, so the simulated pitch stays the designed one; what is
+/// left out, the body's damping acting on the pitch, is measured in `crates/hooke/tests/body.rs`
 /// (four strings within 0.35 cents by FFT, where the A string was 5.9 cents sharp untuned).
 pub(super) fn tune_on_body(
-    string: &StringSpec,
-    design: &StringDesign,
+    course: &[(StringSpec, &StringDesign)],
     body: &BodyAlone,
 ) -> Result<f64, InstrumentError> {
-    let part = format!("string {} on the body", string.id);
+    let part = format!("string {} on the body", course[0].0.id);
     let failed = |source| InstrumentError::Analysis { part: part.clone(), source };
-    let fixed = undamped_modes(&design.model, &part)?.0.into_iter().fold(f64::INFINITY, f64::min);
+    let mut log_fixed = 0.0;
+    for (_, design) in course {
+        log_fixed += undamped_modes(&design.model, &part)?.0.into_iter().fold(f64::INFINITY, f64::min).ln();
+    }
+    let fixed = (log_fixed / course.len() as f64).exp();
+    let Node::Mass(bridge) = body.bridge else { unreachable!("a body's bridge is a mass") };
     let log_error = |log_tension: f64| -> Result<f64, InstrumentError> {
         let tension = log_tension.exp();
         let mut model = body.model.clone();
-        let coupled = string
-            .clone()
-            .stiffness(design.stiffness * tension)
-            .bending(design.bending * tension)
-            .to(body.bridge);
-        model.add_string(coupled)?;
-        let nearest = undamped_modes(&model, &part)?
-            .0
-            .into_iter()
-            .min_by(|a, b| (a - fixed).abs().total_cmp(&(b - fixed).abs()))
-            .unwrap_or(f64::NAN);
-        Ok(nearest.ln() - fixed.ln())
+        for (string, design) in course {
+            let coupled = string
+                .clone()
+                .stiffness(design.stiffness * tension)
+                .bending(design.bending * tension)
+                .to(body.bridge);
+            model.add_string(coupled)?;
+        }
+        let (omegas, shapes, _) = undamped_modes(&model, &part)?;
+        let near = |w: f64| (w / fixed).ln().abs();
+        let tuned = if course.len() == 1 {
+            omegas.iter().copied().min_by(|a, b| near(*a).total_cmp(&near(*b))).unwrap_or(f64::NAN)
+        } else {
+            // The course's modes within a semitone (mostly on the strings, not the body's own),
+            // each weighed by the power it sends to the bridge.
+            let semitone = 2f64.ln() / 12.0;
+            let body_masses = body.model.masses().len();
+            let on_strings = |k: usize| 1.0 - (0..body_masses).map(|i| shapes[(i, k)].powi(2)).sum::<f64>();
+            let (mut weights, mut logs) = (0.0, 0.0);
+            for k in (0..omegas.len()).filter(|&k| near(omegas[k]) < semitone && on_strings(k) > 0.5) {
+                let weight = shapes[(bridge, k)].powi(4);
+                (weights, logs) = (weights + weight, logs + weight * omegas[k].ln());
+            }
+            (logs / weights).exp()
+        };
+        Ok(tuned.ln() - fixed.ln())
     };
     secant(0.0, 1e-3, 1e-11, log_error)?.map(f64::exp).ok_or_else(|| {
         failed(AnalysisError::Target(format!(
-            "no tension gives the string its fixed-bridge fundamental, {:.3} Hz, on the body",
+            "no tension gives the strings their fixed-bridge pitch, {:.3} Hz, on the body",
             fixed / (2.0 * std::f64::consts::PI)
         )))
     })

@@ -7,7 +7,7 @@ use super::frets::FretMethod;
 use super::{
     check_fields, check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart,
 };
-use crate::analysis::design::{design_string, TuneTarget};
+use crate::analysis::design::{design_string, StringDesign, TuneTarget};
 use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
@@ -62,6 +62,9 @@ pub struct GuitarSpec {
     /// other. `None`: each string ends on a fixed bridge anchor. Each open string's tension is
     /// tuned on the body ([`tune_on_body`]), and so is each fret's stop ([`super::frets`]).
     pub body: Option<Vec<BodyMode>>,
+    /// How many consecutive strings form a course (a piano key's), tuned on the body together
+    /// ([`tune_on_body`]); 1: each string alone (the guitar's).
+    pub strings_per_course: usize,
 }
 
 /// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
@@ -95,6 +98,7 @@ impl Default for GuitarSpec {
             stereo: true,
             bridge: false,
             body: None,
+            strings_per_course: 1,
         }
     }
 }
@@ -140,9 +144,11 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     let body = add_body(&mut model, spec.body.as_ref())?;
     let bridge = body.as_ref().map(|body| body.bridge);
     let mut designs = Vec::with_capacity(spec.strings.len());
+    let mass = |s: usize| spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
+    let mut specs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
-        let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
-        let mut design = match &spec.high_decay {
+        let mass = mass(s);
+        let design = match &spec.high_decay {
             None => {
                 let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
                 design_string(spec.masses, mass, target, scheme, dt)
@@ -159,13 +165,24 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        if let Some(body) = &body {
-            let tension = tune_on_body(&StringSpec::new(name, spec.masses).mass(mass), &design, body)?;
-            design.stiffness *= tension;
-            design.bending *= tension;
+        specs.push(StringSpec::new(name, spec.masses).mass(mass));
+        designs.push(design);
+    }
+    if let Some(body) = &body {
+        for (course, designs) in
+            specs.chunks(spec.strings_per_course).zip(designs.chunks_mut(spec.strings_per_course))
+        {
+            let strings: Vec<(StringSpec, &StringDesign)> =
+                course.iter().cloned().zip(designs.iter()).collect();
+            let tension = tune_on_body(&strings, body)?;
+            for design in designs {
+                design.stiffness *= tension;
+                design.bending *= tension;
+            }
         }
-        let string = StringSpec::new(name, spec.masses)
-            .mass(mass)
+    }
+    for (string, design) in specs.into_iter().zip(&designs) {
+        let string = string
             .stiffness(design.stiffness)
             .damping(design.damping)
             .drag(design.drag)
@@ -174,7 +191,6 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             Some(bridge) => string.to(bridge),
             None => string,
         })?;
-        designs.push(design);
     }
     let n = spec.masses;
     let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
@@ -289,6 +305,9 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     };
     if count == 0 {
         return Err(ModelError::new("guitar", "tuning", "at least one string", "none"));
+    }
+    if spec.strings_per_course == 0 {
+        return Err(ModelError::new("guitar", "strings_per_course", "at least 1", 0));
     }
     check_count("linear_density", spec.linear_density.len())?;
     check_count("decay", spec.decay.len())?;

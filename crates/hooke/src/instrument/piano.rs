@@ -173,6 +173,7 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         stereo: false,
         bridge: true,
         body: Some(spec.soundboard.clone()),
+        strings_per_course: course,
     };
     // The guitar's fields, as the piano names them.
     let relabel = |error: InstrumentError| match error {

@@ -106,7 +106,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         let string = StringSpec::new(name, spec.masses).mass(spec.mass).damping(design.damping);
         let (stiffness, string) = match &body {
             Some(alone) => {
-                let tension = tune_on_body(&string, &design, alone)?;
+                let tension = tune_on_body(&[(string.clone(), &design)], alone)?;
                 (design.stiffness * tension, string.to(alone.bridge))
             }
             None => (design.stiffness, string),
