@@ -144,10 +144,9 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     let body = add_body(&mut model, spec.body.as_ref())?;
     let bridge = body.as_ref().map(|body| body.bridge);
     let mut designs = Vec::with_capacity(spec.strings.len());
-    let mass = |s: usize| spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
     let mut specs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
-        let mass = mass(s);
+        let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
         let design = match &spec.high_decay {
             None => {
                 let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
