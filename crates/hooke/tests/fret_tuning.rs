@@ -140,6 +140,7 @@ fn string_alone(guitar: &GuitarSpec, s: usize) -> GuitarSpec {
         linear_density: vec![guitar.linear_density[s]],
         decay: vec![guitar.decay[s]],
         high_decay: guitar.high_decay.as_ref().map(|h| vec![h[s]]),
+        middle_decay: guitar.middle_decay.as_ref().map(|m| vec![m[s]]),
         inharmonicity: guitar.inharmonicity.as_ref().map(|b| vec![b[s]]),
         ..guitar.clone()
     }

@@ -471,6 +471,11 @@ pub struct StringDesign {
     /// Each bending element's kappa, N/m: 0 (none) from [`design_string`], the stiffness of a
     /// stiff string from [`super::string_partials::design_string_partials`].
     pub bending: f64,
+    /// The rate `gamma_j` (1/s) of each sine mode's damping (`model::ModeDamping`), where the
+    /// loss law has three points and the string's whole loss is designed mode by mode
+    /// ([`super::string_partials::design_string_partials`]; dampers and drag then 0); empty
+    /// otherwise.
+    pub mode_damping: Vec<f64>,
     /// The string: masses `s.1` .. `s.N` between anchors `s.0` and `s.{N+1}`, at rest.
     pub model: Model,
 }
@@ -513,6 +518,7 @@ pub fn design_string(
         damping,
         drag: 0.0,
         bending: 0.0,
+        mode_damping: Vec::new(),
         model: string(mass, stiffness, damping)?,
     })
 }

@@ -94,8 +94,10 @@ pub struct Network {
     pub mass: Vec<f64>,
     /// The stiffness `K` (springs and bending), N/m.
     pub stiffness: Rows,
-    /// The damping `C` (dampers and drag), N s/m.
+    /// The damping `C` (dampers, drag and mode dampings), N s/m.
     pub damping: Rows,
+    /// The mode dampings' share of `C` alone, N s/m.
+    pub mode_damping: Rows,
 }
 
 impl Network {
@@ -117,7 +119,15 @@ impl Network {
         crate::forces::add_stiffness(system, &x, 1.0, &mut stiffness);
         let mut damping = Triplets { size, entries: Vec::new() };
         crate::forces::add_damping_matrix(system, &x, 1.0, &mut damping);
-        Some(Self { mass: system.masses().to_vec(), stiffness: stiffness.rows(), damping: damping.rows() })
+        let mut mode_damping = Triplets { size, entries: Vec::new() };
+        for block in system.dense_dampings() {
+            let n = block.masses.len();
+            for (e, &d) in block.matrix.iter().enumerate() {
+                mode_damping.add(block.masses[e / n] as usize, block.masses[e % n] as usize, d);
+            }
+        }
+        let (stiffness, damping, mode_damping) = (stiffness.rows(), damping.rows(), mode_damping.rows());
+        Some(Self { mass: system.masses().to_vec(), stiffness, damping, mode_damping })
     }
 
     /// The masses joined to mass `i` by a stiffness or damping entry.
@@ -234,8 +244,9 @@ fn dense(rows: &Rows, masses: &[usize]) -> Mat<f64> {
 }
 
 /// The uniform string that `masses` (consecutive, equal) deviate from: `K_0 = k L + kappa L^2`,
-/// `C_0 = Z L + gamma m I`, its constants read at the middle mass (`K_{i,i+2} = kappa`,
-/// `K_{i,i+1} = -k - 4 kappa`, `C_{i,i+1} = -Z`, `C_ii = 2 Z + gamma m`).
+/// `C_0 = Z L + gamma m I + D` (`D` the mode damping among them, diagonal in the string's sine
+/// modes), its constants read at the middle mass (`K_{i,i+2} = kappa`, `K_{i,i+1} = -k - 4
+/// kappa`, `(C - D)_{i,i+1} = -Z`, `(C - D)_ii = 2 Z + gamma m`).
 fn uniform_string(network: &Network, masses: &[usize]) -> Option<(Mat<f64>, Mat<f64>)> {
     let n = masses.len();
     let consecutive = masses.windows(2).all(|w| w[1] == w[0] + 1);
@@ -246,8 +257,9 @@ fn uniform_string(network: &Network, masses: &[usize]) -> Option<(Mat<f64>, Mat<
     let mid = masses[n / 2];
     let kappa = network.stiffness.get(mid, mid + 2);
     let k = -network.stiffness.get(mid, mid + 1) - 4.0 * kappa;
-    let z = -network.damping.get(mid, mid + 1);
-    let drag = network.damping.get(mid, mid) - 2.0 * z;
+    let own = |i: usize, j: usize| network.damping.get(i, j) - network.mode_damping.get(i, j);
+    let z = -own(mid, mid + 1);
+    let drag = own(mid, mid) - 2.0 * z;
     let second = |i: usize, j: usize| match i.abs_diff(j) {
         0 => 2.0,
         1 => -1.0,
@@ -256,7 +268,9 @@ fn uniform_string(network: &Network, masses: &[usize]) -> Option<(Mat<f64>, Mat<
     // (L^2)_ij = sum_l L_il L_lj over the string's own masses.
     let squared = |i: usize, j: usize| (0..n).map(|l| second(i, l) * second(l, j)).sum::<f64>();
     let k0 = Mat::from_fn(n, n, |i, j| k * second(i, j) + kappa * squared(i, j));
-    let c0 = Mat::from_fn(n, n, |i, j| z * second(i, j) + if i == j { drag } else { 0.0 });
+    let c0 = Mat::from_fn(n, n, |i, j| {
+        z * second(i, j) + if i == j { drag } else { 0.0 } + network.mode_damping.get(masses[i], masses[j])
+    });
     Some((k0, c0))
 }
 

@@ -57,8 +57,9 @@ use std::f64::consts::PI;
 /// as flat (no dampers): far above the bisections' rounding, far below any loss a law asks for.
 const FLAT_LAW: f64 = 1e-9;
 
-/// The two-point loss law of a string: decay rate `sigma(f) = sigma_0 + sigma_1 xi(f)` (1/s)
-/// through time constants (decay to `1/e`) given at two frequencies.
+/// The loss law of a string: decay rate `sigma(f) = sigma_0 + sigma_1 xi(f)` (1/s) through time
+/// constants (decay to `1/e`) given at two frequencies, or `sigma(f) = sigma_0 + sigma_f f +
+/// sigma_1 xi(f)` through three.
 ///
 /// `xi(f)` is the square of the frequency that the partial at `f` would have on the same string
 /// without stiffness: on a string with `f_n = n f_0 sqrt(1 + B n^2)`, `xi(f_n) = (n f_0)^2`, so
@@ -66,16 +67,28 @@ const FLAT_LAW: f64 = 1e-9;
 /// without stiffness. It is Bilbao 2009's `xi(omega)`, the squared wavenumber at which the stiff
 /// string vibrates at `omega`, in units of frequency: a loss term `2 sigma_1 u_txx` damps each
 /// wave by its wavenumber, whatever stiffness does to its frequency.
+///
+/// The term linear in `f` is a loss of constant quality factor, `sigma = pi f / Q`: the internal
+/// friction of the string's material and much of the losses to the bridge behave so over the
+/// audible range (Valette 1995, in Mechanics of Musical Instruments, ch. 4; Woodhouse 2004, Acta
+/// Acustica 90, with its loss factors `eta`: `sigma = eta omega / 2`). With it the fundamental
+/// can ring for many seconds, partials near 500 Hz for about half as long and those at 2-3 kHz
+/// for a quarter, as recorded guitar strings do, which no choice of `sigma_0` and `sigma_1`
+/// gives: a law through the fundamental and 2 kHz then rings the partials between too long.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossLaw {
-    /// The lower point: frequency (Hz) and time constant (s).
+    /// The lowest point: frequency (Hz) and time constant (s).
     low: (f64, f64),
-    /// The higher point: frequency (Hz) and time constant (s).
+    /// The middle point of a three-point law, frequency (Hz) and time constant (s).
+    middle: Option<(f64, f64)>,
+    /// The highest point: frequency (Hz) and time constant (s).
     high: (f64, f64),
     /// The stretch `c = B / f_0^2` of the string the law is for, 1/Hz^2.
     stretch: f64,
     /// `sigma_0`, 1/s.
     constant: f64,
+    /// `sigma_f`, 1/s per Hz (0 in a two-point law).
+    linear: f64,
     /// `sigma_1`, s (1/s per Hz^2 of `xi`).
     quadratic: f64,
 }
@@ -86,22 +99,45 @@ impl LossLaw {
     /// constant part `sigma_0 >= 0` (the high partial may not decay so fast that the law would
     /// need a negative loss at 0 Hz).
     pub fn through(f_low: f64, tau_low: f64, f_high: f64, tau_high: f64) -> Result<Self, AnalysisError> {
-        Self::fitted((f_low, tau_low), (f_high, tau_high), 0.0)
+        Self::fitted((f_low, tau_low), None, (f_high, tau_high), 0.0)
     }
 
-    /// The same two points on a string of fundamental `fundamental_hz` and inharmonicity `B`.
+    /// The three-term law of a string without stiffness through three points `(f, tau)` (Hz, s)
+    /// of rising frequency and falling (or equal) time constant, each term `>= 0`.
+    pub fn through_three(
+        low: (f64, f64),
+        middle: (f64, f64),
+        high: (f64, f64),
+    ) -> Result<Self, AnalysisError> {
+        Self::fitted(low, Some(middle), high, 0.0)
+    }
+
+    /// The same points on a string of fundamental `fundamental_hz` and inharmonicity `B`.
     pub fn on_stiff_string(&self, fundamental_hz: f64, inharmonicity: f64) -> Result<Self, AnalysisError> {
-        Self::fitted(self.low, self.high, inharmonicity / (fundamental_hz * fundamental_hz))
+        Self::fitted(self.low, self.middle, self.high, inharmonicity / (fundamental_hz * fundamental_hz))
     }
 
-    fn fitted(low: (f64, f64), high: (f64, f64), stretch: f64) -> Result<Self, AnalysisError> {
+    fn fitted(
+        low: (f64, f64),
+        middle: Option<(f64, f64)>,
+        high: (f64, f64),
+        stretch: f64,
+    ) -> Result<Self, AnalysisError> {
         if !(stretch >= 0.0 && stretch.is_finite()) {
             return Err(AnalysisError::Target(format!(
                 "a string with a fundamental > 0 Hz and an inharmonicity B >= 0; found B / f_0^2 = {stretch}"
             )));
         }
-        let mut law = Self { low, high, stretch, constant: 0.0, quadratic: 0.0 };
-        (law.constant, law.quadratic) = fit_two_points(low, high, |f| law.xi(f))?;
+        let mut law = Self { low, middle, high, stretch, constant: 0.0, linear: 0.0, quadratic: 0.0 };
+        match middle {
+            None => (law.constant, law.quadratic) = fit_two_points(low, high, |f| law.xi(f))?,
+            Some(middle) => {
+                check_pair(low, middle)?;
+                check_pair(middle, high)?;
+                (law.constant, law.linear, law.quadratic) =
+                    fit_three_points([low, middle, high], |f| law.xi(f))?;
+            }
+        }
         Ok(law)
     }
 
@@ -112,13 +148,52 @@ impl LossLaw {
 
     /// The decay rate at `frequency_hz`, 1/s.
     pub fn rate(&self, frequency_hz: f64) -> f64 {
-        self.constant + self.quadratic * self.xi(frequency_hz)
+        self.constant + self.linear * frequency_hz + self.quadratic * self.xi(frequency_hz)
     }
 
-    /// The frequency of the higher point, Hz.
+    /// The frequency of the highest point, Hz.
     pub fn high_hz(&self) -> f64 {
         self.high.0
     }
+
+    /// Whether the law has three points (a term linear in `f`), which the string's dampers and
+    /// drag cannot give: its string is damped mode by mode.
+    pub fn has_three_points(&self) -> bool {
+        self.middle.is_some()
+    }
+}
+
+/// `(sigma_0, sigma_f, sigma_1)` of `sigma(f) = sigma_0 + sigma_f f + sigma_1 g(f)` (1/s) through
+/// three points `(f, tau)` (Hz, s; each pair already checked by [`check_pair`]), by Cramer's
+/// rule; each term must come out `>= 0`.
+fn fit_three_points(
+    points: [(f64, f64); 3],
+    g: impl Fn(f64) -> f64,
+) -> Result<(f64, f64, f64), AnalysisError> {
+    let rows = points.map(|(f, tau)| [1.0, f, g(f), 1.0 / tau]);
+    let det = |c: [usize; 3]| {
+        let m = |r: usize, k: usize| rows[r][c[k]];
+        m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) - m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0))
+            + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0))
+    };
+    let whole = det([0, 1, 2]);
+    let terms = (det([3, 1, 2]) / whole, det([0, 3, 2]) / whole, det([0, 1, 3]) / whole);
+    let (constant, linear, quadratic) = terms;
+    // Rounding may leave a term that should be 0 a few units of the last place below it.
+    let scale = 1.0 / points[2].1;
+    let round = |term: f64, size: f64| if term < 0.0 && -term * size <= 1e-12 * scale { 0.0 } else { term };
+    let [f_high, xi_high] = [points[2].0, g(points[2].0)];
+    let (constant, linear, quadratic) =
+        (round(constant, 1.0), round(linear, f_high), round(quadratic, xi_high));
+    if !(constant >= 0.0 && linear >= 0.0 && quadratic >= 0.0) {
+        let [(f0, t0), (f1, t1), (f2, t2)] = points;
+        return Err(AnalysisError::Target(format!(
+            "a loss law whose three terms are >= 0 through {t0} s at {f0} Hz, {t1} s at {f1} Hz and {t2} s at {f2} Hz; \
+             found sigma_0 = {constant:.6e} 1/s, sigma_f = {linear:.6e} 1/s per Hz, sigma_1 = {quadratic:.6e} s: \
+             give the middle point a time constant nearer the line between the other two"
+        )));
+    }
+    Ok((constant, linear, quadratic))
 }
 
 /// `xi(f) = 2 f^2 / (1 + sqrt(1 + 4 c f^2))`, Hz^2: the squared frequency that the partial at
@@ -138,19 +213,8 @@ pub(super) fn fit_two_points(
     high: (f64, f64),
     g: impl Fn(f64) -> f64,
 ) -> Result<(f64, f64), AnalysisError> {
+    check_pair(low, high)?;
     let ((f_low, tau_low), (f_high, tau_high)) = (low, high);
-    let positive = |x: f64| x > 0.0 && x.is_finite();
-    if !(positive(f_low) && positive(f_high) && f_high > f_low) {
-        return Err(AnalysisError::Target(format!(
-            "a high frequency above the fundamental, both > 0 Hz; found {f_high} Hz and {f_low} Hz"
-        )));
-    }
-    if !(positive(tau_low) && positive(tau_high) && tau_high <= tau_low) {
-        return Err(AnalysisError::Target(format!(
-            "time constants > 0 s, the high partial's no longer than the fundamental's; found {tau_high} s at \
-             {f_high} Hz and {tau_low} s at {f_low} Hz"
-        )));
-    }
     let slope = (1.0 / tau_high - 1.0 / tau_low) / (g(f_high) - g(f_low));
     let constant = 1.0 / tau_low - slope * g(f_low);
     if constant < 0.0 {
@@ -161,6 +225,25 @@ pub(super) fn fit_two_points(
         )));
     }
     Ok((constant, slope))
+}
+
+/// Checks two points `(f, tau)` (Hz, s) of a loss law: `f_high > f_low > 0`, `0 < tau_high <=
+/// tau_low`.
+fn check_pair(low: (f64, f64), high: (f64, f64)) -> Result<(), AnalysisError> {
+    let ((f_low, tau_low), (f_high, tau_high)) = (low, high);
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    if !(positive(f_low) && positive(f_high) && f_high > f_low) {
+        return Err(AnalysisError::Target(format!(
+            "each point of the law at a frequency above the one before, all > 0 Hz; found {f_high} Hz after {f_low} Hz"
+        )));
+    }
+    if !(positive(tau_low) && positive(tau_high) && tau_high <= tau_low) {
+        return Err(AnalysisError::Target(format!(
+            "time constants > 0 s, each no longer than the one at a lower frequency; found {tau_high} s at \
+             {f_high} Hz after {tau_low} s at {f_low} Hz"
+        )));
+    }
+    Ok(())
 }
 
 /// What a designed string's simulated partials should be.
@@ -230,8 +313,25 @@ pub fn design_string_partials(
         let z = dominant(oscillator_poles(scheme, &[oscillator], h)?[0]);
         Ok((z.arg() / (2.0 * PI * h), -z.norm().ln() / h))
     };
+    let mut mode_damping = Vec::new();
     let (damping_rate, drag) = match loss {
         None => (0.0, 0.0),
+        Some(law) if law.has_three_points() => {
+            mode_damping = (1..=masses)
+                .map(|j| {
+                    let what = format!("partial {j}");
+                    let gamma =
+                        matching_damping(&what, |f| law.rate(f), scheme, h, |gamma| simulated(j, gamma));
+                    // Above the law's highest point a scheme that damps a mode more than the law
+                    // on its own (backward Euler, say) leaves it undamped by the string.
+                    match gamma {
+                        Err(AnalysisError::Target(_)) if simulated(j, 0.0)?.0 > law.high_hz() => Ok(0.0),
+                        other => other,
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            (0.0, 0.0)
+        }
         Some(law) => {
             let high_hz = law.high_hz();
             // The partial whose simulated frequency (without loss, near enough) is nearest high_hz.
@@ -268,7 +368,8 @@ pub fn design_string_partials(
         .stiffness(stiffness)
         .damping(damping)
         .drag(drag)
-        .bending(bending);
+        .bending(bending)
+        .mode_damping(mode_damping.clone());
     let mut model = Model::new(1)?;
     model.add_string(string)?;
     Ok(StringDesign {
@@ -279,6 +380,7 @@ pub fn design_string_partials(
         damping,
         drag,
         bending,
+        mode_damping,
         model,
     })
 }

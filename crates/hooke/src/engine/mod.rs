@@ -315,7 +315,10 @@ impl Engine {
                 if stopped {
                     self.paths.stopped.push(mass);
                 }
-                if !self.stage.set_stopped(mass, stopped) {
+                if self.system.set_mode_damping_stop(mass, stopped) {
+                    // The string's mode damping now acts on each side of the stop on its own.
+                    self.rebuild(|_| ());
+                } else if !self.stage.set_stopped(mass, stopped) {
                     self.take_refused_change();
                 } else if !stopped {
                     self.prefer_modal_standby();

@@ -3,11 +3,13 @@
 //!
 //! 1D (Morgan & Qiao 2009, eq. (14)): `F_a = Z (v_b - v_a)`. 2D/3D, a dashpot along the link:
 //! `F_a = Z ((v_b - v_a) . d) d / |d|^2`. Drag: `F = -gamma m v` (Chatziioannou 2019, eq. (8)).
+//! A mode damping: `F_i = -sum_j D_ij v_j` over a string's masses, on each axis
+//! ([`crate::model::ModeDamping`]).
 
 use super::springs::add_pair_block;
 use super::{apply_pair, separation, separation_of};
 use crate::linalg::Assemble;
-use crate::system::{LinkArrays, System};
+use crate::system::{DenseDamping, LinkArrays, System};
 
 /// Adds `-D(x) v` (dampers and drag) to `f`.
 pub(super) fn add_forces(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
@@ -19,6 +21,19 @@ pub(super) fn add_forces(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
     }
     for ((fi, vi), c) in f.iter_mut().zip(v).zip(system.drag()) {
         *fi -= c * vi;
+    }
+    for block in system.dense_dampings() {
+        add_dense_forces(block, system.dimension(), v, f);
+    }
+}
+
+fn add_dense_forces(block: &DenseDamping, dim: usize, v: &[f64], f: &mut [f64]) {
+    let n = block.masses.len();
+    for (row, &a) in block.matrix.chunks_exact(n).zip(&block.masses) {
+        for c in 0..dim {
+            let force: f64 = row.iter().zip(&block.masses).map(|(d, &b)| d * v[b as usize * dim + c]).sum();
+            f[a as usize * dim + c] -= force;
+        }
     }
 }
 
@@ -43,7 +58,7 @@ fn add_forces_geometric<const D: usize>(dampers: &LinkArrays, x: &[f64], v: &[f6
 }
 
 /// Adds `scale * D(x)` to `matrix`: `Z` blocks (1D) or `Z u u^T` blocks (2D/3D) on each damper's
-/// ends, and `gamma m` on the diagonal for drag.
+/// ends, `gamma m` on the diagonal for drag, and each mode damping's dense block on each axis.
 pub(super) fn add_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     let (dampers, dim) = (system.dampers(), system.dimension());
     for i in 0..dampers.len() {
@@ -55,5 +70,14 @@ pub(super) fn add_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (i
     }
     for (i, c) in system.drag().iter().enumerate() {
         matrix.add(i, i, scale * c);
+    }
+    for block in system.dense_dampings() {
+        let n = block.masses.len();
+        for (e, d) in block.matrix.iter().enumerate() {
+            let (a, b) = (block.masses[e / n] as usize, block.masses[e % n] as usize);
+            for c in 0..dim {
+                matrix.add(a * dim + c, b * dim + c, scale * d);
+            }
+        }
     }
 }

@@ -292,6 +292,8 @@ struct GuitarFields {
     decay: Option<PerString>,
     high_decay: Option<PerString>,
     high_frequency: Option<f64>,
+    middle_decay: Option<PerString>,
+    middle_frequency: Option<f64>,
     inharmonicity: Option<PerString>,
     scale_length: Option<f64>,
     pluck_position: Option<f64>,
@@ -362,6 +364,15 @@ impl GuitarFields {
         }
         spec.high_decay = self.high_decay.map(|v| v.values(count));
         spec.high_frequency = self.high_frequency.unwrap_or(spec.high_frequency);
+        if self.middle_frequency.is_some() && self.middle_decay.is_none() {
+            return Err(at(
+                &[Key("middle_frequency")],
+                "expected `middle_decay` with `middle_frequency` (the time constants at that frequency); found none"
+                    .to_string(),
+            ));
+        }
+        spec.middle_decay = self.middle_decay.map(|v| v.values(count));
+        spec.middle_frequency = self.middle_frequency.unwrap_or(spec.middle_frequency);
         spec.inharmonicity = self.inharmonicity.map(|v| v.values(count));
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
@@ -410,6 +421,13 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
             "high_decay = {}\nhigh_frequency = {:?}\n",
             numbers(high),
             spec.high_frequency
+        ));
+    }
+    if let Some(middle) = &spec.middle_decay {
+        text.push_str(&format!(
+            "middle_decay = {}\nmiddle_frequency = {:?}\n",
+            numbers(middle),
+            spec.middle_frequency
         ));
     }
     if let Some(b) = &spec.inharmonicity {

@@ -44,9 +44,9 @@ use crate::analysis::poles::dominant;
 use crate::linalg::dense::DenseMatrix;
 use crate::linalg::eigen::eigen;
 use crate::linalg::Assemble;
-use crate::model::{Anchor, Bending, Mass, Model, ModelError, Spring};
+use crate::model::{Anchor, Bending, Mass, Model, ModelError, Node, Spring};
 use crate::scheme::SchemeKind;
-use crate::system::System;
+use crate::system::{run_rates, System};
 use faer::{c64, Mat};
 use std::f64::consts::PI;
 
@@ -224,6 +224,9 @@ fn held_simulated_hz(
             model.add_bending(Bending::new(triple[0], triple[1], triple[2], string.bending))?;
         }
     }
+    // The mode damping as the engine holds it with the mass stopped: on each side on its own.
+    add_mode_damping(&mut model, string, &nodes[1..stopped])?;
+    add_mode_damping(&mut model, string, &nodes[stopped + 1..=string.masses.len()])?;
     let system = System::new(&model);
     let linearisation = Linearisation::new(&system, &About::Initial).map_err(failed)?;
     let step = one_step_matrix(&system, scheme, dt, &linearisation).map_err(failed)?;
@@ -341,7 +344,17 @@ fn sounding_part(
             model.add_bending(Bending::new(triple[0], triple[1], triple[2], string.bending))?;
         }
     }
+    add_mode_damping(&mut model, string, &nodes[1..nodes.len() - 1])?;
     Ok(model)
+}
+
+/// The mode damping of `string` (if it has one) on a run of its masses, `run` (their nodes in
+/// `model`), as the engine damps the run between stops ([`crate::system::run_rates`]).
+fn add_mode_damping(model: &mut Model, string: &StringPart, run: &[Node]) -> Result<(), ModelError> {
+    if string.mode_damping.is_empty() || run.is_empty() {
+        return Ok(());
+    }
+    model.add_mode_damping("a stopped string", run, run_rates(&string.mode_damping, run.len()))
 }
 
 /// The stiffness (N/m) of the spring to the ground at the first sounding mass that stands for

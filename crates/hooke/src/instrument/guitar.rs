@@ -33,6 +33,14 @@ pub struct GuitarSpec {
     pub high_decay: Option<Vec<f64>>,
     /// The frequency of `high_decay`, Hz.
     pub high_frequency: f64,
+    /// Each string's time constant at [`GuitarSpec::middle_frequency`], s (one per string, with
+    /// `high_decay`): the partials then decay by the three-term law `1/tau = sigma_0 + sigma_f f
+    /// + sigma_1 f^2` through the three points, each string damped mode by mode
+    /// ([`crate::analysis::string_partials::LossLaw`], `model::ModeDamping`). `None`: the
+    /// two-point law.
+    pub middle_decay: Option<Vec<f64>>,
+    /// The frequency of `middle_decay`, Hz (between each fundamental and `high_frequency`).
+    pub middle_frequency: f64,
     /// Each string's inharmonicity B (one per string, with `high_decay`): stiff strings whose
     /// first partials, simulated, follow `f_n = n f_0 sqrt(1 + B n^2)`
     /// ([`crate::analysis::string_partials`]). `None`: strings without stiffness.
@@ -89,6 +97,8 @@ impl Default for GuitarSpec {
             decay: vec![4.0, 3.7, 3.4, 3.1, 2.8, 2.5],
             high_decay: None,
             high_frequency: 2000.0,
+            middle_decay: None,
+            middle_frequency: 600.0,
             inharmonicity: None,
             scale_length: 0.648,
             frets: 20,
@@ -152,15 +162,21 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
                 design_string(spec.masses, mass, target, scheme, dt)
             }
-            Some(high) => LossLaw::through(*frequency_hz, spec.decay[s], spec.high_frequency, high[s])
-                .and_then(|law| {
-                    let target = PartialsTarget {
-                        fundamental_hz: *frequency_hz,
-                        inharmonicity: spec.inharmonicity.as_ref().map_or(0.0, |b| b[s]),
-                        loss: Some(law),
-                    };
-                    design_string_partials(spec.masses, mass, &target, scheme, dt)
-                }),
+            Some(high) => {
+                let (low, high) = ((*frequency_hz, spec.decay[s]), (spec.high_frequency, high[s]));
+                match &spec.middle_decay {
+                    None => LossLaw::through(low.0, low.1, high.0, high.1),
+                    Some(middle) => LossLaw::through_three(low, (spec.middle_frequency, middle[s]), high),
+                }
+            }
+            .and_then(|law| {
+                let target = PartialsTarget {
+                    fundamental_hz: *frequency_hz,
+                    inharmonicity: spec.inharmonicity.as_ref().map_or(0.0, |b| b[s]),
+                    loss: Some(law),
+                };
+                design_string_partials(spec.masses, mass, &target, scheme, dt)
+            }),
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
@@ -185,7 +201,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             .stiffness(design.stiffness)
             .damping(design.damping)
             .drag(design.drag)
-            .bending(design.bending);
+            .bending(design.bending)
+            .mode_damping(design.mode_damping.clone());
         model.add_string(match bridge {
             Some(bridge) => string.to(bridge),
             None => string,
@@ -212,6 +229,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 damping: design.damping,
                 drag: design.drag,
                 bending: design.bending,
+                mode_damping: design.mode_damping.clone(),
                 frequency_hz: *frequency_hz,
                 time_constant: Some(spec.decay[s]),
                 frets: spec.frets,
@@ -321,6 +339,23 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
                 "high_frequency",
                 "a frequency > 0 Hz",
                 spec.high_frequency,
+            ));
+        }
+    }
+    if let Some(middle) = &spec.middle_decay {
+        if spec.high_decay.is_none() {
+            return Err(ModelError::new("guitar", "middle_decay", "`high_decay` with it", "none"));
+        }
+        check_count("middle_decay", middle.len())?;
+        if let Some(bad) = middle.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(ModelError::new("guitar", "middle_decay", "values > 0", bad));
+        }
+        if !(spec.middle_frequency.is_finite() && spec.middle_frequency > 0.0) {
+            return Err(ModelError::new(
+                "guitar",
+                "middle_frequency",
+                "a frequency > 0 Hz",
+                spec.middle_frequency,
             ));
         }
     }

@@ -132,6 +132,9 @@ pub struct StringPart {
     pub drag: f64,
     /// kappa of the bending element centred at each mass, N/m (0: a string without stiffness).
     pub bending: f64,
+    /// The rate of each of the open string's sine modes' damping, 1/s (`model::ModeDamping`;
+    /// empty: none).
+    pub mode_damping: Vec<f64>,
     /// The open string's designed (simulated) fundamental, Hz.
     pub frequency_hz: f64,
     /// The open string's designed time constant, s (`None`: lossless).

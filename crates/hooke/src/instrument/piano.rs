@@ -164,6 +164,8 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         decay: vec![spec.decay; count],
         high_decay: Some(vec![spec.high_decay; count]),
         high_frequency: spec.high_frequency,
+        middle_decay: None,
+        middle_frequency: GuitarSpec::default().middle_frequency,
         inharmonicity: Some(inharmonicity),
         scale_length: 1.0,
         frets: 0,

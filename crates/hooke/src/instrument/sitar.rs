@@ -122,6 +122,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         };
         let part = StringPart {
             bending: 0.0,
+            mode_damping: Vec::new(),
             masses: masses.iter().map(|&m| index(m)).collect(),
             ends: [nut, end],
             mass: spec.mass,

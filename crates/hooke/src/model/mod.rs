@@ -52,6 +52,7 @@ mod elements;
 mod error;
 mod forces;
 mod generate;
+mod mode_damping;
 mod validate;
 
 pub use angle::{Angle, AngleElement};
@@ -67,6 +68,7 @@ pub use generate::{
     BarSpec, BodyMode, BodySpec, ChainSpec, MembraneSpec, PlateSpec, Pluck, StringSpec, MAX_BODY_MODES,
     MAX_UNDERCUT_DEPTH, MAX_UNDERCUT_MASSES, UNDERCUT_WIDTH,
 };
+pub use mode_damping::{sine_modes, ModeDamping};
 pub(crate) use validate::{check_finite, check_positive};
 
 use std::collections::HashMap;
@@ -84,6 +86,7 @@ pub struct Model {
     barriers: Vec<Barrier>,
     collisions: Vec<Collision>,
     forces: Vec<ExternalForce>,
+    mode_dampings: Vec<ModeDamping>,
     ids: HashMap<String, Element>,
 }
 
@@ -112,6 +115,7 @@ impl Model {
             barriers: Vec::new(),
             collisions: Vec::new(),
             forces: Vec::new(),
+            mode_dampings: Vec::new(),
             ids: HashMap::new(),
         })
     }

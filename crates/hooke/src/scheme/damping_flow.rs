@@ -51,7 +51,7 @@ pub struct DampingFlow {
 impl DampingFlow {
     /// Prepares the flow for `system` and steps up to `dt` (s). The bound on the coupled
     /// coordinates uses Gershgorin row sums: each damper adds at most `2 Z dim` to the rows of
-    /// its ends, drag `gamma m` to its own. Refused (with the mass, its rate in 1/s and the step)
+    /// its ends, drag `gamma m` to its own, a mode damping `sum_j |D_ij|` to row `i`. Refused (with the mass, its rate in 1/s and the step)
     /// when the coupled coordinates would need more than [`MAX_SUBSTEPS`] sub-steps.
     pub fn new(system: &System, dt: f64) -> Result<Self, SchemeError> {
         let dim = system.dimension();
@@ -78,6 +78,18 @@ impl DampingFlow {
         for ((sum, d), c) in row_sums.iter_mut().zip(&mut diagonal).zip(system.drag()) {
             *sum += c;
             *d += c;
+        }
+        // A mode damping couples all its masses' coordinates on each axis: its row sums of |D_ij|.
+        for block in system.dense_dampings() {
+            let count = block.masses.len();
+            for (row, &node) in block.matrix.chunks_exact(count).zip(&block.masses) {
+                let sum: f64 = row.iter().map(|d| d.abs()).sum();
+                for c in 0..dim {
+                    let coordinate = node as usize * dim + c;
+                    row_sums[coordinate] += sum;
+                    coupled[coordinate] = true;
+                }
+            }
         }
         let inverse_mass = system.inverse_mass();
         let decoupled = (0..n)

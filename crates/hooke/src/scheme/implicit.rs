@@ -101,7 +101,8 @@ impl ImplicitStep {
     pub fn new(system: &System, dt: f64, rule: Rule, damped: bool, solver: LinearSolver) -> Self {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
-        let has_damping = !system.dampers().is_empty() || !system.drag().is_empty();
+        let has_damping =
+            !system.dampers().is_empty() || !system.drag().is_empty() || !system.dense_dampings().is_empty();
         Self {
             rule,
             dt,

@@ -46,7 +46,8 @@ impl VelocityVerlet {
     /// of the conformal-symplectic splitting).
     pub(super) fn with_damping(system: &System, dt: f64, damped: bool) -> Self {
         let len = system.initial_state().x.len();
-        let coupled = (damped && !system.dampers().is_empty()).then(|| CoupledDamping {
+        let couples = !system.dampers().is_empty() || !system.dense_dampings().is_empty();
+        let coupled = (damped && couples).then(|| CoupledDamping {
             matrix: SparseMatrix::new(system.mass_coordinates()),
             constant: system.dimension() == 1,
             factored: false,

@@ -10,8 +10,12 @@
 //! kind (barrier contacts, collisions, constant, sinusoidal and sampled forces), so each force
 //! kernel is one loop with no branch on element kinds. Empty lists cost nothing.
 
+mod mode_damping;
+
 use crate::model::{Model, Node, Signal};
 use crate::quantity::Quantity;
+pub use mode_damping::run_rates;
+use mode_damping::ModeDampingSource;
 
 /// Position and velocity of every node, and the time they belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +70,16 @@ impl LinkArrays {
     pub fn is_empty(&self) -> bool {
         self.a.is_empty()
     }
+}
+
+/// A mode damping compiled ([`crate::model::ModeDamping`]): dense damping among a string's
+/// masses, the same on each axis.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DenseDamping {
+    /// The masses' node indices, in the string's order.
+    pub masses: Vec<u32>,
+    /// `D`, N s/m, row-major `n x n` over `masses`: the force on mass `i` is `-sum_j D_ij v_j`.
+    pub matrix: Vec<f64>,
 }
 
 /// Bending elements in compressed form: element `e` joins the nodes
@@ -283,6 +297,8 @@ pub struct System {
     angles: AngleArrays,
     barriers: BarrierArrays,
     collisions: CollisionArrays,
+    mode_dampings: Vec<ModeDampingSource>,
+    dense_dampings: Vec<DenseDamping>,
     external: ExternalForces,
     initial: State,
     revision: u64,
@@ -360,6 +376,8 @@ impl System {
             collisions.stiffness.push(collision.stiffness);
             collisions.exponent.push(collision.exponent);
         }
+        let mode_dampings = ModeDampingSource::of(model, |mass| node_index(Node::Mass(mass)));
+        let dense_dampings = mode_dampings.iter().flat_map(ModeDampingSource::blocks).collect();
         let mut external = ExternalForces::default();
         for force in model.external_forces() {
             let coordinate =
@@ -419,6 +437,8 @@ impl System {
             angles,
             barriers,
             collisions,
+            mode_dampings,
+            dense_dampings,
             external,
             initial: State { x, v, t: 0.0, step: 0 },
             revision: 0,
@@ -468,6 +488,10 @@ impl System {
     /// The bending elements (those of stiffness 0 are left out).
     pub fn bendings(&self) -> &BendingArrays {
         &self.bendings
+    }
+    /// The mode dampings (those with every rate 0 are left out).
+    pub fn dense_dampings(&self) -> &[DenseDamping] {
+        &self.dense_dampings
     }
     /// The angular springs (those of stiffness 0 are left out).
     pub fn angles(&self) -> &AngleArrays {
@@ -549,6 +573,19 @@ impl System {
         }
         self.drag[mass * self.dimension..(mass + 1) * self.dimension].fill(drag);
         self.revision += 1;
+    }
+
+    /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see
+    /// `mode_damping`: each side of a stop is damped in its own modes); whether the damping
+    /// changed.
+    pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) -> bool {
+        let node = u32::try_from(mass).expect("more than 2^32 nodes");
+        let changed = self.mode_dampings.iter_mut().fold(false, |any, d| d.set_stopped(node, stopped) || any);
+        if changed {
+            self.dense_dampings = self.mode_dampings.iter().flat_map(ModeDampingSource::blocks).collect();
+            self.revision += 1;
+        }
+        changed
     }
 
     /// Holds `force` (N) on state coordinate `coordinate` (a moving one) until changed. The

@@ -297,7 +297,8 @@ pub(super) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option
 /// system is not made of such strings.
 pub(crate) fn string_paths(system: &System) -> Option<Vec<Vec<usize>>> {
     let masses = system.mass_count();
-    if system.dimension() != 1 || masses == 0 {
+    // A mode damping couples every mass of its string: no stencil runs it.
+    if system.dimension() != 1 || masses == 0 || !system.dense_dampings().is_empty() {
         return None;
     }
     let springs = system.springs();

@@ -62,6 +62,11 @@ pub struct StringSpec {
     pub diameter: Option<f64>,
     /// Optional initial triangular shape.
     pub pluck: Option<Pluck>,
+    /// A loss per mode (`model::ModeDamping`): the rate `gamma_j` (1/s, >= 0) of each of the
+    /// string's `N` sine modes, mode `j` decaying at `gamma_j / 2` on top of the dampers and drag;
+    /// strings of 1 to 1024 masses. Empty: none.
+    #[serde(default)]
+    pub mode_damping: Vec<f64>,
     /// The node the last link ends at instead of a new anchor `ID.{N+1}`: a mass or an anchor
     /// defined before the string (a bridge shared by several strings).
     pub to: Option<NodeRef>,
@@ -102,6 +107,8 @@ impl StringSpec {
         some diameter(metres: f64) => diameter;
         /// Ends the string at `node` instead of a new anchor.
         some to(node: impl Into<NodeRef>) => to;
+        /// Sets the rate of each sine mode's damping, 1/s (see `model::ModeDamping`).
+        set mode_damping(rates: Vec<f64>) => mode_damping;
     }
 
     /// Starts the string in a triangle of height `amplitude` (m) peaking at `position` (a
@@ -151,6 +158,9 @@ impl Model {
             check_finite(&subject, "pluck", p.amplitude)?;
         }
         let end = spec.to.as_ref().map(|to| self.resolve_node(&subject, "to", to)).transpose()?;
+        if !spec.mode_damping.is_empty() {
+            self.check_mode_damping(&subject, n, &spec.mode_damping)?;
+        }
         let id = |i: usize| format!("{}.{i}", spec.id);
         let shape = |i: usize| spec.pluck.map_or(0.0, |p| triangle(i as f64 / (n + 1) as f64, p));
         let mut nodes = Vec::with_capacity(n + 2);
@@ -171,6 +181,9 @@ impl Model {
             for triple in nodes.windows(3) {
                 self.add_bending(Bending::new(triple[0], triple[1], triple[2], kappa))?;
             }
+        }
+        if !spec.mode_damping.is_empty() {
+            self.add_mode_damping(&subject, &nodes[1..=n], spec.mode_damping)?;
         }
         Ok(nodes[1..=n].to_vec())
     }

@@ -1,0 +1,108 @@
+//! Mode dampings compiled ([`crate::model::ModeDamping`]): each string's rate per sine mode,
+//! kept as given, and the dense blocks the forces read, rebuilt when a mass of the string is
+//! stopped or let go.
+//!
+//! A stopped mass (a fret's stop) cuts a string in two, each side a shorter uniform string with
+//! fixed ends of its own: each side's block is the mode damping of that string, its mode `j'` of
+//! `n'` masses at the wavenumber `theta' = j' pi / (n' + 1)` taking the rate the whole string has
+//! at `theta'` (linear between the whole string's modes `theta_j = j pi / (N + 1)`; below the
+//! first, its rate). On the same lattice the dispersion depends on `theta` alone, so each side's
+//! modes decay as the whole string's law says at their own frequencies, and each side's block
+//! stays diagonal in its own modes (which the coupled modal path needs).
+
+use super::DenseDamping;
+use crate::model::{sine_modes, Model};
+
+/// A string's mode damping as given, and which of its masses are stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ModeDampingSource {
+    /// The masses' node indices, in order along the string.
+    masses: Vec<u32>,
+    /// `gamma_j`, 1/s, of the whole string's modes `j = 1 ..= N`.
+    rates: Vec<f64>,
+    /// Each mass, kg (all equal).
+    mass: f64,
+    /// Whether each mass is stopped.
+    stopped: Vec<bool>,
+}
+
+impl ModeDampingSource {
+    /// The model's mode dampings that damp anything.
+    pub(super) fn of(model: &Model, node_index: impl Fn(usize) -> u32) -> Vec<Self> {
+        let damping = model.mode_dampings().iter().filter(|d| d.rates.iter().any(|&r| r > 0.0));
+        damping
+            .map(|d| Self {
+                masses: d.masses.iter().map(|&i| node_index(i)).collect(),
+                rates: d.rates.clone(),
+                mass: model.masses()[d.masses[0]].mass,
+                stopped: vec![false; d.masses.len()],
+            })
+            .collect()
+    }
+
+    /// Stops or lets go node `node` if it is one of this string's masses; whether that changed
+    /// anything.
+    pub(super) fn set_stopped(&mut self, node: u32, stopped: bool) -> bool {
+        match self.masses.iter().position(|&m| m == node) {
+            Some(at) if self.stopped[at] != stopped => {
+                self.stopped[at] = stopped;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The blocks of the runs of masses between stops.
+    pub(super) fn blocks(&self) -> Vec<DenseDamping> {
+        let (mut blocks, mut start) = (Vec::new(), 0);
+        for at in 0..=self.masses.len() {
+            if at == self.masses.len() || self.stopped[at] {
+                if at > start {
+                    blocks.push(self.block(&self.masses[start..at]));
+                }
+                start = at + 1;
+            }
+        }
+        blocks
+    }
+
+    /// The block over `run` (consecutive masses of the string, none stopped).
+    fn block(&self, run: &[u32]) -> DenseDamping {
+        let n = run.len();
+        let shapes = sine_modes(n);
+        let mut matrix = vec![0.0; n * n];
+        for (j, gamma) in run_rates(&self.rates, n).into_iter().enumerate() {
+            let mode = &shapes[j * n..(j + 1) * n];
+            for (row, &a) in matrix.chunks_exact_mut(n).zip(mode) {
+                for (entry, &b) in row.iter_mut().zip(mode) {
+                    *entry += self.mass * gamma * a * b;
+                }
+            }
+        }
+        DenseDamping { masses: run.to_vec(), matrix }
+    }
+}
+
+/// The rate (1/s) of each mode of a run of `n` masses of a string whose whole modes have the
+/// rates `whole` (see the module): mode `j'` takes the whole string's rate at mode number `u =
+/// j' (N + 1) / (n + 1)`, `gamma_u` at whole `u`, linear between, the first mode's below it
+/// and the last's above. A run of the whole string keeps its rates.
+pub fn run_rates(whole: &[f64], n: usize) -> Vec<f64> {
+    let last = whole.len();
+    let rate_at = |u: f64| {
+        if u <= 1.0 {
+            return whole[0];
+        }
+        if u >= last as f64 {
+            return whole[last - 1];
+        }
+        let below = u.floor() as usize;
+        let t = u - below as f64;
+        if t == 0.0 {
+            whole[below - 1]
+        } else {
+            (1.0 - t) * whole[below - 1] + t * whole[below]
+        }
+    };
+    (1..=n).map(|j| rate_at((j * (last + 1)) as f64 / (n + 1) as f64)).collect()
+}
