@@ -184,3 +184,79 @@ fn dampers_alone_miss_the_law_at_the_high_partial() {
         "dampers alone: {near_high:?}, closed form {closed_form}"
     );
 }
+
+/// The three points of a law with a term linear in frequency (1/Q constant): time constants
+/// (s) at 110 Hz, 600 Hz and 3 kHz.
+const THREE_POINTS: [(f64, f64); 3] = [(FUNDAMENTAL, 2.0), (600.0, 1.0), (HIGH, 0.25)];
+
+/// `sigma(f) = sigma_0 + sigma_f f + sigma_1 xi(f)` through [`THREE_POINTS`], solved here by
+/// Gaussian elimination: each partial's decay rate, 1/s.
+fn three_point_law(xi: impl Fn(f64) -> f64) -> impl Fn(f64) -> f64 {
+    let mut rows: Vec<[f64; 4]> = THREE_POINTS.iter().map(|&(f, tau)| [1.0, f, xi(f), 1.0 / tau]).collect();
+    for p in 0..3 {
+        for r in p + 1..3 {
+            let factor = rows[r][p] / rows[p][p];
+            for c in p..4 {
+                rows[r][c] -= factor * rows[p][c];
+            }
+        }
+    }
+    let mut terms = [0.0; 3];
+    for p in (0..3).rev() {
+        terms[p] = (rows[p][3] - (p + 1..3).map(|c| rows[p][c] * terms[c]).sum::<f64>()) / rows[p][p];
+    }
+    assert!(terms.iter().all(|&t| t > 0.0), "the test's law has a term <= 0: {terms:?}");
+    move |f: f64| terms[0] + terms[1] * f + terms[2] * xi(f)
+}
+
+/// A three-point law is designed mode by mode (a mode damping, no dampers or drag), so every
+/// partial, to the top of the string, decays as the law says at its simulated frequency, which
+/// the two-point law's dampers and drag could not: measured on the simulation.
+#[test]
+fn every_partial_decays_by_the_three_point_law() {
+    for (masses, b) in [(MASSES, 0.0), (160, 1e-4)] {
+        let xi = move |f: f64| match b {
+            0.0 => f * f,
+            b => {
+                FUNDAMENTAL * FUNDAMENTAL * ((1.0 + 4.0 * b * (f / FUNDAMENTAL).powi(2)).sqrt() - 1.0)
+                    / (2.0 * b)
+            }
+        };
+        let expected = three_point_law(xi);
+        let law = LossLaw::through_three(THREE_POINTS[0], THREE_POINTS[1], THREE_POINTS[2]).unwrap();
+        for scheme in
+            [SchemeKind::SymplecticEuler, SchemeKind::VelocityVerlet, SchemeKind::EnergyConservingCs]
+        {
+            let target = PartialsTarget { fundamental_hz: FUNDAMENTAL, inharmonicity: b, loss: Some(law) };
+            let design = design_string_partials(masses, 1e-4, &target, scheme, 1.0 / RATE).unwrap();
+            assert_eq!((design.drag, design.damping, design.mode_damping.len()), (0.0, 0.0, masses));
+            let partials = measured_partials(&design, scheme, SECONDS);
+            let mut worst = (0.0f64, 0.0);
+            for &(frequency, rate) in &partials {
+                let error = rate / expected(frequency) - 1.0;
+                if error.abs() > worst.0.abs() {
+                    worst = (error, frequency);
+                }
+            }
+            eprintln!(
+                "B = {b:e}, N = {masses}, {scheme}: worst decay error {:+.4}% at {:.0} Hz",
+                100.0 * worst.0,
+                worst.1
+            );
+            assert!(
+                worst.0.abs() < 5e-4,
+                "B = {b:e}, {scheme}: {:+.3}% at {:.1} Hz",
+                100.0 * worst.0,
+                worst.1
+            );
+        }
+    }
+}
+
+#[test]
+fn a_three_point_law_is_refused_where_a_term_would_be_negative() {
+    // Falling faster from 110 to 600 Hz than from 600 Hz to 3 kHz needs a negative f^2 term.
+    let error = LossLaw::through_three((110.0, 2.0), (600.0, 0.35), (3000.0, 0.3)).unwrap_err().to_string();
+    assert!(error.contains("three terms are >= 0") && error.contains("600 Hz"), "{error}");
+    assert!(LossLaw::through_three((110.0, 2.0), (60.0, 1.0), (3000.0, 0.3)).is_err());
+}

@@ -36,6 +36,7 @@ mod layers;
 mod library_examples;
 mod marimba;
 mod modal;
+mod mode_damping;
 mod model_api;
 mod multistage;
 mod piano;
