@@ -34,9 +34,12 @@ fn project(values: &[f64], j: usize) -> f64 {
     mode(j).iter().zip(values).map(|(s, x)| s * x).sum()
 }
 
-/// `steps` steps of `model` with `scheme`; each step's state restricted to its first `masses`
-/// masses, positions and velocities.
-fn simulate(model: &Model, scheme: SchemeKind, general: bool) -> (Vec<(Vec<f64>, Vec<f64>)>, PathKind) {
+/// The masses' positions and velocities after a step.
+type Motion = (Vec<f64>, Vec<f64>);
+
+/// [`STEPS`] steps of `model` with `scheme` (on the general path, or where the engine chooses);
+/// each step's motion of the masses, and the path.
+fn simulate(model: &Model, scheme: SchemeKind, general: bool) -> (Vec<Motion>, PathKind) {
     let mut config = EngineConfig::default().scheme(scheme).rate(RATE);
     if general {
         config = config.general_only();
@@ -197,4 +200,45 @@ fn a_model_file_gives_a_string_its_mode_damping_and_a_wrong_count_is_located() {
         error.contains("string.toml") && error.contains("mode_damping") && error.contains("3 rates"),
         "{error}"
     );
+}
+
+#[test]
+fn a_stop_leaves_the_run_after_it_damped_in_its_own_modes() {
+    // Mass 4 of 12 stopped: masses 5-12 are a string of 8 with fixed ends (the stop, the
+    // anchor); started in its mode 3, it moves as the oscillator of that mode with the rate
+    // `run_rates` gives, on the general and on the coupled modal path.
+    let (stop, run, j) = (3, MASSES - 4, 3);
+    let scale = (2.0 / (run + 1) as f64).sqrt();
+    let shape: Vec<f64> = (1..=run).map(|i| scale * (PI * (i * j) as f64 / (run + 1) as f64).sin()).collect();
+    let (a, b) = (1e-3, 0.2);
+    let mut model = Model::new(1).unwrap();
+    let spec = StringSpec::new("s", MASSES).mass(MASS).stiffness(STIFFNESS).mode_damping(rates());
+    model.add_string(spec).unwrap();
+    for (i, s) in shape.iter().enumerate() {
+        model.set_initial_position(stop + 1 + i, &[a * s]).unwrap();
+        model.set_initial_velocity(stop + 1 + i, &[b * s]).unwrap();
+    }
+    let lambda = 4.0 * (0.5 * PI * j as f64 / (run + 1) as f64).sin().powi(2);
+    let gamma = run_rates(&rates(), run)[j - 1];
+    let (alone, _) =
+        simulate(&oscillator(STIFFNESS / MASS * lambda, gamma, a, b), SchemeKind::SymplecticEuler, true);
+    let peak = alone.iter().fold(0.0f64, |p, (x, _)| p.max(x[0].abs()));
+    for general in [true, false] {
+        let mut config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).rate(RATE);
+        if general {
+            config = config.general_only();
+        }
+        let mut engine = Engine::new(&model, &[PickupSpec::position("s.1")], config).unwrap();
+        engine.apply(hooke::engine::Event::Stop { mass: stop, stopped: true }).unwrap();
+        let mut output = vec![Vec::new()];
+        let mut worst = 0.0f64;
+        for (y, _) in &alone {
+            engine.advance(1, &mut output).unwrap();
+            let x = engine.state().x;
+            let q: f64 = shape.iter().zip(&x[stop + 1..=stop + run]).map(|(s, x)| s * x).sum();
+            worst = worst.max((q - y[0]).abs());
+        }
+        assert_eq!(engine.path(), if general { PathKind::General } else { PathKind::Parts });
+        assert!(worst < 1e-9 * peak, "general path {general}: differs by {worst:e} of {peak:e}");
+    }
 }

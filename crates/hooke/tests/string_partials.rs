@@ -194,10 +194,11 @@ const THREE_POINTS: [(f64, f64); 3] = [(FUNDAMENTAL, 2.0), (600.0, 1.0), (HIGH, 
 fn three_point_law(xi: impl Fn(f64) -> f64) -> impl Fn(f64) -> f64 {
     let mut rows: Vec<[f64; 4]> = THREE_POINTS.iter().map(|&(f, tau)| [1.0, f, xi(f), 1.0 / tau]).collect();
     for p in 0..3 {
-        for r in p + 1..3 {
-            let factor = rows[r][p] / rows[p][p];
-            for c in p..4 {
-                rows[r][c] -= factor * rows[p][c];
+        let pivot = rows[p];
+        for row in &mut rows[p + 1..] {
+            let factor = row[p] / pivot[p];
+            for (entry, above) in row.iter_mut().zip(pivot).skip(p) {
+                *entry -= factor * above;
             }
         }
     }

@@ -315,10 +315,11 @@ impl Engine {
                 if stopped {
                     self.paths.stopped.push(mass);
                 }
-                if self.system.set_mode_damping_stop(mass, stopped) {
-                    // The string's mode damping now acts on each side of the stop on its own.
-                    self.rebuild(|_| ());
-                } else if !self.stage.set_stopped(mass, stopped) {
+                // A string's mode damping then acts on each side of the stop on its own: a change
+                // of the system that the paths which run mode dampings (the general and the
+                // coupled modal one) take at their next step.
+                self.system.set_mode_damping_stop(mass, stopped);
+                if !self.stage.set_stopped(mass, stopped) {
                     self.take_refused_change();
                 } else if !stopped {
                     self.prefer_modal_standby();

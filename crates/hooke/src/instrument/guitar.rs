@@ -34,8 +34,8 @@ pub struct GuitarSpec {
     /// The frequency of `high_decay`, Hz.
     pub high_frequency: f64,
     /// Each string's time constant at [`GuitarSpec::middle_frequency`], s (one per string, with
-    /// `high_decay`): the partials then decay by the three-term law `1/tau = sigma_0 + sigma_f f
-    /// + sigma_1 f^2` through the three points, each string damped mode by mode
+    /// `high_decay`): the partials then decay by the three-term law
+    /// `1/tau = sigma_0 + sigma_f f + sigma_1 f^2` through the three points, each string damped mode by mode
     /// ([`crate::analysis::string_partials::LossLaw`], `model::ModeDamping`). `None`: the
     /// two-point law.
     pub middle_decay: Option<Vec<f64>>,

@@ -63,7 +63,7 @@ impl UniformChain {
         if system.dimension() != 1
             || n == 0
             || system.has_contacts()
-            || !system.dense_dampings().is_empty()
+            || system.has_mode_damping()
             || !system.bendings().is_empty()
             || !system.angles().is_empty()
             || system.external_forces().drives()

@@ -54,7 +54,7 @@ impl UniformGrid {
         if system.dimension() != 1
             || n < 4
             || system.has_contacts()
-            || !system.dense_dampings().is_empty()
+            || system.has_mode_damping()
             || !system.bendings().is_empty()
             || !system.angles().is_empty()
             || system.external_forces().drives()

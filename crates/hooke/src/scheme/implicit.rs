@@ -102,7 +102,7 @@ impl ImplicitStep {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
         let has_damping =
-            !system.dampers().is_empty() || !system.drag().is_empty() || !system.dense_dampings().is_empty();
+            !system.dampers().is_empty() || !system.drag().is_empty() || system.has_mode_damping();
         Self {
             rule,
             dt,

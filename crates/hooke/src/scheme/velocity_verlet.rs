@@ -46,7 +46,7 @@ impl VelocityVerlet {
     /// of the conformal-symplectic splitting).
     pub(super) fn with_damping(system: &System, dt: f64, damped: bool) -> Self {
         let len = system.initial_state().x.len();
-        let couples = !system.dampers().is_empty() || !system.dense_dampings().is_empty();
+        let couples = !system.dampers().is_empty() || system.has_mode_damping();
         let coupled = (damped && couples).then(|| CoupledDamping {
             matrix: SparseMatrix::new(system.mass_coordinates()),
             constant: system.dimension() == 1,

@@ -298,7 +298,6 @@ pub struct System {
     barriers: BarrierArrays,
     collisions: CollisionArrays,
     mode_dampings: Vec<ModeDampingSource>,
-    dense_dampings: Vec<DenseDamping>,
     external: ExternalForces,
     initial: State,
     revision: u64,
@@ -377,7 +376,6 @@ impl System {
             collisions.exponent.push(collision.exponent);
         }
         let mode_dampings = ModeDampingSource::of(model, |mass| node_index(Node::Mass(mass)));
-        let dense_dampings = mode_dampings.iter().flat_map(ModeDampingSource::blocks).collect();
         let mut external = ExternalForces::default();
         for force in model.external_forces() {
             let coordinate =
@@ -438,7 +436,6 @@ impl System {
             barriers,
             collisions,
             mode_dampings,
-            dense_dampings,
             external,
             initial: State { x, v, t: 0.0, step: 0 },
             revision: 0,
@@ -489,9 +486,15 @@ impl System {
     pub fn bendings(&self) -> &BendingArrays {
         &self.bendings
     }
-    /// The mode dampings (those with every rate 0 are left out).
-    pub fn dense_dampings(&self) -> &[DenseDamping] {
-        &self.dense_dampings
+    /// The mode dampings' dense blocks, one per run of a string's masses between stops (those
+    /// with every rate 0 are left out).
+    pub fn dense_dampings(&self) -> impl Iterator<Item = &DenseDamping> + '_ {
+        self.mode_dampings.iter().flat_map(ModeDampingSource::blocks)
+    }
+
+    /// Whether any mass is in a mode damping.
+    pub fn has_mode_damping(&self) -> bool {
+        !self.mode_dampings.is_empty()
     }
     /// The angular springs (those of stiffness 0 are left out).
     pub fn angles(&self) -> &AngleArrays {
@@ -576,16 +579,13 @@ impl System {
     }
 
     /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see
-    /// `mode_damping`: each side of a stop is damped in its own modes); whether the damping
-    /// changed.
-    pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) -> bool {
+    /// `mode_damping`: each side of a stop is damped in its own modes). A mass is in one mode
+    /// damping at most.
+    pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) {
         let node = u32::try_from(mass).expect("more than 2^32 nodes");
-        let changed = self.mode_dampings.iter_mut().fold(false, |any, d| d.set_stopped(node, stopped) || any);
-        if changed {
-            self.dense_dampings = self.mode_dampings.iter().flat_map(ModeDampingSource::blocks).collect();
+        if self.mode_dampings.iter_mut().any(|d| d.set_stopped(node, stopped)) {
             self.revision += 1;
         }
-        changed
     }
 
     /// Holds `force` (N) on state coordinate `coordinate` (a moving one) until changed. The

@@ -24,6 +24,8 @@ pub(super) struct ModeDampingSource {
     mass: f64,
     /// Whether each mass is stopped.
     stopped: Vec<bool>,
+    /// The dense blocks of the runs between stops.
+    blocks: Vec<DenseDamping>,
 }
 
 impl ModeDampingSource {
@@ -31,29 +33,40 @@ impl ModeDampingSource {
     pub(super) fn of(model: &Model, node_index: impl Fn(usize) -> u32) -> Vec<Self> {
         let damping = model.mode_dampings().iter().filter(|d| d.rates.iter().any(|&r| r > 0.0));
         damping
-            .map(|d| Self {
-                masses: d.masses.iter().map(|&i| node_index(i)).collect(),
-                rates: d.rates.clone(),
-                mass: model.masses()[d.masses[0]].mass,
-                stopped: vec![false; d.masses.len()],
+            .map(|d| {
+                let mut source = Self {
+                    masses: d.masses.iter().map(|&i| node_index(i)).collect(),
+                    rates: d.rates.clone(),
+                    mass: model.masses()[d.masses[0]].mass,
+                    stopped: vec![false; d.masses.len()],
+                    blocks: Vec::new(),
+                };
+                source.blocks = source.runs();
+                source
             })
             .collect()
     }
 
-    /// Stops or lets go node `node` if it is one of this string's masses; whether that changed
-    /// anything.
+    /// Stops or lets go node `node` if it is one of this string's masses (its blocks rebuilt);
+    /// whether that changed anything.
     pub(super) fn set_stopped(&mut self, node: u32, stopped: bool) -> bool {
         match self.masses.iter().position(|&m| m == node) {
             Some(at) if self.stopped[at] != stopped => {
                 self.stopped[at] = stopped;
+                self.blocks = self.runs();
                 true
             }
             _ => false,
         }
     }
 
+    /// The dense blocks of the runs between stops.
+    pub(super) fn blocks(&self) -> &[DenseDamping] {
+        &self.blocks
+    }
+
     /// The blocks of the runs of masses between stops.
-    pub(super) fn blocks(&self) -> Vec<DenseDamping> {
+    fn runs(&self) -> Vec<DenseDamping> {
         let (mut blocks, mut start) = (Vec::new(), 0);
         for at in 0..=self.masses.len() {
             if at == self.masses.len() || self.stopped[at] {

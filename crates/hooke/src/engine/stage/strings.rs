@@ -298,7 +298,7 @@ pub(super) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option
 pub(crate) fn string_paths(system: &System) -> Option<Vec<Vec<usize>>> {
     let masses = system.mass_count();
     // A mode damping couples every mass of its string: no stencil runs it.
-    if system.dimension() != 1 || masses == 0 || !system.dense_dampings().is_empty() {
+    if system.dimension() != 1 || masses == 0 || system.has_mode_damping() {
         return None;
     }
     let springs = system.springs();
