@@ -242,3 +242,26 @@ fn a_stop_leaves_the_run_after_it_damped_in_its_own_modes() {
         assert!(worst < 1e-9 * peak, "general path {general}: differs by {worst:e} of {peak:e}");
     }
 }
+
+#[test]
+fn an_event_scales_every_rate_of_a_strings_mode_damping() {
+    // The score's and the plugin's `damping` factor on a string damped mode by mode.
+    let (j, a, b, scale) = (5, 1e-3, 0.3, 2.5);
+    let lambda = 4.0 * (0.5 * PI * j as f64 / (MASSES + 1) as f64).sin().powi(2);
+    let gamma = scale * rates()[j - 1];
+    let (alone, _) =
+        simulate(&oscillator(STIFFNESS / MASS * lambda, gamma, a, b), SchemeKind::Midpoint, true);
+    let peak = alone.iter().fold(0.0f64, |p, (x, _)| p.max(x[0].abs()));
+    let config = EngineConfig::default().scheme(SchemeKind::Midpoint).rate(RATE);
+    let mut engine = Engine::new(&string_in_mode(j, a, b), &[PickupSpec::position("s.1")], config).unwrap();
+    engine.apply(hooke::engine::Event::ModeDamping { mass: 7, scale }).unwrap();
+    let refused = engine.apply(hooke::engine::Event::ModeDamping { mass: 7, scale: -1.0 }).unwrap_err();
+    assert!(refused.to_string().contains("scale"), "{refused}");
+    let mut output = vec![Vec::new()];
+    let mut worst = 0.0f64;
+    for (y, _) in &alone {
+        engine.advance(1, &mut output).unwrap();
+        worst = worst.max((project(&engine.state().x[..MASSES], j) - y[0]).abs());
+    }
+    assert!(worst < 1e-9 * peak, "differs by {worst:e} of {peak:e}");
+}

@@ -222,6 +222,14 @@ pub enum Event {
         /// Its new mass, kg.
         kilograms: f64,
     },
+    /// Scale the mode damping of the string a mass is in (`model::ModeDamping`): every mode's
+    /// rate times `scale` (1: as built). Nothing for a mass in none.
+    ModeDamping {
+        /// A mass of the string (index).
+        mass: usize,
+        /// The factor on every rate, >= 0.
+        scale: f64,
+    },
     /// Stop a mass where it is (velocity 0 from now on) or free it.
     Stop {
         /// The mass (index).
@@ -304,6 +312,10 @@ impl Event {
                 } else {
                     Err(ModelError::new("event", "kilograms", "a finite mass > 0 kg", kilograms))
                 }
+            }
+            Self::ModeDamping { mass, scale } => {
+                in_range("mass", *mass, system.mass_count(), "masses")?;
+                finite("scale", *scale, true)
             }
             Self::Stop { mass, .. } => in_range("mass", *mass, system.mass_count(), "masses"),
         }

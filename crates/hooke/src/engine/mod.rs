@@ -310,14 +310,15 @@ impl Engine {
                     self.rebuild(|_| ());
                 }
             }
+            // The paths that run mode dampings (the general and the coupled modal one) read the
+            // system's change at their next step.
+            Event::ModeDamping { mass, scale } => self.system.set_mode_damping_scale(mass, scale),
             Event::Stop { mass, stopped } => {
                 self.paths.stopped.retain(|&m| m != mass);
                 if stopped {
                     self.paths.stopped.push(mass);
                 }
-                // A string's mode damping then acts on each side of the stop on its own: a change
-                // of the system that the paths which run mode dampings (the general and the
-                // coupled modal one) take at their next step.
+                // A string's mode damping then acts on each side of the stop on its own.
                 self.system.set_mode_damping_stop(mass, stopped);
                 if !self.stage.set_stopped(mass, stopped) {
                     self.take_refused_change();

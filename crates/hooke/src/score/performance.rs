@@ -304,6 +304,10 @@ impl Performance {
                             damping: z * setting.damping,
                         })?;
                     }
+                    if !string.mode_damping.is_empty() {
+                        let mass = string.masses[0];
+                        engine.apply(Event::ModeDamping { mass, scale: setting.damping })?;
+                    }
                     for (i, &mass) in string.masses.iter().enumerate() {
                         let stopped = stop.is_some_and(|s| s.mass == i);
                         if stopped {

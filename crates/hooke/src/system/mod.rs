@@ -588,6 +588,15 @@ impl System {
         }
     }
 
+    /// Scales the mode damping of the string mass `mass` is in (every rate times `scale`), if
+    /// it is in one.
+    pub(crate) fn set_mode_damping_scale(&mut self, mass: usize, scale: f64) {
+        let node = u32::try_from(mass).expect("more than 2^32 nodes");
+        if self.mode_dampings.iter_mut().any(|d| d.set_scale(node, scale)) {
+            self.revision += 1;
+        }
+    }
+
     /// Holds `force` (N) on state coordinate `coordinate` (a moving one) until changed. The
     /// first call makes room for every coordinate (a change of the system's structure).
     pub(crate) fn set_held_force(&mut self, coordinate: usize, force: f64) {

@@ -24,6 +24,8 @@ pub(super) struct ModeDampingSource {
     mass: f64,
     /// Whether each mass is stopped.
     stopped: Vec<bool>,
+    /// The factor on every rate (an event's; 1 as built).
+    scale: f64,
     /// The dense blocks of the runs between stops.
     blocks: Vec<DenseDamping>,
 }
@@ -39,6 +41,7 @@ impl ModeDampingSource {
                     rates: d.rates.clone(),
                     mass: model.masses()[d.masses[0]].mass,
                     stopped: vec![false; d.masses.len()],
+                    scale: 1.0,
                     blocks: Vec::new(),
                 };
                 source.blocks = source.runs();
@@ -58,6 +61,17 @@ impl ModeDampingSource {
             }
             _ => false,
         }
+    }
+
+    /// Sets the factor on every rate if node `node` is one of this string's masses (its blocks
+    /// rebuilt); whether that changed anything.
+    pub(super) fn set_scale(&mut self, node: u32, scale: f64) -> bool {
+        if !self.masses.contains(&node) || self.scale == scale {
+            return false;
+        }
+        self.scale = scale;
+        self.blocks = self.runs();
+        true
     }
 
     /// The dense blocks of the runs between stops.
@@ -88,7 +102,7 @@ impl ModeDampingSource {
             let mode = &shapes[j * n..(j + 1) * n];
             for (row, &a) in matrix.chunks_exact_mut(n).zip(mode) {
                 for (entry, &b) in row.iter_mut().zip(mode) {
-                    *entry += self.mass * gamma * a * b;
+                    *entry += self.scale * self.mass * gamma * a * b;
                 }
             }
         }
