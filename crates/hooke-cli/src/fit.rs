@@ -288,16 +288,17 @@ pub(crate) fn level_matched(
 
 /// The fit in a few lines.
 fn summary(recorded: &[Recorded], spec: &GuitarSpec) -> String {
-    let mut text = String::from("## Fit\n\n| recording | onset (s) | f0 (Hz) | B | sigma_0 (1/s) | sigma_1 (s) | pluck | release (ms) |\n|---|---|---|---|---|---|---|---|\n");
+    let mut text = String::from("## Fit\n\n| recording | onset (s) | f0 (Hz) | B | sigma_0 (1/s) | sigma_f (1/s per Hz) | sigma_1 (s) | pluck | release (ms) |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in recorded {
         let _ = writeln!(
             text,
-            "| {} | {:.4} | {:.4} | {:.3e} | {:.4} | {:.3e} | {:.4} | {:.3} |",
+            "| {} | {:.4} | {:.4} | {:.3e} | {:.4} | {:.3e} | {:.3e} | {:.4} | {:.3} |",
             r.path.display(),
             r.note.onset_s,
             r.fit.fundamental_hz,
             r.fit.inharmonicity,
             r.fit.constant_loss,
+            r.fit.linear_loss,
             r.fit.quadratic_loss,
             r.fit.pluck_position,
             r.fit.pluck_release * 1e3

@@ -261,8 +261,8 @@ fn the_fitted_file_plays_a_midi_note_plucked_where_the_recording_was() {
         line.split('|').skip(2).filter_map(|c| c.trim().parse().ok()).collect()
     };
     let (first, second) = (row(&stdout(&fitted), "known.wav"), row(&stdout(&again), "midi.wav"));
-    // onset, f0, B, sigma_0, sigma_1, pluck, release (ms).
+    // onset, f0, B, sigma_0, sigma_f, sigma_1, pluck, release (ms).
     assert!((1200.0 * (second[1] / first[1]).log2()).abs() < 0.1, "f0 {} then {}", first[1], second[1]);
-    assert!((second[5] - 20.0 / 101.0).abs() < 0.02, "plucked at {} from the bridge", second[5]);
-    assert!((second[6] / first[6]).log2().abs() < 1.0, "let go over {} ms, then {} ms", first[6], second[6]);
+    assert!((second[6] - 20.0 / 101.0).abs() < 0.02, "plucked at {} from the bridge", second[6]);
+    assert!((second[7] / first[7]).log2().abs() < 1.0, "let go over {} ms, then {} ms", first[7], second[7]);
 }

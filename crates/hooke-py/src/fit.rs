@@ -16,7 +16,8 @@ use pyo3::types::PyDict;
 /// Fits one string to each recording (mono, full scale 1) at `rate` Hz, near `notes[i]` Hz where
 /// given; returns a dict: `instrument` (the instrument file's text, designed for `scheme` and
 /// written with `output_rate`, default `rate`) and `strings` (per recording: `name`,
-/// `onset_s`, `fundamental_hz`, `inharmonicity`, `constant_loss` (1/s), `quadratic_loss` (s),
+/// `onset_s`, `fundamental_hz`, `inharmonicity`, `constant_loss` (1/s), `linear_loss` (1/s per
+/// Hz), `quadratic_loss` (s),
 /// `pluck_position`, `pluck_release` (s) and `partials`, each a dict of `number`,
 /// `frequency_hz`, `decay_rate` (1/s), `t60` (s), `amplitude` and `beating_hz` (the second
 /// sinusoid's frequency, or None)).
@@ -75,6 +76,7 @@ pub(crate) fn fit<'py>(
         row.set_item("fundamental_hz", fit.fundamental_hz)?;
         row.set_item("inharmonicity", fit.inharmonicity)?;
         row.set_item("constant_loss", fit.constant_loss)?;
+        row.set_item("linear_loss", fit.linear_loss)?;
         row.set_item("quadratic_loss", fit.quadratic_loss)?;
         row.set_item("pluck_position", fit.pluck_position)?;
         row.set_item("pluck_release", fit.pluck_release)?;

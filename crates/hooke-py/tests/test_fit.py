@@ -66,7 +66,11 @@ def test_fit_finds_a_synthesised_string_again(f0, b, position, noise_db):
         assert string["inharmonicity"] < 2e-7
     for f in (f0, 2000.0):
         law = sigma0 + sigma1 * xi(f, f0, b)
-        fitted = string["constant_loss"] + string["quadratic_loss"] * xi(f, string["fundamental_hz"], string["inharmonicity"])
+        fitted = (
+            string["constant_loss"]
+            + string["linear_loss"] * f
+            + string["quadratic_loss"] * xi(f, string["fundamental_hz"], string["inharmonicity"])
+        )
         assert fitted == pytest.approx(law, rel=0.02)
     assert string["pluck_position"] == pytest.approx(position, abs=0.02)
     assert string["pluck_release"] == pytest.approx(let_go, rel=0.1)

@@ -290,3 +290,36 @@ fn arbitrary_recordings_are_measured_or_refused_never_a_panic() {
         }
     }
 }
+
+/// A string whose decays grow linearly with frequency (a three-point law, damped mode by mode:
+/// `sigma = 0.66 + 6.5e-4 f`, the acoustic guitar's) is fitted with the linear term, each of
+/// partials 1 to 10 and the one nearest 2 kHz within 2%, and a fitted guitar takes a middle
+/// point.
+#[test]
+fn the_fit_finds_a_loss_that_grows_linearly_with_frequency() {
+    let (f0, b) = (110.0, 5e-5);
+    let law = |f: f64| 0.66 + 6.5e-4 * f;
+    let spec = GuitarSpec {
+        decay: vec![1.0 / law(f0)],
+        middle_decay: Some(vec![1.0 / law(600.0)]),
+        middle_frequency: 600.0,
+        high_decay: Some(vec![1.0 / law(2000.0)]),
+        ..known(f0, b)
+    };
+    let note = measure_note(&recording(&spec, 0.8, None), RATE, None).unwrap();
+    let fit = fit_string(&note).unwrap();
+    assert!(fit.linear_loss > 0.0, "{fit:?}");
+    for n in (1..=10).chain([18]) {
+        let f = n as f64 * f0 * (1.0 + b * (n * n) as f64).sqrt();
+        let (known, fitted) = (law(f), fit.decay_rate(f));
+        assert!(
+            (fitted / known - 1.0).abs() < 0.02,
+            "{f} Hz decays at {fitted} 1/s, designed {known}: {fit:?}"
+        );
+    }
+    let fitted = hooke::instrument::fitted::fitted_guitar(&[hooke::instrument::fitted::FittedString {
+        name: "s".into(),
+        fit,
+    }]);
+    assert!(fitted.middle_decay.is_some(), "{fitted:?}");
+}

@@ -20,7 +20,7 @@ class Fit:
     key for a bar); ``save`` writes it."""
     strings: List[Dict[str, Any]] = field(default_factory=list)
     """Per recording: ``name``, ``onset_s`` (s), ``fundamental_hz``, ``inharmonicity`` (B),
-    ``constant_loss`` (1/s) and ``quadratic_loss`` (s) of the loss law, ``pluck_position``
+    ``constant_loss`` (1/s), ``linear_loss`` (1/s per Hz) and ``quadratic_loss`` (s) of the loss law, ``pluck_position``
     (from the nearer end, a fraction of the length), ``pluck_release`` (s, how long the pluck took to let go), and ``partials``: the
     table, each a dict of ``number``, ``frequency_hz``, ``decay_rate`` (1/s), ``t60`` (s),
     ``amplitude`` and ``beating_hz`` (None unless the partial beats)."""

@@ -179,9 +179,9 @@ fn fit_three_points(
     let whole = det([0, 1, 2]);
     let terms = (det([3, 1, 2]) / whole, det([0, 3, 2]) / whole, det([0, 1, 3]) / whole);
     let (constant, linear, quadratic) = terms;
-    // Rounding may leave a term that should be 0 a few units of the last place below it.
+    // Rounding may leave a term that should be 0 (points on a law without it) just below it.
     let scale = 1.0 / points[2].1;
-    let round = |term: f64, size: f64| if term < 0.0 && -term * size <= 1e-12 * scale { 0.0 } else { term };
+    let round = |term: f64, size: f64| if term < 0.0 && -term * size <= 1e-9 * scale { 0.0 } else { term };
     let [f_high, xi_high] = [points[2].0, g(points[2].0)];
     let (constant, linear, quadratic) =
         (round(constant, 1.0), round(linear, f_high), round(quadratic, xi_high));

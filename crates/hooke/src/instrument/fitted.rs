@@ -34,7 +34,8 @@ pub struct FittedString {
 
 /// The guitar of `strings`, each heard by its force on a fixed bridge: masses enough for the
 /// partials fitted (1.5 per partial up to the highest fitted, within [`FITTED_MASSES`]), the
-/// loss law through each string's fundamental and a frequency above every fundamental, a
+/// loss law through each string's fundamental and a frequency above every fundamental (and one
+/// between, the geometric mean of the two, where a law has a term linear in `f`), a
 /// density for [`FITTED_TENSION`], and every string plucked where the recordings were, the
 /// median of their pluck positions (nearer the bridge than the nut).
 pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
@@ -46,6 +47,10 @@ pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
         .unwrap_or(0)
         .clamp(*FITTED_MASSES.start(), *FITTED_MASSES.end());
     let high_frequency = (2.0 * highest_fundamental).max(2000.0);
+    // A law with a term linear in f takes a third point, between every fundamental and the high
+    // one (the string is then damped mode by mode).
+    let linear = strings.iter().any(|s| s.fit.linear_loss > 0.0);
+    let middle_frequency = (highest_fundamental * high_frequency).sqrt();
     let density = |f0: f64| FITTED_TENSION / (2.0 * FITTED_SCALE_LENGTH * f0).powi(2);
     GuitarSpec {
         masses,
@@ -54,6 +59,9 @@ pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
         decay: strings.iter().map(|s| 1.0 / s.fit.decay_rate(s.fit.fundamental_hz)).collect(),
         high_decay: Some(strings.iter().map(|s| 1.0 / s.fit.decay_rate(high_frequency)).collect()),
         high_frequency,
+        middle_decay: linear
+            .then(|| strings.iter().map(|s| 1.0 / s.fit.decay_rate(middle_frequency)).collect()),
+        middle_frequency,
         inharmonicity: Some(strings.iter().map(|s| s.fit.inharmonicity).collect()),
         scale_length: FITTED_SCALE_LENGTH,
         pluck: Plucker {
