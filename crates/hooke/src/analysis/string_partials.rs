@@ -281,6 +281,31 @@ pub fn design_string_partials(
     scheme: SchemeKind,
     h: f64,
 ) -> Result<StringDesign, AnalysisError> {
+    design_string_measured(masses, mass, target, &[], scheme, h)
+}
+
+/// [`design_string_partials`] with the time constants (s) of partials `1 ..= K` given one by one
+/// (`partial_decays`, as a recording measured them; `K` at most `masses`): the string is then
+/// damped mode by mode, mode `j <= K` decaying with `partial_decays[j - 1]` and the others by
+/// the law, which must be given.
+pub fn design_string_measured(
+    masses: usize,
+    mass: f64,
+    target: &PartialsTarget,
+    partial_decays: &[f64],
+    scheme: SchemeKind,
+    h: f64,
+) -> Result<StringDesign, AnalysisError> {
+    if partial_decays.len() > masses || partial_decays.iter().any(|&tau| !(tau > 0.0 && tau.is_finite())) {
+        return Err(AnalysisError::Target(format!(
+            "at most {masses} partials' time constants, each > 0 s; found {partial_decays:?}"
+        )));
+    }
+    if !partial_decays.is_empty() && target.loss.is_none() {
+        return Err(AnalysisError::Target(
+            "a loss law for the partials not given one by one; found none".into(),
+        ));
+    }
     if masses < 2 {
         return Err(AnalysisError::Target(format!("a string of at least 2 masses; found {masses}")));
     }
@@ -316,20 +341,23 @@ pub fn design_string_partials(
     let mut mode_damping = Vec::new();
     let (damping_rate, drag) = match loss {
         None => (0.0, 0.0),
-        Some(law) if law.has_three_points() => {
-            mode_damping = (1..=masses)
-                .map(|j| {
-                    let what = format!("partial {j}");
-                    let gamma =
-                        matching_damping(&what, |f| law.rate(f), scheme, h, |gamma| simulated(j, gamma));
-                    // Above the law's highest point a scheme that damps a mode more than the law
-                    // on its own (backward Euler, say) leaves it undamped by the string.
-                    match gamma {
-                        Err(AnalysisError::Target(_)) if simulated(j, 0.0)?.0 > law.high_hz() => Ok(0.0),
-                        other => other,
-                    }
-                })
-                .collect::<Result<_, _>>()?;
+        Some(law) if law.has_three_points() || !partial_decays.is_empty() => {
+            for j in 1..=masses {
+                let given = partial_decays.get(j - 1).map(|tau| 1.0 / tau);
+                let rate = |f: f64| given.unwrap_or_else(|| law.rate(f));
+                let gamma =
+                    matching_damping(&format!("partial {j}"), rate, scheme, h, |gamma| simulated(j, gamma));
+                let beyond = given.is_none() && simulated(j, 0.0)?.0 > law.high_hz();
+                mode_damping.push(match gamma {
+                    // Above the law's highest point a mode the scheme damps more than the law on
+                    // its own (backward Euler, say) is left undamped by the string, and one the
+                    // law asks to decay faster than any damping can (past critical damping a
+                    // mode decays slower, not faster) keeps the damping of the mode below it.
+                    Err(AnalysisError::Target(_)) if beyond => 0.0,
+                    Err(AnalysisError::NoConvergence { .. }) if beyond && j > 1 => mode_damping[j - 2],
+                    other => other?,
+                });
+            }
             (0.0, 0.0)
         }
         Some(law) => {

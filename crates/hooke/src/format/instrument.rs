@@ -294,6 +294,7 @@ struct GuitarFields {
     high_frequency: Option<f64>,
     middle_decay: Option<PerString>,
     middle_frequency: Option<f64>,
+    partial_decays: Option<Vec<Vec<f64>>>,
     inharmonicity: Option<PerString>,
     scale_length: Option<f64>,
     pluck_position: Option<f64>,
@@ -373,6 +374,7 @@ impl GuitarFields {
         }
         spec.middle_decay = self.middle_decay.map(|v| v.values(count));
         spec.middle_frequency = self.middle_frequency.unwrap_or(spec.middle_frequency);
+        spec.partial_decays = self.partial_decays;
         spec.inharmonicity = self.inharmonicity.map(|v| v.values(count));
         spec.scale_length = self.scale_length.unwrap_or(spec.scale_length);
         spec.frets = self.frets.unwrap_or(spec.frets);
@@ -429,6 +431,9 @@ pub fn guitar_toml(spec: &GuitarSpec, scheme: SchemeKind, rate: f64, comment: &s
             numbers(middle),
             spec.middle_frequency
         ));
+    }
+    if let Some(partials) = &spec.partial_decays {
+        text.push_str(&format!("partial_decays = {}\n", list(&mut partials.iter().map(|p| numbers(p)))));
     }
     if let Some(b) = &spec.inharmonicity {
         text.push_str(&format!("inharmonicity = {}\n", numbers(b)));

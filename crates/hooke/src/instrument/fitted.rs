@@ -35,7 +35,8 @@ pub struct FittedString {
 /// The guitar of `strings`, each heard by its force on a fixed bridge: masses enough for the
 /// partials fitted (1.5 per partial up to the highest fitted, within [`FITTED_MASSES`]), the
 /// loss law through each string's fundamental and a frequency above every fundamental (and one
-/// between, the geometric mean of the two, where a law has a term linear in `f`), a
+/// between, the geometric mean of the two, where a law has a term linear in `f`) and each
+/// partial whose decay was measured decaying as measured, a
 /// density for [`FITTED_TENSION`], and every string plucked where the recordings were, the
 /// median of their pluck positions (nearer the bridge than the nut).
 pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
@@ -62,6 +63,7 @@ pub fn fitted_guitar(strings: &[FittedString]) -> GuitarSpec {
         middle_decay: linear
             .then(|| strings.iter().map(|s| 1.0 / s.fit.decay_rate(middle_frequency)).collect()),
         middle_frequency,
+        partial_decays: Some(strings.iter().map(|s| s.fit.partial_decays.clone()).collect()),
         inharmonicity: Some(strings.iter().map(|s| s.fit.inharmonicity).collect()),
         scale_length: FITTED_SCALE_LENGTH,
         pluck: Plucker {

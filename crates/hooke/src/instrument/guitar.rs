@@ -8,7 +8,7 @@ use super::{
     check_fields, check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart,
 };
 use crate::analysis::design::{design_string, StringDesign, TuneTarget};
-use crate::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
+use crate::analysis::string_partials::{design_string_measured, LossLaw, PartialsTarget};
 use crate::engine::PickupSpec;
 use crate::limits::MAX_NODES;
 use crate::model::{BodyMode, Model, ModelError, Node, StringSpec};
@@ -41,6 +41,11 @@ pub struct GuitarSpec {
     pub middle_decay: Option<Vec<f64>>,
     /// The frequency of `middle_decay`, Hz (between each fundamental and `high_frequency`).
     pub middle_frequency: f64,
+    /// Each string's time constants of its partials `1 ..= K`, s, one by one (what `hooke fit`
+    /// measured; with `high_decay`, the law giving the others): the string is then damped mode
+    /// by mode ([`crate::analysis::string_partials::design_string_measured`]). `None`: the law
+    /// alone.
+    pub partial_decays: Option<Vec<Vec<f64>>>,
     /// Each string's inharmonicity B (one per string, with `high_decay`): stiff strings whose
     /// first partials, simulated, follow `f_n = n f_0 sqrt(1 + B n^2)`
     /// ([`crate::analysis::string_partials`]). `None`: strings without stiffness.
@@ -99,6 +104,7 @@ impl Default for GuitarSpec {
             high_frequency: 2000.0,
             middle_decay: None,
             middle_frequency: 600.0,
+            partial_decays: None,
             inharmonicity: None,
             scale_length: 0.648,
             frets: 20,
@@ -175,7 +181,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                     inharmonicity: spec.inharmonicity.as_ref().map_or(0.0, |b| b[s]),
                     loss: Some(law),
                 };
-                design_string_partials(spec.masses, mass, &target, scheme, dt)
+                let measured = spec.partial_decays.as_ref().map_or(&[][..], |p| &p[s][..]);
+                design_string_measured(spec.masses, mass, &target, measured, scheme, dt)
             }),
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
@@ -357,6 +364,21 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
                 "a frequency > 0 Hz",
                 spec.middle_frequency,
             ));
+        }
+    }
+    if let Some(partials) = &spec.partial_decays {
+        if spec.high_decay.is_none() {
+            return Err(ModelError::new("guitar", "partial_decays", "`high_decay` with it", "none"));
+        }
+        check_count("partial_decays", partials.len())?;
+        for list in partials {
+            if list.len() > spec.masses {
+                let expected = format!("at most one time constant per mass ({})", spec.masses);
+                return Err(ModelError::new("guitar", "partial_decays", expected, list.len()));
+            }
+            if let Some(bad) = list.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+                return Err(ModelError::new("guitar", "partial_decays", "values > 0", bad));
+            }
         }
     }
     if let Some(inharmonicity) = &spec.inharmonicity {

@@ -166,6 +166,7 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         high_frequency: spec.high_frequency,
         middle_decay: None,
         middle_frequency: GuitarSpec::default().middle_frequency,
+        partial_decays: None,
         inharmonicity: Some(inharmonicity),
         scale_length: 1.0,
         frets: 0,

@@ -76,6 +76,9 @@ pub struct StringFit {
     pub pluck_release: f64,
     /// The highest partial whose decay the loss law was fitted to, Hz.
     pub highest_fitted_hz: f64,
+    /// The time constants of partials `1 ..= K`, s, `K` the highest whose decay was measured
+    /// (at most [`LOSS_PARTIALS`]): each as measured, the law's where a partial was not.
+    pub partial_decays: Vec<f64>,
 }
 
 impl StringFit {
@@ -106,10 +109,15 @@ pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
         return Err(RecordingError::TooFewDecays { found: decays.len() });
     }
     let [constant_loss, linear_loss, quadratic_loss] = relative_least_squares(&decays);
+    let measured = |n: usize| {
+        let found = note.partials.iter().find(|p| p.number == n);
+        found.filter(|p| p.decay_rate > 0.0 && p.span_s.1 - p.span_s.0 >= 0.1).map(|p| p.decay_rate)
+    };
+    let highest_measured = (1..=LOSS_PARTIALS).rev().find(|&n| measured(n).is_some()).unwrap_or(0);
     let (pluck_position, pluck_release) = pluck(note);
     let highest_fitted_hz =
         note.partials.iter().filter(|p| p.decay_rate > 0.0).fold(0.0f64, |m, p| m.max(p.main.frequency_hz));
-    Ok(StringFit {
+    let mut fit = StringFit {
         fundamental_hz: note.fundamental_hz,
         inharmonicity,
         constant_loss,
@@ -118,7 +126,15 @@ pub fn fit_string(note: &NoteMeasurement) -> Result<StringFit, RecordingError> {
         pluck_position,
         pluck_release,
         highest_fitted_hz,
-    })
+        partial_decays: Vec::new(),
+    };
+    fit.partial_decays = (1..=highest_measured)
+        .map(|n| {
+            let f = n as f64 * note.fundamental_hz * (1.0 + inharmonicity * (n * n) as f64).sqrt();
+            1.0 / measured(n).unwrap_or_else(|| fit.decay_rate(f))
+        })
+        .collect();
+    Ok(fit)
 }
 
 /// The terms `s >= 0` minimising `sum w^2 ((s . g) / y - 1)^2` over the points `(g, y, w)` (`g`
