@@ -162,7 +162,7 @@ fn relative_least_squares(points: &[([f64; 3], f64, f64)]) -> [f64; 3] {
             }
         }
         let Some(solved) = solve(&mut normal, n) else { continue };
-        if solved[..n].iter().any(|&s| !(s >= 0.0)) {
+        if !solved[..n].iter().all(|&s| s >= 0.0) {
             continue;
         }
         let mut s = [0.0; 3];
@@ -190,7 +190,7 @@ fn solve(rows: &mut [[f64; 4]; 3], n: usize) -> Option<[f64; 3]> {
     for p in 0..n {
         let pivot = (p..n).max_by(|&a, &b| rows[a][p].abs().total_cmp(&rows[b][p].abs()))?;
         rows.swap(p, pivot);
-        if !(rows[p][p].abs() > 1e-300) {
+        if rows[p][p].abs() <= 1e-300 || rows[p][p].is_nan() {
             return None;
         }
         let top = rows[p];
