@@ -335,36 +335,25 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     }
     check_count("linear_density", spec.linear_density.len())?;
     check_count("decay", spec.decay.len())?;
+    // A point of the loss law: a time constant per string at a frequency.
+    let check_point = |field: &'static str, values: &[f64], at: &'static str, frequency: f64| {
+        check_count(field, values.len())?;
+        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(ModelError::new("guitar", field, "values > 0", bad));
+        }
+        if !(frequency.is_finite() && frequency > 0.0) {
+            return Err(ModelError::new("guitar", at, "a frequency > 0 Hz", frequency));
+        }
+        Ok(())
+    };
     if let Some(high) = &spec.high_decay {
-        check_count("high_decay", high.len())?;
-        if let Some(bad) = high.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
-            return Err(ModelError::new("guitar", "high_decay", "values > 0", bad));
-        }
-        if !(spec.high_frequency.is_finite() && spec.high_frequency > 0.0) {
-            return Err(ModelError::new(
-                "guitar",
-                "high_frequency",
-                "a frequency > 0 Hz",
-                spec.high_frequency,
-            ));
-        }
+        check_point("high_decay", high, "high_frequency", spec.high_frequency)?;
     }
     if let Some(middle) = &spec.middle_decay {
         if spec.high_decay.is_none() {
             return Err(ModelError::new("guitar", "middle_decay", "`high_decay` with it", "none"));
         }
-        check_count("middle_decay", middle.len())?;
-        if let Some(bad) = middle.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
-            return Err(ModelError::new("guitar", "middle_decay", "values > 0", bad));
-        }
-        if !(spec.middle_frequency.is_finite() && spec.middle_frequency > 0.0) {
-            return Err(ModelError::new(
-                "guitar",
-                "middle_frequency",
-                "a frequency > 0 Hz",
-                spec.middle_frequency,
-            ));
-        }
+        check_point("middle_decay", middle, "middle_frequency", spec.middle_frequency)?;
     }
     if let Some(partials) = &spec.partial_decays {
         if spec.high_decay.is_none() {
