@@ -51,12 +51,12 @@ pub const MAX_QUOTED_CHARS: usize = 60;
 /// kHz, 512 MB as the f64 values the library works on.
 pub const MAX_READ_SAMPLES: usize = 1 << 26;
 
-/// The most masses one mode damping spans (`[[string]] mode_damping`): 1024. Its damping matrix is
-/// dense, `8 n^2` bytes (8 MiB at the limit) and `n^2` multiplications a step on the general
-/// path; the parts of the coupled modal path hold at most as many.
-pub const MAX_MODE_DAMPING_MASSES: usize = 1024;
+/// The most masses one mode damping spans (`[[string]] mode_damping`): 512. Its damping matrix is
+/// dense, `8 n^2` bytes (2 MiB at the limit), built in `n^3` operations (about 0.1 s at the limit)
+/// and `n^2` multiplications a step on the general path; a fitted string has at most 400.
+pub const MAX_MODE_DAMPING_MASSES: usize = 512;
 
 /// The most entries all the mode dampings of a model may hold together (the sum of their `n^2`):
-/// 2^24, 128 MiB of dense damping matrices (sixteen strings at the limit above, or 2600 strings
-/// of 80 masses).
-pub const MAX_MODE_DAMPING_ENTRIES: usize = 1 << 24;
+/// 2^22, 32 MiB of dense damping matrices (sixteen strings at the limit above, or 650 strings of
+/// 80 masses), built in at most about 2 s.
+pub const MAX_MODE_DAMPING_ENTRIES: usize = 1 << 22;

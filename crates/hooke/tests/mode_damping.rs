@@ -182,7 +182,7 @@ fn a_mode_damping_that_does_not_fit_its_string_is_refused_naming_the_field() {
     let spec =
         StringSpec::new("s", too_many).mass(MASS).stiffness(STIFFNESS).mode_damping(vec![1.0; too_many]);
     let error = Model::new(1).unwrap().add_string(spec).unwrap_err().to_string();
-    assert!(error.contains("1 to 1024 masses"), "{error}");
+    assert!(error.contains("1 to 512 masses"), "{error}");
 }
 
 #[test]

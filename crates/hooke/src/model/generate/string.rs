@@ -64,7 +64,7 @@ pub struct StringSpec {
     pub pluck: Option<Pluck>,
     /// A loss per mode (`model::ModeDamping`): the rate `gamma_j` (1/s, >= 0) of each of the
     /// string's `N` sine modes, mode `j` decaying at `gamma_j / 2` on top of the dampers and drag;
-    /// strings of 1 to 1024 masses. Empty: none.
+    /// strings of 1 to 512 masses. Empty: none.
     #[serde(default)]
     pub mode_damping: Vec<f64>,
     /// The node the last link ends at instead of a new anchor `ID.{N+1}`: a mass or an anchor
