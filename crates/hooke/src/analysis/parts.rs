@@ -120,12 +120,7 @@ impl Network {
         let mut damping = Triplets { size, entries: Vec::new() };
         crate::forces::add_damping_matrix(system, &x, 1.0, &mut damping);
         let mut mode_damping = Triplets { size, entries: Vec::new() };
-        for block in system.dense_dampings() {
-            let n = block.masses.len();
-            for (e, &d) in block.matrix.iter().enumerate() {
-                mode_damping.add(block.masses[e / n] as usize, block.masses[e % n] as usize, d);
-            }
-        }
+        crate::forces::add_mode_damping_matrix(system, 1.0, &mut mode_damping);
         let (stiffness, damping, mode_damping) = (stiffness.rows(), damping.rows(), mode_damping.rows());
         Some(Self { mass: system.masses().to_vec(), stiffness, damping, mode_damping })
     }

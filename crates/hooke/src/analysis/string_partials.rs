@@ -49,6 +49,8 @@ use super::design::{digital_target, invert_pole, matching_damping, StringDesign}
 use super::discrete::{oscillator_poles, Oscillator};
 use super::error::AnalysisError;
 use super::poles::dominant;
+use crate::linalg::dense::DenseMatrix;
+use crate::linalg::Assemble;
 use crate::model::{Model, StringSpec};
 use crate::scheme::SchemeKind;
 use std::f64::consts::PI;
@@ -164,25 +166,30 @@ impl LossLaw {
 }
 
 /// `(sigma_0, sigma_f, sigma_1)` of `sigma(f) = sigma_0 + sigma_f f + sigma_1 g(f)` (1/s) through
-/// three points `(f, tau)` (Hz, s; each pair already checked by [`check_pair`]), by Cramer's
-/// rule; each term must come out `>= 0`.
+/// three points `(f, tau)` (Hz, s; each pair already checked by [`check_pair`]), solved by LU
+/// with the columns `1, f, g(f)` scaled to the highest point's (they span ten orders of
+/// magnitude); each term must come out `>= 0`.
 fn fit_three_points(
     points: [(f64, f64); 3],
     g: impl Fn(f64) -> f64,
 ) -> Result<(f64, f64, f64), AnalysisError> {
-    let rows = points.map(|(f, tau)| [1.0, f, g(f), 1.0 / tau]);
-    let det = |c: [usize; 3]| {
-        let m = |r: usize, k: usize| rows[r][c[k]];
-        m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) - m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0))
-            + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0))
-    };
-    let whole = det([0, 1, 2]);
-    let terms = (det([3, 1, 2]) / whole, det([0, 3, 2]) / whole, det([0, 1, 3]) / whole);
-    let (constant, linear, quadratic) = terms;
+    let [f_high, xi_high] = [points[2].0, g(points[2].0)];
+    let columns = |f: f64| [1.0, f / f_high, g(f) / xi_high];
+    let mut matrix = DenseMatrix::new(3);
+    for (r, &(f, _)) in points.iter().enumerate() {
+        for (c, value) in columns(f).into_iter().enumerate() {
+            matrix.add(r, c, value);
+        }
+    }
+    let mut terms: Vec<f64> = points.iter().map(|&(_, tau)| 1.0 / tau).collect();
+    matrix.factor().map_err(|_| {
+        AnalysisError::Target(format!("three points of a loss law at distinct frequencies; found {points:?}"))
+    })?;
+    matrix.solve_in_place(&mut terms);
+    let (constant, linear, quadratic) = (terms[0], terms[1] / f_high, terms[2] / xi_high);
     // Rounding may leave a term that should be 0 (points on a law without it) just below it.
     let scale = 1.0 / points[2].1;
     let round = |term: f64, size: f64| if term < 0.0 && -term * size <= 1e-9 * scale { 0.0 } else { term };
-    let [f_high, xi_high] = [points[2].0, g(points[2].0)];
     let (constant, linear, quadratic) =
         (round(constant, 1.0), round(linear, f_high), round(quadratic, xi_high));
     if !(constant >= 0.0 && linear >= 0.0 && quadratic >= 0.0) {

@@ -71,6 +71,12 @@ pub(super) fn add_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (i
     for (i, c) in system.drag().iter().enumerate() {
         matrix.add(i, i, scale * c);
     }
+    add_mode_damping_matrix(system, scale, matrix);
+}
+
+/// Adds `scale` times each mode damping's dense block, on each axis, to `matrix`.
+pub(super) fn add_mode_damping_matrix(system: &System, scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
+    let dim = system.dimension();
     for block in system.dense_dampings() {
         let n = block.masses.len();
         for (e, d) in block.matrix.iter().enumerate() {

@@ -85,6 +85,11 @@ pub fn add_damping_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (
     dampers::add_matrix(system, x, scale, matrix);
 }
 
+/// Adds `scale` times the mode dampings' share of `D` alone to `matrix`.
+pub fn add_mode_damping_matrix(system: &System, scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
+    dampers::add_mode_damping_matrix(system, scale, matrix);
+}
+
 /// Adds `scale * M` (the diagonal mass matrix) to `matrix`.
 pub fn add_mass_matrix(system: &System, scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     for (i, inverse) in system.inverse_mass().iter().enumerate() {

@@ -356,21 +356,20 @@ impl GuitarFields {
         spec.masses = self.masses.unwrap_or(spec.masses);
         spec.linear_density = self.linear_density.map_or(spec.linear_density, |v| v.values(count));
         spec.decay = self.decay.map_or(spec.decay, |v| v.values(count));
+        // A point of the loss law: its time constants at its frequency.
+        let without_decay = |frequency: &'static str, decay: &str| {
+            let message = format!(
+                "expected `{decay}` with `{frequency}` (the time constants at that frequency); found none"
+            );
+            at(&[Key(frequency)], message)
+        };
         if self.high_frequency.is_some() && self.high_decay.is_none() {
-            return Err(at(
-                &[Key("high_frequency")],
-                "expected `high_decay` with `high_frequency` (the time constants at that frequency); found none"
-                    .to_string(),
-            ));
+            return Err(without_decay("high_frequency", "high_decay"));
         }
         spec.high_decay = self.high_decay.map(|v| v.values(count));
         spec.high_frequency = self.high_frequency.unwrap_or(spec.high_frequency);
         if self.middle_frequency.is_some() && self.middle_decay.is_none() {
-            return Err(at(
-                &[Key("middle_frequency")],
-                "expected `middle_decay` with `middle_frequency` (the time constants at that frequency); found none"
-                    .to_string(),
-            ));
+            return Err(without_decay("middle_frequency", "middle_decay"));
         }
         spec.middle_decay = self.middle_decay.map(|v| v.values(count));
         spec.middle_frequency = self.middle_frequency.unwrap_or(spec.middle_frequency);

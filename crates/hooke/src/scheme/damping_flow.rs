@@ -51,8 +51,9 @@ pub struct DampingFlow {
 impl DampingFlow {
     /// Prepares the flow for `system` and steps up to `dt` (s). The bound on the coupled
     /// coordinates uses Gershgorin row sums: each damper adds at most `2 Z dim` to the rows of
-    /// its ends, drag `gamma m` to its own, a mode damping `sum_j |D_ij|` to row `i`. Refused (with the mass, its rate in 1/s and the step)
-    /// when the coupled coordinates would need more than [`MAX_SUBSTEPS`] sub-steps.
+    /// its ends, drag `gamma m` to its own, a mode damping `sum_j |D_ij|` to row `i`. Refused
+    /// (with the mass, its rate in 1/s and the step) when the coupled coordinates would need
+    /// more than [`MAX_SUBSTEPS`] sub-steps.
     pub fn new(system: &System, dt: f64) -> Result<Self, SchemeError> {
         let dim = system.dimension();
         let n = system.mass_coordinates();

@@ -31,6 +31,8 @@ use super::partials::NoteMeasurement;
 use super::partials::RANGE_DB;
 use super::RecordingError;
 use crate::analysis::string_partials::unstiffened_square;
+use crate::linalg::dense::DenseMatrix;
+use crate::linalg::Assemble;
 use std::f64::consts::PI;
 
 /// The partials whose levels the pluck is fitted to.
@@ -151,18 +153,21 @@ fn relative_least_squares(points: &[([f64; 3], f64, f64)]) -> [f64; 3] {
         let terms: Vec<usize> = (0..3).filter(|t| subset & (1 << t) != 0).collect();
         // Normal equations of the rows w g_t / y against w.
         let n = terms.len();
-        let mut normal = [[0.0; 4]; 3];
+        let (mut normal, mut solved) = (DenseMatrix::new(n), vec![0.0; n]);
         for (g, y, w) in points {
             for (r, &tr) in terms.iter().enumerate() {
                 let a = w * g[tr] / y / scale[tr];
                 for (c, &tc) in terms.iter().enumerate() {
-                    normal[r][c] += a * w * g[tc] / y / scale[tc];
+                    normal.add(r, c, a * w * g[tc] / y / scale[tc]);
                 }
-                normal[r][n] += a * w;
+                solved[r] += a * w;
             }
         }
-        let Some(solved) = solve(&mut normal, n) else { continue };
-        if !solved[..n].iter().all(|&s| s >= 0.0) {
+        if normal.factor().is_err() {
+            continue;
+        }
+        normal.solve_in_place(&mut solved);
+        if !solved.iter().all(|&s| s >= 0.0) {
             continue;
         }
         let mut s = [0.0; 3];
@@ -182,30 +187,6 @@ fn relative_least_squares(points: &[([f64; 3], f64, f64)]) -> [f64; 3] {
         }
     }
     best.0
-}
-
-/// Gaussian elimination with partial pivoting of the `n x n` system whose augmented rows are
-/// `rows` (column `n` the right-hand side); `None` when singular.
-fn solve(rows: &mut [[f64; 4]; 3], n: usize) -> Option<[f64; 3]> {
-    for p in 0..n {
-        let pivot = (p..n).max_by(|&a, &b| rows[a][p].abs().total_cmp(&rows[b][p].abs()))?;
-        rows.swap(p, pivot);
-        if rows[p][p].abs() <= 1e-300 || rows[p][p].is_nan() {
-            return None;
-        }
-        let top = rows[p];
-        for row in rows[p + 1..n].iter_mut() {
-            let factor = row[p] / top[p];
-            for (entry, above) in row.iter_mut().zip(top).skip(p) {
-                *entry -= factor * above;
-            }
-        }
-    }
-    let mut x = [0.0; 3];
-    for p in (0..n).rev() {
-        x[p] = (rows[p][n] - (p + 1..n).map(|c| rows[p][c] * x[c]).sum::<f64>()) / rows[p][p];
-    }
-    Some(x)
 }
 
 /// The pluck position `p <= 1/2` and the release time `T` (s) whose comb `sin(n pi p)` and
