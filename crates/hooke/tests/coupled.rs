@@ -100,3 +100,40 @@ fn the_coupled_path_is_refused_where_finding_its_modes_would_take_too_long() {
         assert_eq!(engine.path(), path, "{count} strings of 1000 masses");
     }
 }
+
+#[test]
+fn a_string_touched_at_up_to_six_masses_matches_the_general_path() {
+    // String `s0` also leans on the bridge through springs at 0 to 5 of its inner masses: each
+    // is a coordinate the kernel reads from the string's modes and drives (the kernel's step
+    // reads up to three in its update pass and more through a pass of their own).
+    use hooke::engine::{Engine, EngineConfig, PickupSpec};
+    use hooke::format::model::parse as parse_model;
+    for touched in 0..=5 {
+        let mut text = strings_on_a_bridge(2, 30);
+        for k in 0..touched {
+            text += &format!(
+                "[[spring]]\na = \"s0.{}\"\nb = \"bridge\"\nstiffness = {}\n[[damper]]\na = \"s0.{}\"\nb = \"bridge\"\ndamping = 2e-3\n",
+                5 + 4 * k,
+                300.0 * (k + 1) as f64,
+                5 + 4 * k
+            );
+        }
+        let model = parse_model(&text, "bridge.toml").unwrap().model;
+        let pickups = [PickupSpec::velocity("bridge"), PickupSpec::position("s0.12").channel(2)];
+        let run = |config: EngineConfig, path: PathKind| {
+            let mut engine = Engine::new(&model, &pickups, config).unwrap();
+            assert_eq!(engine.path(), path, "{touched} springs");
+            let mut output = vec![Vec::new(); 2];
+            engine.advance(20_000, &mut output).unwrap();
+            output
+        };
+        let general = run(EngineConfig::default().general_only(), PathKind::General);
+        let coupled = run(EngineConfig::default(), PathKind::Parts);
+        let difference = largest_difference(&coupled, &general);
+        println!("{touched} springs: {difference:.2e} of the peak");
+        assert!(
+            difference < 1e-9,
+            "{touched} springs: the coupled path differs by {difference:e} of the peak"
+        );
+    }
+}

@@ -17,13 +17,17 @@
 //! part's constant and held forces. Every force is taken at the step's start, as symplectic
 //! Euler takes it, so the step is the network's to rounding.
 //!
-//! Each part's modes run in two passes per step: the input from its touched coordinates and
-//! the update, loops over whole slices that the compiler vectorises; then the sums that read
-//! its touched coordinates and the pickups' taps on it (its *probes*), four probes at a time in
-//! eight-lane sums so that no addition waits on the one before it. Taps on direct or touched
-//! coordinates are read from the sources, which the step has anyway.
+//! Each part's modes run in two passes per step: the input from its touched coordinates (up to
+//! three read in the same pass) and the update, a loop over whole slices that the compiler
+//! vectorises; then the sums that read its touched coordinates and the pickups' taps on it (its
+//! *probes*), four probes at a time in eight-lane sums so that no addition waits on the one
+//! before it. Multiply-adds are fused where the CPU has them. Taps on direct or touched
+//! coordinates are read from the sources, which the step has anyway, merged by source and
+//! summed channel by channel.
 
+use super::Real;
 use crate::quantity::Quantity;
+use std::array::from_fn;
 use std::ops::Range;
 
 /// Modes in the vector lanes at a time (an AVX-512 register of f64); parts are padded to it.
@@ -191,7 +195,7 @@ impl CoupledKernel {
             input: vec![0.0; modes],
             probed: vec![[0.0; 2]; probes_so_far],
             probed_at,
-            source_taps: taps.sources,
+            source_taps: merged(taps.sources),
             modal_taps,
             backup: Vec::new(),
         };
@@ -310,42 +314,70 @@ impl CoupledKernel {
         for (i, part) in self.parts.iter().enumerate() {
             let modes = part.modes.clone();
             let sums = &mut self.probed[self.probed_at[i]..self.probed_at[i] + part.probes.len()];
-            let rows = part.probes.iter().map(|&at| &self.weights[at..at + modes.len()]);
-            let forces = part.inputs.iter().map(|&t| self.force[d + t]);
-            let state = [&mut q[modes.clone()], &mut p[modes.clone()], &mut self.input[modes.clone()]];
-            let coefficients =
-                [&self.stiffness[modes.clone()], &self.decay[modes.clone()], &self.share[modes.clone()]];
-            step_part(h, state, coefficients, rows.clone(), forces);
-            probe_sums(&q[modes.clone()], &p[modes.clone()], rows, sums);
+            let probes = part.probes.iter().map(|&at| &self.weights[at..at + modes.len()]);
+            let mut rows = probes.clone();
+            let mut forces = part.inputs.iter().map(|&t| self.force[d + t]);
+            let state = [&mut q[modes.clone()], &mut p[modes.clone()]];
+            let (stiffness, decay, share) =
+                (&self.stiffness[modes.clone()], &self.decay[modes.clone()], &self.share[modes.clone()]);
+            let (mut row, mut force) = (|| rows.next().expect("a row"), || forces.next().expect("a force"));
+            match part.inputs.len() {
+                0 => step_part::<0>(h, state, [stiffness, decay, share], [], []),
+                1 => step_part(h, state, [stiffness, decay, share], [row()], [force()]),
+                2 => step_part::<2>(
+                    h,
+                    state,
+                    [stiffness, decay, share],
+                    from_fn(|_| row()),
+                    from_fn(|_| force()),
+                ),
+                3 => step_part::<3>(
+                    h,
+                    state,
+                    [stiffness, decay, share],
+                    from_fn(|_| row()),
+                    from_fn(|_| force()),
+                ),
+                _ => {
+                    let input = &mut self.input[modes.clone()];
+                    input.copy_from_slice(share);
+                    for (row, f) in rows.zip(forces) {
+                        for (g, w) in input.iter_mut().zip(row) {
+                            *g = w.mul_add(f, *g);
+                        }
+                    }
+                    step_part::<0>(h, state, [stiffness, decay, input], [], []);
+                }
+            }
+            probe_sums(&q[modes.clone()], &p[modes.clone()], probes, sums);
             for (k, &t) in part.inputs.iter().enumerate() {
                 [self.source_x[d + t], self.source_v[d + t]] = sums[k];
             }
         }
     }
 
-    /// Writes every channel's value after this step to `record[c * steps + s]`.
+    /// Writes every channel's value after this step to `record[c * steps + s]`: its taps on
+    /// parts, then its taps on sources (sorted by channel), each channel summed in a register.
     #[inline(always)]
     fn record(&self, s: usize, steps: usize, record: &mut [f64]) {
         let channels = record.len() / steps.max(1);
         for c in 0..channels {
-            let modal = self.modal_taps.iter().filter(|tap| tap.0 == c).map(|&(_, part, probe, quantity)| {
-                let sums = self.probed[self.probed_at[part] + probe];
-                if quantity == Quantity::Position {
-                    sums[0]
+            record[c * steps + s] = 0.0;
+        }
+        for &(c, part, probe, quantity) in &self.modal_taps {
+            let [q, p] = self.probed[self.probed_at[part] + probe];
+            record[c * steps + s] += if quantity == Quantity::Position { q } else { p };
+        }
+        for taps in self.source_taps.chunk_by(|a, b| a.0 == b.0) {
+            let sum = taps.iter().fold(0.0, |sum, &(_, source, quantity, weight)| {
+                let value = if quantity == Quantity::Position {
+                    self.source_x[source]
                 } else {
-                    sums[1]
-                }
+                    self.source_v[source]
+                };
+                sum + weight * value
             });
-            let sources =
-                self.source_taps.iter().filter(|tap| tap.0 == c).map(|&(_, source, quantity, weight)| {
-                    weight
-                        * if quantity == Quantity::Position {
-                            self.source_x[source]
-                        } else {
-                            self.source_v[source]
-                        }
-                });
-            record[c * steps + s] = modal.chain(sources).sum();
+            record[taps[0].0 * steps + s] += sum;
         }
     }
 
@@ -367,27 +399,41 @@ impl CoupledKernel {
     }
 }
 
-/// One symplectic Euler step of one part's modes: the input `g = S + sum_k w_k f_k` from its
-/// touched coordinates (weight rows `rows`, row forces `forces`, N) into `input`, then `p' = (1 -
-/// h gamma) p - h w^2 q + h g`, `q' = q + h p'` (Morgan & Qiao 2009, eq. (26), modal mass 1).
-/// Each is a loop over whole slices, which the compiler vectorises.
-#[inline(always)]
-fn step_part<'a>(
-    h: f64,
-    [q, p, input]: [&mut [f64]; 3],
-    [stiffness, decay, share]: [&[f64]; 3],
-    rows: impl Iterator<Item = &'a [f64]>,
-    forces: impl Iterator<Item = f64>,
-) {
-    input.copy_from_slice(share);
-    for (row, f) in rows.zip(forces) {
-        for (g, w) in input.iter_mut().zip(row) {
-            *g += w * f;
+/// Taps on sources sorted by channel, source and quantity, the weights of the same channel's
+/// taps on the same source and quantity added into one.
+fn merged(mut taps: Vec<(usize, usize, Quantity, f64)>) -> Vec<(usize, usize, Quantity, f64)> {
+    taps.sort_by_key(|&(channel, source, quantity, _)| (channel, source, quantity == Quantity::Velocity));
+    let mut merged: Vec<(usize, usize, Quantity, f64)> = Vec::with_capacity(taps.len());
+    for tap in taps {
+        match merged.last_mut() {
+            Some(last) if (last.0, last.1, last.2) == (tap.0, tap.1, tap.2) => last.3 += tap.3,
+            _ => merged.push(tap),
         }
     }
-    for ((((q, p), k), a), g) in q.iter_mut().zip(p.iter_mut()).zip(stiffness).zip(decay).zip(&*input) {
-        *p = a * *p - k * *q + h * g;
-        *q += h * *p;
+    merged
+}
+
+/// One symplectic Euler step of one part's modes, in one pass over them: the input `g = S +
+/// sum_t w_t f_t` (`S` in `input`) from its `T` touched coordinates (weight rows `rows`, row
+/// forces `forces`, N), then `p' = (1 - h gamma) p - h w^2 q + h g`, `q' = q + h p'` (Morgan &
+/// Qiao 2009, eq. (26), modal mass 1). A loop over whole slices, which the compiler vectorises,
+/// its multiply-adds fused where the CPU has them.
+#[inline(always)]
+fn step_part<const T: usize>(
+    h: f64,
+    [q, p]: [&mut [f64]; 2],
+    [stiffness, decay, input]: [&[f64]; 3],
+    rows: [&[f64]; T],
+    forces: [f64; T],
+) {
+    let n = q.len();
+    let (p, stiffness, decay, input) = (&mut p[..n], &stiffness[..n], &decay[..n], &input[..n]);
+    let rows = rows.map(|row| &row[..n]);
+    for j in 0..n {
+        let g = (0..T).fold(input[j], |g, t| Real::mul_add(rows[t][j], forces[t], g));
+        let pushed = Real::mul_add(-stiffness[j], q[j], h * g);
+        p[j] = Real::mul_add(decay[j], p[j], pushed);
+        q[j] = Real::mul_add(h, p[j], q[j]);
     }
 }
 
@@ -429,10 +475,10 @@ fn group_sums<const G: usize>(
         for k in 0..G {
             let w = &rows[k][j];
             for l in 0..LANES {
-                at_q[k][l] += w[l] * q[l];
+                at_q[k][l] = Real::mul_add(w[l], q[l], at_q[k][l]);
             }
             for l in 0..LANES {
-                at_p[k][l] += w[l] * p[l];
+                at_p[k][l] = Real::mul_add(w[l], p[l], at_p[k][l]);
             }
         }
     }
