@@ -134,6 +134,16 @@ pub fn run_error<'py>(py: Python<'py>, error: &RunError, partial: Bound<'py, PyA
                 ("partial", partial),
             ],
         ),
+        RunError::NonFiniteOutput { step, time, channel } => with_attributes(
+            py,
+            InstabilityError::new_err(error.to_string()),
+            &[
+                ("step", object(py, *step)),
+                ("time", object(py, *time)),
+                ("channel", object(py, *channel)),
+                ("partial", partial),
+            ],
+        ),
         RunError::Event { source, .. } => model_error(py, source),
         _ => with_attributes(py, HookeError::new_err(error.to_string()), &[("partial", partial)]),
     }

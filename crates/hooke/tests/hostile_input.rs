@@ -156,6 +156,33 @@ fn run_and_analysis_errors_are_short_too() {
 }
 
 #[test]
+fn an_output_that_overflows_before_the_state_stops_the_run_and_keeps_the_frames_before() {
+    // The spring of `run_and_analysis_errors_are_short_too` at the default step: unstable, its
+    // motion grows by a factor of about 1e3 a step. Read with a weight of 1e300, the pickup's
+    // value overflows some 30 steps before the state does.
+    let mut model = Model::new(1).unwrap();
+    let wall = model.add_anchor(Anchor::new("wall")).unwrap();
+    let mass = model.add_mass(Mass::new("m", 1e-3).position([1e-3])).unwrap();
+    model.add_spring(Spring::new(wall, mass, 1e12)).unwrap();
+    let pickups = [PickupSpec::position(mass).weight(1e300)];
+    let mut engine = Engine::new(&model, &pickups, EngineConfig::default()).unwrap();
+    let mut output = [Vec::new()];
+    // A step at a time, the error comes at the step whose output overflows.
+    let error = (0..1_000).find_map(|_| engine.run(1, &mut output, &mut []).err()).expect("an error");
+    assert!(matches!(error, hooke::engine::RunError::NonFiniteOutput { channel: 1, .. }), "{error}");
+    assert!(error.to_string().contains("output channel 1 is no longer finite"), "{error}");
+    assert!(engine.state().x.iter().all(|x| x.is_finite()), "the state overflowed first");
+    assert!(!output[0].is_empty() && output[0].iter().all(|x| x.is_finite()), "{:?}", output[0]);
+    // In one call, the state overflows within the block: that error, and the frames kept are
+    // still only the finite ones.
+    let mut engine = Engine::new(&model, &pickups, EngineConfig::default()).unwrap();
+    let mut output = [Vec::new()];
+    let error = engine.run(1_000, &mut output, &mut []).unwrap_err();
+    assert!(matches!(error, hooke::engine::RunError::NonFinite { .. }), "{error}");
+    assert!(!output[0].is_empty() && output[0].iter().all(|x| x.is_finite()), "{:?}", output[0]);
+}
+
+#[test]
 fn whole_numbers_are_asked_for_in_words() {
     let e = model_error("[model]\ndimension = 1.0\n");
     assert_error(&e, (2, 13), "1.0", &["expected a whole number (1, 2 or 3), found 1.0"]);

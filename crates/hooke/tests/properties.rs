@@ -183,6 +183,10 @@ proptest! {
             }
             Err(RunError::NonFinite { step, .. }) => prop_assert!(step <= steps),
             Err(RunError::Scheme { step, .. }) => prop_assert!(step <= steps),
+            Err(RunError::NonFiniteOutput { step, .. }) => {
+                prop_assert!(step <= steps);
+                prop_assert!(output[0].iter().all(|x| x.is_finite()), "the frames kept: {:?}", output[0]);
+            }
             Err(other) => prop_assert!(false, "not a named instability: {other}"),
         }
     }

@@ -564,11 +564,17 @@ impl Engine {
                 self.record.resize(size, 0.0);
             }
             let record = &mut self.record[..size];
+            let written = output.iter().map(Vec::len).min().unwrap_or(0);
             let result = self.stage.advance_decimated(&self.system, run, record, &mut self.decimator, output);
+            let overflowed = non_finite_channel(output, written);
             if self.step() > step {
                 self.notify(observers)?;
             }
-            if result? < run {
+            let done = result?;
+            if let Some(channel) = overflowed {
+                return Err(RunError::NonFiniteOutput { step, time: step as f64 * self.paths.dt, channel });
+            }
+            if done < run {
                 // A kernel met a non-finite value: the general path goes on from the block's
                 // start and names the step and mass.
                 self.paths.kernels = false;
@@ -577,4 +583,21 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// The first channel (from 1) whose frames from `from` on hold a value that is not finite; those
+/// frames and every channel's after the first such are then dropped, so that the output keeps
+/// only what came before.
+fn non_finite_channel(output: &mut [Vec<f64>], from: usize) -> Option<usize> {
+    let first_bad =
+        |channel: &Vec<f64>| channel.iter().skip(from).position(|x| !x.is_finite()).map(|k| from + k);
+    let (channel, frame) = output
+        .iter()
+        .enumerate()
+        .filter_map(|(c, values)| first_bad(values).map(|k| (c, k)))
+        .min_by_key(|&(_, k)| k)?;
+    for values in output.iter_mut() {
+        values.truncate(frame);
+    }
+    Some(channel + 1)
 }

@@ -25,6 +25,21 @@ pub enum RunError {
         /// `position` or `velocity`.
         quantity: &'static str,
     },
+    /// The state stayed finite but an output value did not: the pickups read a motion grown
+    /// past what a float holds (an unstable run a few steps before its state overflows).
+    #[error(
+        "the simulation became unstable in the steps from {step} (t = {} s): \
+         output channel {channel} is no longer finite",
+        seconds(*time)
+    )]
+    NonFiniteOutput {
+        /// The first step of the block whose output was not finite.
+        step: u64,
+        /// Its time, s.
+        time: f64,
+        /// The channel, from 1.
+        channel: usize,
+    },
     /// The scheme could not complete a step.
     #[error("step {step} (t = {} s) failed: {source}", seconds(*time))]
     Scheme {
