@@ -234,7 +234,8 @@ fn held_simulated_hz(
     let held = first + stopped - 1;
     let keep: Vec<usize> = (0..2 * n).filter(|&c| c % n != held).collect();
     let matrix = Mat::<f64>::from_fn(keep.len(), keep.len(), |r, c| step[(keep[r], keep[c])]);
-    let poles = eigenvalues(matrix.as_ref()).map_err(|_| failed(AnalysisError::Eigen { size: keep.len() }))?;
+    let poles =
+        eigenvalues(matrix.as_ref()).map_err(|_| failed(AnalysisError::Eigen { size: keep.len() }))?;
     let growth = poles.iter().map(|z| z.norm()).fold(0.0, f64::max);
     if growth > 1.0 + 1e-9 {
         return Err(failed(AnalysisError::Target(format!(

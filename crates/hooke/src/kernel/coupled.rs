@@ -301,8 +301,7 @@ impl CoupledKernel {
         let (h, d) = (self.dt, self.x.len());
         for (r, row) in self.rows.iter().enumerate() {
             let base = if r < d { self.base[r] } else { 0.0 };
-            self.force[r] =
-                row.iter().fold(base, |f, &(s, k, c)| f - k * self.source_x[s] - c * self.source_v[s]);
+            self.force[r] = base - row_sum(row, &self.source_x, &self.source_v);
         }
         for i in 0..d {
             self.v[i] += h * self.force[i] * self.inverse_mass[i];
@@ -397,6 +396,23 @@ impl CoupledKernel {
         }
         self.refresh_sources();
     }
+}
+
+/// `sum (k x_s + c v_s)` over a row's `(source, k, c)` entries, in four independent sums (a hub's
+/// row, the piano's bridge, has one entry a string end and more).
+#[inline(always)]
+fn row_sum(row: &[(usize, f64, f64)], x: &[f64], v: &[f64]) -> f64 {
+    const SUMS: usize = 4;
+    let term = |sum: f64, &(s, k, c): &(usize, f64, f64)| Real::mul_add(c, v[s], Real::mul_add(k, x[s], sum));
+    let mut sums = [0.0; SUMS];
+    let chunks = row.chunks_exact(SUMS);
+    let tail = chunks.remainder().iter().fold(0.0, term);
+    for chunk in chunks {
+        for (sum, entry) in sums.iter_mut().zip(chunk) {
+            *sum = term(*sum, entry);
+        }
+    }
+    ((sums[0] + sums[1]) + (sums[2] + sums[3])) + tail
 }
 
 /// Taps on sources sorted by channel, source and quantity, the weights of the same channel's
