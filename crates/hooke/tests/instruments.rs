@@ -566,3 +566,25 @@ fn the_demo_guitars_have_partials_above_2_khz_at_their_attack() {
         assert!(level > -40.0, "{name}: {level:.1} dB");
     }
 }
+
+#[test]
+fn the_live_resolver_places_every_fret_of_every_string_as_the_analysis_does_one_by_one() {
+    // The resolver solves the frets on several threads; each stop must be the one the analysis
+    // gives alone, in its string's and fret's place.
+    use hooke::score::live::Resolver;
+    use hooke::score::notes::{Gesture, Stroke};
+    use hooke::score::Action;
+    let spec = GuitarSpec { frets: 5, ..GuitarSpec::default() };
+    let instrument = guitar(&spec, SchemeKind::SymplecticEuler, 0.5 / OUTPUT_RATE).unwrap();
+    let mut resolver = Resolver::new(&instrument).unwrap();
+    for (part, kind) in instrument.parts.iter().enumerate() {
+        let PartKind::String(string) = &kind.kind else { continue };
+        for fret in 1..=spec.frets {
+            let expected =
+                fret_stop(string, fret, string.fret_method, instrument.scheme, instrument.dt).unwrap();
+            let (_, action) = resolver.resolve(&Gesture { time: 0.0, part, stroke: Stroke::Fret(fret) });
+            let Action::Fret(stop) = action else { panic!("{action:?}") };
+            assert_eq!(stop, expected, "part {part}, fret {fret}");
+        }
+    }
+}

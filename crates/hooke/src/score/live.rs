@@ -17,7 +17,7 @@
 use crate::engine::excitation::{Hammer, Pluck, Pulse};
 use crate::engine::EngineError;
 use crate::instrument::frets::{fret_stop, FretStop};
-use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, Plucker};
+use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, Plucker, StringPart};
 use crate::score::controls::ControlMapping;
 use crate::score::notes::{
     Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke, UnmappableControl, Unplayable, PLUCK_WIDTH,
@@ -58,19 +58,33 @@ pub struct Resolver {
 }
 
 impl Resolver {
-    /// Solves every fret of every string of `instrument`.
+    /// Solves every fret of every string of `instrument`, the frets on the threads of rayon's
+    /// global pool (each fret's analysis is its own; on a target without threads, one after
+    /// another). A fret that cannot be placed refuses the whole, the first in part and fret order.
     pub fn new(instrument: &Instrument) -> Result<Self, InstrumentError> {
-        let stops = instrument
+        use rayon::prelude::*;
+        let strings: Vec<Option<&StringPart>> = instrument
             .parts
             .iter()
             .map(|part| match &part.kind {
-                PartKind::String(s) => (1..=s.frets)
-                    .map(|fret| fret_stop(s, fret, s.fret_method, instrument.scheme, instrument.dt))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(|stops| (stops, 0)),
-                _ => Ok((Vec::new(), 0)),
+                PartKind::String(string) => Some(string),
+                _ => None,
             })
-            .collect::<Result<_, _>>()?;
+            .collect();
+        let frets: Vec<(usize, usize)> = (strings.iter().enumerate())
+            .flat_map(|(part, string)| (1..=string.map_or(0, |s| s.frets)).map(move |fret| (part, fret)))
+            .collect();
+        let solved: Vec<Result<FretStop, InstrumentError>> = frets
+            .par_iter()
+            .map(|&(part, fret)| {
+                let string = strings[part].expect("frets only on strings");
+                fret_stop(string, fret, string.fret_method, instrument.scheme, instrument.dt)
+            })
+            .collect();
+        let mut stops: Vec<(Vec<FretStop>, usize)> = vec![(Vec::new(), 0); strings.len()];
+        for (&(part, _), stop) in frets.iter().zip(solved) {
+            stops[part].0.push(stop?);
+        }
         Ok(Self { stops, instrument: instrument.clone() })
     }
 
