@@ -13,8 +13,8 @@
 mod event;
 
 use super::source::{read_source, Document, SourceError};
-use crate::instrument::frets::FretStop;
-use crate::instrument::Instrument;
+use crate::instrument::frets::{fret_stop, FretStop};
+use crate::instrument::{Instrument, PartKind, StringPart};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS, MAX_STEPS};
 use crate::model::{ModelError, Sinusoid};
 use crate::score::Action;
@@ -359,7 +359,7 @@ impl RawScore {
         occurrences
             .sort_by(|a, b| a.time.total_cmp(&b.time).then(a.kind.cmp(&b.kind)).then(a.order.cmp(&b.order)));
         let mut states: HashMap<usize, PartState> = HashMap::new();
-        let mut frets: HashMap<(usize, usize), FretStop> = HashMap::new();
+        let mut frets = placed_frets(instrument, &self.fret);
         let mut cues = Vec::with_capacity(occurrences.len());
         for occurrence in &occurrences {
             let raw = occurrence.raw.get_ref();
@@ -389,6 +389,31 @@ impl RawScore {
         cues.sort_by(|a, b| a.time.total_cmp(&b.time));
         Ok(Score { name: header.name.clone(), description: header.description.clone(), duration, cues })
     }
+}
+
+/// The stops of the score's frets, each string's fret once, placed on rayon's threads ahead of
+/// the events (one after another where there are no threads). A fret that cannot be placed is
+/// left out: its event places it again and names what is wrong.
+fn placed_frets(instrument: &Instrument, frets: &[Spanned<RawEvent>]) -> HashMap<(usize, usize), FretStop> {
+    use rayon::prelude::*;
+    let mut wanted: Vec<(usize, &StringPart, usize)> = frets
+        .iter()
+        .filter_map(|raw| {
+            let raw = raw.get_ref();
+            let part = instrument.parts.iter().position(|p| &p.name == raw.part.get_ref())?;
+            let PartKind::String(string) = &instrument.parts[part].kind else { return None };
+            Some((part, string, *raw.fret.as_ref()?.get_ref()))
+        })
+        .collect();
+    wanted.sort_unstable_by_key(|&(part, _, fret)| (part, fret));
+    wanted.dedup_by_key(|&mut (part, _, fret)| (part, fret));
+    wanted
+        .par_iter()
+        .filter_map(|&(part, string, fret)| {
+            let stop = fret_stop(string, fret, string.fret_method, instrument.scheme, instrument.dt).ok()?;
+            Some(((part, fret), stop))
+        })
+        .collect()
 }
 
 /// Adds the occurrences of one event: once at `time`, or every `every` seconds for `for`
