@@ -23,6 +23,7 @@
 use super::discrete::Oscillator;
 use crate::linalg::eigen::symmetric_eigen;
 use crate::linalg::Assemble;
+use crate::model::sine_modes;
 use crate::system::System;
 use faer::Mat;
 
@@ -39,6 +40,11 @@ const MAX_TOUCHED: usize = 8;
 /// Entries of `Phi^T K_0 Phi` and `Phi^T C_0 Phi` off the diagonal up to this fraction of the
 /// largest on it count as rounding; larger ones mean the damping is not modal.
 const OFF_DIAGONAL: f64 = 1e-11;
+
+/// The asymmetry of `K~ C~`, relative to `n |K~| |C~|`, up to which two matrices count as
+/// commuting: rounding is about 1e-16 of it; pieces whose damping is not modal reach 1e-3 and
+/// more.
+const COMMUTING: f64 = 1e-10;
 
 /// Differences between a part's matrices and its reference up to this fraction of the
 /// reference's largest entry are the rounding of their sums (`k + k` against `2 k`).
@@ -174,9 +180,21 @@ impl PartModes {
         }
         let local = |rows: &Rows| dense(rows, masses);
         let (k, c) = (local(&network.stiffness), local(&network.damping));
-        Self::of(network, masses, [&k, &c], [&k, &c]).or_else(|| {
-            let (k0, c0) = uniform_string(network, masses)?;
-            let part = Self::of(network, masses, [&k, &c], [&k0, &c0])?;
+        // A uniform string's modes are its sine modes: no search. Where the piece is that string
+        // as it is, they are its own modes.
+        let uniform = uniform_string(network, masses).and_then(|(k0, c0)| {
+            let n = masses.len();
+            let sines = sine_modes(n);
+            let vectors = Mat::from_fn(n, n, |i, j| sines[i * n + j]);
+            Self::of(network, masses, [&k, &c], [&k0, &c0], Some(vectors))
+        });
+        if uniform.as_ref().is_some_and(|part| part.deviation.is_empty()) {
+            return uniform;
+        }
+        let own =
+            commute(network, masses, &k, &c).then(|| Self::of(network, masses, [&k, &c], [&k, &c], None));
+        own.flatten().or_else(|| {
+            let part = uniform?;
             let mut touched: Vec<usize> = part.deviation.iter().map(|e| e.0).collect();
             touched.dedup();
             (touched.len() <= MAX_TOUCHED).then_some(part)
@@ -184,31 +202,34 @@ impl PartModes {
     }
 
     /// The part `masses` with matrices `[K, C]` run in the modes of the reference `[K_0, C_0]`,
-    /// if they diagonalise both: the eigenvectors of `S = K~ / |K~| + phi C~ / |C~|` (`K~ =
-    /// M^-1/2 K_0 M^-1/2`, `phi` the golden ratio's inverse so that no two distinct pairs of
-    /// eigenvalues meet), checked on `K~` and `C~`.
+    /// if they diagonalise both: `vectors` (the mass-normalised modes, by column) where known,
+    /// else the eigenvectors of `S = K~ / |K~| + phi C~ / |C~|` (`K~ = M^-1/2 K_0 M^-1/2`, `phi`
+    /// the golden ratio's inverse so that no two distinct pairs of eigenvalues meet), checked on
+    /// `K~` and `C~`.
     fn of(
         network: &Network,
         masses: &[usize],
         [k, c]: [&Mat<f64>; 2],
         [k0, c0]: [&Mat<f64>; 2],
+        vectors: Option<Mat<f64>>,
     ) -> Option<Self> {
         let n = masses.len();
         let scale: Vec<f64> = masses.iter().map(|&i| 1.0 / network.mass[i].sqrt()).collect();
-        let normalise = |a: &Mat<f64>| Mat::<f64>::from_fn(n, n, |i, j| a[(i, j)] * scale[i] * scale[j]);
-        let (kn, cn) = (normalise(k0), normalise(c0));
-        let largest = |a: &Mat<f64>| {
-            (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).fold(0.0f64, |m, e| m.max(a[e].abs()))
-        };
-        let (k_size, c_size) = (largest(&kn), largest(&cn));
-        let combined = Mat::<f64>::from_fn(n, n, |i, j| {
-            let mut s = if k_size > 0.0 { kn[(i, j)] / k_size } else { 0.0 };
-            if c_size > 0.0 {
-                s += 0.618_033_988_749_894_9 * cn[(i, j)] / c_size;
+        let (kn, cn) = (normalised(k0, &scale), normalised(c0, &scale));
+        let vectors = match vectors {
+            Some(vectors) => vectors,
+            None => {
+                let (k_size, c_size) = (largest(&kn), largest(&cn));
+                let combined = Mat::<f64>::from_fn(n, n, |i, j| {
+                    let mut s = if k_size > 0.0 { kn[(i, j)] / k_size } else { 0.0 };
+                    if c_size > 0.0 {
+                        s += 0.618_033_988_749_894_9 * cn[(i, j)] / c_size;
+                    }
+                    s
+                });
+                symmetric_eigen(combined.as_ref()).ok()?.1
             }
-            s
-        });
-        let (_, vectors) = symmetric_eigen(combined.as_ref()).ok()?;
+        };
         let modal = |a: &Mat<f64>| {
             let projected = vectors.transpose() * a * &vectors;
             let diagonal: Vec<f64> = (0..n).map(|j| projected[(j, j)]).collect();
@@ -231,6 +252,29 @@ impl PartModes {
             .collect();
         Some(Self { masses: masses.to_vec(), shapes, oscillators, deviation })
     }
+}
+
+/// `M^-1/2 A M^-1/2`, `scale` the masses' `1 / sqrt(m)`.
+fn normalised(a: &Mat<f64>, scale: &[f64]) -> Mat<f64> {
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)] * scale[i] * scale[j])
+}
+
+/// The largest magnitude of an entry of `a`.
+fn largest(a: &Mat<f64>) -> f64 {
+    (0..a.nrows()).flat_map(|i| (0..a.ncols()).map(move |j| a[(i, j)].abs())).fold(0.0, f64::max)
+}
+
+/// Whether `K` and `C` of the piece `masses`, mass-normalised, commute to rounding: the
+/// condition for one set of modes to diagonalise both (symmetric matrices commute exactly when
+/// they share their eigenvectors), checked before those are searched for: `K~ C~` is then
+/// symmetric, to [`COMMUTING`] of `n |K~| |C~|`.
+fn commute(network: &Network, masses: &[usize], k: &Mat<f64>, c: &Mat<f64>) -> bool {
+    let scale: Vec<f64> = masses.iter().map(|&i| 1.0 / network.mass[i].sqrt()).collect();
+    let (kn, cn) = (normalised(k, &scale), normalised(c, &scale));
+    let product = &kn * &cn;
+    let n = masses.len();
+    let bound = COMMUTING * n as f64 * largest(&kn) * largest(&cn);
+    (0..n).all(|i| (0..i).all(|j| (product[(i, j)] - product[(j, i)]).abs() <= bound))
 }
 
 /// `rows` restricted to `masses`, dense.
