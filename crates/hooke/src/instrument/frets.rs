@@ -175,6 +175,18 @@ pub fn fret_stop(
     Ok(result)
 }
 
+/// The stops of frets `wanted`, each `(string, fret)` as [`fret_stop`] places it with `scheme`
+/// at step `dt` (s), in `wanted`'s order: placed on rayon's threads, each fret's analysis its
+/// own (one after another where there are no threads).
+pub fn place_frets(
+    wanted: &[(&StringPart, usize)],
+    scheme: SchemeKind,
+    dt: f64,
+) -> Vec<Result<FretStop, InstrumentError>> {
+    use rayon::prelude::*;
+    wanted.par_iter().map(|&(string, fret)| fret_stop(string, fret, string.fret_method, scheme, dt)).collect()
+}
+
 /// How many times [`fret_stop`] checks its design on the string as the scheme steps it.
 const HELD_CHECKS: usize = 4;
 

@@ -16,7 +16,7 @@
 
 use crate::engine::excitation::{Hammer, Pluck, Pulse};
 use crate::engine::EngineError;
-use crate::instrument::frets::{fret_stop, FretStop};
+use crate::instrument::frets::{place_frets, FretStop};
 use crate::instrument::{nearest_inner_node, Instrument, InstrumentError, PartKind, Plucker, StringPart};
 use crate::score::controls::ControlMapping;
 use crate::score::notes::{
@@ -62,7 +62,6 @@ impl Resolver {
     /// global pool (each fret's analysis is its own; on a target without threads, one after
     /// another). A fret that cannot be placed refuses the whole, the first in part and fret order.
     pub fn new(instrument: &Instrument) -> Result<Self, InstrumentError> {
-        use rayon::prelude::*;
         let strings: Vec<Option<&StringPart>> = instrument
             .parts
             .iter()
@@ -71,18 +70,15 @@ impl Resolver {
                 _ => None,
             })
             .collect();
-        let frets: Vec<(usize, usize)> = (strings.iter().enumerate())
-            .flat_map(|(part, string)| (1..=string.map_or(0, |s| s.frets)).map(move |fret| (part, fret)))
+        let frets: Vec<(usize, &StringPart, usize)> = (strings.iter().enumerate())
+            .filter_map(|(part, string)| string.map(|string| (part, string)))
+            .flat_map(|(part, string)| (1..=string.frets).map(move |fret| (part, string, fret)))
             .collect();
-        let solved: Vec<Result<FretStop, InstrumentError>> = frets
-            .par_iter()
-            .map(|&(part, fret)| {
-                let string = strings[part].expect("frets only on strings");
-                fret_stop(string, fret, string.fret_method, instrument.scheme, instrument.dt)
-            })
-            .collect();
+        let wanted: Vec<(&StringPart, usize)> =
+            frets.iter().map(|&(_, string, fret)| (string, fret)).collect();
+        let solved = place_frets(&wanted, instrument.scheme, instrument.dt);
         let mut stops: Vec<(Vec<FretStop>, usize)> = vec![(Vec::new(), 0); strings.len()];
-        for (&(part, _), stop) in frets.iter().zip(solved) {
+        for (&(part, _, _), stop) in frets.iter().zip(solved) {
             stops[part].0.push(stop?);
         }
         Ok(Self { stops, instrument: instrument.clone() })

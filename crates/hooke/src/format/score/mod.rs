@@ -13,7 +13,7 @@
 mod event;
 
 use super::source::{read_source, Document, SourceError};
-use crate::instrument::frets::{fret_stop, FretStop};
+use crate::instrument::frets::{place_frets, FretStop};
 use crate::instrument::{Instrument, PartKind, StringPart};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS, MAX_STEPS};
 use crate::model::{ModelError, Sinusoid};
@@ -395,7 +395,6 @@ impl RawScore {
 /// the events (one after another where there are no threads). A fret that cannot be placed is
 /// left out: its event places it again and names what is wrong.
 fn placed_frets(instrument: &Instrument, frets: &[Spanned<RawEvent>]) -> HashMap<(usize, usize), FretStop> {
-    use rayon::prelude::*;
     let mut wanted: Vec<(usize, &StringPart, usize)> = frets
         .iter()
         .filter_map(|raw| {
@@ -407,13 +406,9 @@ fn placed_frets(instrument: &Instrument, frets: &[Spanned<RawEvent>]) -> HashMap
         .collect();
     wanted.sort_unstable_by_key(|&(part, _, fret)| (part, fret));
     wanted.dedup_by_key(|&mut (part, _, fret)| (part, fret));
-    wanted
-        .par_iter()
-        .filter_map(|&(part, string, fret)| {
-            let stop = fret_stop(string, fret, string.fret_method, instrument.scheme, instrument.dt).ok()?;
-            Some(((part, fret), stop))
-        })
-        .collect()
+    let strings: Vec<(&StringPart, usize)> = wanted.iter().map(|&(_, string, fret)| (string, fret)).collect();
+    let stops = place_frets(&strings, instrument.scheme, instrument.dt);
+    wanted.iter().zip(stops).filter_map(|(&(part, _, fret), stop)| Some(((part, fret), stop.ok()?))).collect()
 }
 
 /// Adds the occurrences of one event: once at `time`, or every `every` seconds for `for`
