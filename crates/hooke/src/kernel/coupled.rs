@@ -342,7 +342,7 @@ impl CoupledKernel {
                     input.copy_from_slice(share);
                     for (row, f) in rows.zip(forces) {
                         for (g, w) in input.iter_mut().zip(row) {
-                            *g = w.mul_add(f, *g);
+                            *g = Real::mul_add(*w, f, *g);
                         }
                     }
                     step_part::<0>(h, state, [stiffness, decay, input], [], []);

@@ -62,22 +62,17 @@ impl Resolver {
     /// global pool (each fret's analysis is its own; on a target without threads, one after
     /// another). A fret that cannot be placed refuses the whole, the first in part and fret order.
     pub fn new(instrument: &Instrument) -> Result<Self, InstrumentError> {
-        let strings: Vec<Option<&StringPart>> = instrument
-            .parts
-            .iter()
-            .map(|part| match &part.kind {
-                PartKind::String(string) => Some(string),
+        let frets: Vec<(usize, &StringPart, usize)> = (instrument.parts.iter().enumerate())
+            .filter_map(|(part, kind)| match &kind.kind {
+                PartKind::String(string) => Some((part, string)),
                 _ => None,
             })
-            .collect();
-        let frets: Vec<(usize, &StringPart, usize)> = (strings.iter().enumerate())
-            .filter_map(|(part, string)| string.map(|string| (part, string)))
             .flat_map(|(part, string)| (1..=string.frets).map(move |fret| (part, string, fret)))
             .collect();
         let wanted: Vec<(&StringPart, usize)> =
             frets.iter().map(|&(_, string, fret)| (string, fret)).collect();
         let solved = place_frets(&wanted, instrument.scheme, instrument.dt);
-        let mut stops: Vec<(Vec<FretStop>, usize)> = vec![(Vec::new(), 0); strings.len()];
+        let mut stops: Vec<(Vec<FretStop>, usize)> = vec![(Vec::new(), 0); instrument.parts.len()];
         for (&(part, _, _), stop) in frets.iter().zip(solved) {
             stops[part].0.push(stop?);
         }
