@@ -28,6 +28,7 @@ mod fit;
 mod folding;
 mod fret_tuning;
 mod generators;
+mod grand_piano;
 mod hostile_input;
 mod implicit_dense;
 mod instruments;

@@ -208,6 +208,7 @@ pub fn gestures(
     instrument: &Instrument,
 ) -> Result<(Vec<Gesture>, Vec<Unplayable>), MidiError> {
     let mut gestures = Vec::new();
+    map.rest(0.0, &mut gestures);
     let mut skipped = Vec::new();
     for input in &midi.inputs {
         if let Err(unplayable) = map.play(input, &mut gestures) {

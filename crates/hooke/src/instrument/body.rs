@@ -99,30 +99,68 @@ pub(super) fn tune_on_body(
         }
         let (omegas, shapes, _) = undamped_modes(&model, &part)?;
         let near = |w: f64| (w / fixed).ln().abs();
+        let nearest =
+            || omegas.iter().copied().min_by(|a, b| near(*a).total_cmp(&near(*b))).unwrap_or(f64::NAN);
         let tuned = if course.len() == 1 {
-            omegas.iter().copied().min_by(|a, b| near(*a).total_cmp(&near(*b))).unwrap_or(f64::NAN)
+            nearest()
         } else {
             // The course's modes within a semitone (mostly on the strings, not the body's own),
             // each weighed by the power it sends to the bridge.
             let semitone = 2f64.ln() / 12.0;
             let body_masses = body.model.masses().len();
             let on_strings = |k: usize| 1.0 - (0..body_masses).map(|i| shapes[(i, k)].powi(2)).sum::<f64>();
+            let within = || (0..omegas.len()).filter(|&k| near(omegas[k]) < semitone);
             let (mut weights, mut logs) = (0.0, 0.0);
-            for k in (0..omegas.len()).filter(|&k| near(omegas[k]) < semitone && on_strings(k) > 0.5) {
+            for k in within().filter(|&k| on_strings(k) > 0.5) {
                 let weight = shapes[(bridge, k)].powi(4);
                 (weights, logs) = (weights + weight, logs + weight * omegas[k].ln());
             }
-            (logs / weights).exp()
+            // None where a body mode at the course's pitch shares its motion with the strings:
+            // the mode most on the strings then.
+            let most_on_strings = || within().max_by(|&a, &b| on_strings(a).total_cmp(&on_strings(b)));
+            match most_on_strings() {
+                _ if weights > 0.0 => (logs / weights).exp(),
+                Some(k) => omegas[k],
+                None => nearest(),
+            }
         };
         Ok(tuned.ln() - fixed.ln())
     };
-    secant(0.0, 1e-3, 1e-11, log_error)?.map(f64::exp).ok_or_else(|| {
-        failed(AnalysisError::Target(format!(
+    // The search keeps the tension within a factor e^(+-TENSION_SPAN) (pitch within about a
+    // semitone): beyond, no mode of the course is near its pitch.
+    let bounded = |log_tension: f64| match log_tension.is_finite() {
+        true => log_error(log_tension.clamp(-TENSION_SPAN, TENSION_SPAN)),
+        false => Ok(f64::NAN),
+    };
+    if let Some(root) = secant(0.0, 1e-3, 1e-11, bounded)?.filter(|t| t.abs() < TENSION_SPAN) {
+        return Ok(root.exp());
+    }
+    // No root: a body mode at the course's pitch shares its motion with the strings, and the
+    // course's pitch jumps between modes as the tension moves. The tension on a grid over the
+    // span that comes nearest then.
+    let mut best = (f64::INFINITY, 0.0);
+    for step in -TENSION_STEPS..=TENSION_STEPS {
+        let log_tension = TENSION_SPAN * f64::from(step) / f64::from(TENSION_STEPS);
+        let error = log_error(log_tension)?.abs();
+        if error < best.0 {
+            best = (error, log_tension);
+        }
+    }
+    if best.0.is_finite() {
+        Ok(best.1.exp())
+    } else {
+        Err(failed(AnalysisError::Target(format!(
             "no tension gives the strings their fixed-bridge pitch, {:.3} Hz, on the body",
             fixed / (2.0 * std::f64::consts::PI)
-        )))
-    })
+        ))))
+    }
 }
+
+/// How far a course's tuning on its body may move its tension, as a log: `e^0.12` is a pitch
+/// a semitone away.
+const TENSION_SPAN: f64 = 0.12;
+/// Grid steps each way over [`TENSION_SPAN`] where the secant search finds no root.
+const TENSION_STEPS: i32 = 24;
 
 /// The acceleration of a body's bridge, m/s^2, in the middle of the field (one channel, or two
 /// at constant power): a small source radiates a pressure proportional to its volume

@@ -5,7 +5,8 @@
 use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
 use super::{
-    check_fields, check_stable, pan_gains, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart,
+    check_fields, check_stable, pan_gains, Damper, Instrument, InstrumentError, Part, PartKind, Plucker,
+    StringPart,
 };
 use crate::analysis::design::{design_string, StringDesign, TuneTarget};
 use crate::analysis::string_partials::{design_string_measured, LossLaw, PartialsTarget};
@@ -20,6 +21,9 @@ use crate::system::System;
 pub struct GuitarSpec {
     /// Masses per string.
     pub masses: usize,
+    /// Each string's own count of masses, overriding `masses` (one per string: a piano's
+    /// strings, each sized to its partials). `None`: `masses` for every string.
+    pub string_masses: Option<Vec<usize>>,
     /// Each string's name (what a score calls it) and open pitch, Hz.
     pub strings: Vec<(String, f64)>,
     /// Each string's linear density, kg/m (one per string).
@@ -75,9 +79,10 @@ pub struct GuitarSpec {
     /// other. `None`: each string ends on a fixed bridge anchor. Each open string's tension is
     /// tuned on the body ([`tune_on_body`]), and so is each fret's stop ([`super::frets`]).
     pub body: Option<Vec<BodyMode>>,
-    /// How many consecutive strings form a course (a piano key's), tuned on the body together
-    /// ([`tune_on_body`]); 1: each string alone (the guitar's).
-    pub strings_per_course: usize,
+    /// The courses, in order: how many consecutive strings form each (a piano key's two or
+    /// three), tuned on the body together ([`tune_on_body`]); empty: each string alone (the
+    /// guitar's).
+    pub courses: Vec<usize>,
 }
 
 /// Standard tuning E2 A2 D3 G3 B3 E4 (12-tone equal temperament, A4 = 440 Hz).
@@ -94,6 +99,7 @@ impl Default for GuitarSpec {
     fn default() -> Self {
         Self {
             masses: 80,
+            string_masses: None,
             strings: STANDARD_TUNING
                 .iter()
                 .map(|name| (name.to_string(), note_frequency(name).expect("a note name")))
@@ -114,8 +120,24 @@ impl Default for GuitarSpec {
             stereo: true,
             bridge: false,
             body: None,
-            strings_per_course: 1,
+            courses: Vec::new(),
         }
+    }
+}
+
+impl GuitarSpec {
+    /// The size of each course, in order (one string each without `courses`).
+    pub fn course_sizes(&self) -> Vec<usize> {
+        if self.courses.is_empty() {
+            vec![1; self.strings.len()]
+        } else {
+            self.courses.clone()
+        }
+    }
+
+    /// The masses of string `s`.
+    pub fn masses_of(&self, s: usize) -> usize {
+        self.string_masses.as_ref().map_or(self.masses, |each| each[s])
     }
 }
 
@@ -162,11 +184,12 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
     let mut designs = Vec::with_capacity(spec.strings.len());
     let mut specs = Vec::with_capacity(spec.strings.len());
     for (s, (name, frequency_hz)) in spec.strings.iter().enumerate() {
-        let mass = spec.linear_density[s] * spec.scale_length / (spec.masses + 1) as f64;
+        let masses = spec.masses_of(s);
+        let mass = spec.linear_density[s] * spec.scale_length / (masses + 1) as f64;
         let design = match &spec.high_decay {
             None => {
                 let target = TuneTarget { frequency_hz: *frequency_hz, time_constant: Some(spec.decay[s]) };
-                design_string(spec.masses, mass, target, scheme, dt)
+                design_string(masses, mass, target, scheme, dt)
             }
             Some(high) => {
                 let (low, high) = ((*frequency_hz, spec.decay[s]), (spec.high_frequency, high[s]));
@@ -182,18 +205,19 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                     loss: Some(law),
                 };
                 let measured = spec.partial_decays.as_ref().map_or(&[][..], |p| &p[s][..]);
-                design_string_measured(spec.masses, mass, &target, measured, scheme, dt)
+                design_string_measured(masses, mass, &target, measured, scheme, dt)
             }),
         }
         .map_err(|source| InstrumentError::Analysis { part: format!("string {name}"), source })?;
         check_stable(&System::new(&design.model), scheme, dt, &format!("string {name}"))?;
-        specs.push(StringSpec::new(name, spec.masses).mass(mass));
+        specs.push(StringSpec::new(name, masses).mass(mass));
         designs.push(design);
     }
     if let Some(body) = &body {
-        for (course, designs) in
-            specs.chunks(spec.strings_per_course).zip(designs.chunks_mut(spec.strings_per_course))
-        {
+        let mut first = 0;
+        for size in spec.course_sizes() {
+            let (course, designs) = (&specs[first..first + size], &mut designs[first..first + size]);
+            first += size;
             let strings: Vec<(StringSpec, &StringDesign)> =
                 course.iter().cloned().zip(designs.iter()).collect();
             let tension = tune_on_body(&strings, body)?;
@@ -215,9 +239,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             None => string,
         })?;
     }
-    let n = spec.masses;
     let node = |id: String| Instrument::node_index(&model, &id).expect("the string generator's ids");
-    let end = |name: &str| match bridge {
+    let end = |name: &str, n: usize| match bridge {
         Some(bridge) => model.node_index(bridge),
         None => node(format!("{name}.{}", n + 1)),
     };
@@ -229,8 +252,8 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
         .map(|(s, ((name, frequency_hz), design))| Part {
             name: name.clone(),
             kind: PartKind::String(StringPart {
-                masses: (1..=n).map(|i| node(format!("{name}.{i}"))).collect(),
-                ends: [node(format!("{name}.0")), end(name)],
+                masses: (1..=spec.masses_of(s)).map(|i| node(format!("{name}.{i}"))).collect(),
+                ends: [node(format!("{name}.0")), end(name, spec.masses_of(s))],
                 mass: design.mass,
                 stiffness: design.stiffness,
                 damping: design.damping,
@@ -245,6 +268,7 @@ pub fn guitar(spec: &GuitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
                 body: body.clone(),
                 unisons: Vec::new(),
                 hammer: None,
+                damper: Damper::Hand,
             }),
         })
         .collect();
@@ -330,8 +354,13 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
     if count == 0 {
         return Err(ModelError::new("guitar", "tuning", "at least one string", "none"));
     }
-    if spec.strings_per_course == 0 {
-        return Err(ModelError::new("guitar", "strings_per_course", "at least 1", 0));
+    let in_courses = spec.courses.iter().try_fold(0usize, |sum, &n| sum.checked_add(n));
+    if spec.courses.contains(&0) || !(spec.courses.is_empty() || in_courses == Some(count)) {
+        let expected = format!("courses of at least one string, {count} strings in all");
+        return Err(ModelError::new("guitar", "courses", expected, format!("{:?}", spec.courses)));
+    }
+    if let Some(each) = &spec.string_masses {
+        check_count("masses", each.len())?;
     }
     check_count("linear_density", spec.linear_density.len())?;
     check_count("decay", spec.decay.len())?;
@@ -360,9 +389,9 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
             return Err(ModelError::new("guitar", "partial_decays", "`high_decay` with it", "none"));
         }
         check_count("partial_decays", partials.len())?;
-        for list in partials {
-            if list.len() > spec.masses {
-                let expected = format!("at most one time constant per mass ({})", spec.masses);
+        for (s, list) in partials.iter().enumerate() {
+            if list.len() > spec.masses_of(s) {
+                let expected = format!("at most one time constant per mass ({})", spec.masses_of(s));
                 return Err(ModelError::new("guitar", "partial_decays", expected, list.len()));
             }
             if let Some(bad) = list.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
@@ -384,15 +413,22 @@ fn check_spec(spec: &GuitarSpec) -> Result<(), ModelError> {
             return Err(ModelError::new("guitar", "inharmonicity", "values >= 0", bad));
         }
     }
-    if spec.masses < 2 {
-        return Err(ModelError::new("guitar", "masses", "at least 2 masses per string", spec.masses));
+    if let Some(few) = (0..count).map(|s| spec.masses_of(s)).find(|&n| n < 2) {
+        return Err(ModelError::new("guitar", "masses", "at least 2 masses per string", few));
     }
-    if spec.masses.checked_add(2).and_then(|n| n.checked_mul(count)).is_none_or(|n| n > MAX_NODES) {
+    let nodes = (0..count).try_fold(0usize, |sum, s| spec.masses_of(s).checked_add(2)?.checked_add(sum));
+    if nodes.is_none_or(|n| n > MAX_NODES) {
+        let found = match &spec.string_masses {
+            None => format!("{} masses on each of {count} strings", spec.masses),
+            Some(each) => {
+                format!("{} masses on {count} strings", each.iter().fold(0usize, |a, &n| a.saturating_add(n)))
+            }
+        };
         return Err(ModelError::new(
             "guitar",
             "masses",
             format!("at most {MAX_NODES} nodes in all (the masses and 2 anchors of each string)"),
-            format!("{} masses on each of {count} strings", spec.masses),
+            found,
         ));
     }
     for (name, frequency) in &spec.strings {

@@ -156,6 +156,21 @@ pub struct StringPart {
     /// The hammer that plays it (a piano's key), if it is struck rather than plucked: what a note
     /// and a score's `strike` use unless the score says otherwise.
     pub hammer: Option<KeyHammer>,
+    /// What stops it when its note ends ([`crate::score::notes`]).
+    pub damper: Damper,
+}
+
+/// What stops a string when its note ends, as a note map plays it ([`crate::score::notes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damper {
+    /// The player's hand (a guitar's, a sitar's): a note off damps the string, the sustain
+    /// pedal deferring it; the string's next note lifts the damp.
+    Hand,
+    /// A piano key's felt damper: the string rests damped; its key lifts the damper while held,
+    /// and the sustain pedal lifts every damper, so that undamped strings ring in sympathy.
+    Felt,
+    /// None: the string rings until it dies (a piano's highest keys, which have no dampers).
+    None,
 }
 
 /// How a finger or a plectrum plucks a string when a note plays it ([`crate::score::Pluck`]):
@@ -439,6 +454,18 @@ pub fn pan_gains(index: usize, count: usize, stereo: bool) -> Vec<f64> {
     let pan = if count > 1 { index as f64 / (count - 1) as f64 } else { 0.5 };
     let angle = std::f64::consts::FRAC_PI_4 * (0.5 + pan);
     vec![angle.cos(), angle.sin()]
+}
+
+/// A MIDI note's name (`60` is `C4`).
+pub fn note_name(note: u8) -> String {
+    const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
+    format!("{}{}", NAMES[usize::from(note % 12)], i32::from(note / 12) - 1)
+}
+
+/// The MIDI note of a frequency (Hz), 12-tone equal temperament with A4 = 440 Hz = note 69,
+/// rounded to the nearest.
+pub fn midi_note(frequency_hz: f64) -> i32 {
+    (69.0 + 12.0 * (frequency_hz / 440.0).log2()).round() as i32
 }
 
 /// Middle C (C4) in equal temperament with A4 = 440 Hz, Hz: the pitch an instrument's scaled

@@ -11,7 +11,9 @@
 use super::body::{add_body, body_pickups, tune_on_body};
 use super::frets::FretMethod;
 use super::guitar::string_pickups;
-use super::{check_stable, key_pitches, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart};
+use super::{
+    check_stable, key_pitches, Damper, Instrument, InstrumentError, Part, PartKind, Plucker, StringPart,
+};
 use crate::analysis::design::{design_string, TuneTarget};
 use crate::model::{BarrierSpec, BodyMode, Model, ModelError, Node, StringSpec};
 use crate::scheme::SchemeKind;
@@ -137,6 +139,7 @@ pub fn sitar(spec: &SitarSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
             body: body.clone(),
             unisons: Vec::new(),
             hammer: None,
+            damper: Damper::Hand,
         };
         parts.push(Part { name: name.to_string(), kind: PartKind::String(part) });
     }

@@ -225,14 +225,21 @@ pub type LiveParts = (LiveInput, LiveCore, Option<rtrb::Consumer<f32>>, Arc<Live
 /// one silent block of `max_frames` so that the callback's first block allocates nothing.
 pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, LiveError> {
     let map = NoteMap::new(instrument, options.rule).with_controls(&options.controls, instrument)?;
-    let map = match options.tuning {
+    let mut map = match options.tuning {
         Some(tuning) => map.with_tuning(tuning, instrument)?,
         None => map,
     };
-    let resolver = Resolver::new(instrument)?;
+    let mut resolver = Resolver::new(instrument)?;
     let mut performance = Performance::live(instrument, options.performance, MAX_EXCITATIONS)?;
     // The first change picks the path a played engine keeps (the string bank for strings).
     performance.play(0, &Action::Undamp).map_err(InstrumentError::from)?;
+    // The instrument at rest: a piano's dampers on its strings.
+    let mut gestures = Vec::with_capacity(instrument.parts.len() + 64);
+    map.rest(0.0, &mut gestures);
+    for gesture in &gestures {
+        let (part, action) = resolver.resolve(gesture);
+        performance.play(part, &action).map_err(InstrumentError::from)?;
+    }
     let channels = performance.channels();
     let mut buffers = vec![vec![0.0f32; options.max_frames.max(1)]; channels];
     {
@@ -247,13 +254,7 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         (None, None)
     };
     let stats = Arc::new(LiveStats::default());
-    let input = LiveInput {
-        map,
-        resolver,
-        gestures: Vec::with_capacity(64),
-        cues: cue_in,
-        stats: Arc::clone(&stats),
-    };
+    let input = LiveInput { map, resolver, gestures, cues: cue_in, stats: Arc::clone(&stats) };
     let core = LiveCore {
         performance,
         cues: cue_out,

@@ -30,7 +30,11 @@
 //! - **Struck strings (piano)**: as strings, but a note strikes the string's course with its
 //!   key's hammer ([`crate::instrument::KeyHammer`]) at speed `STRIKE_SPEED v / 127`, where the
 //!   hammer strikes, instead of plucking it. A piano's keys have no frets: a note goes to the
-//!   key of its pitch.
+//!   key of its pitch. Its keys' felt dampers ([`Damper::Felt`]) rest on the strings
+//!   ([`NoteMap::rest`]): a note lifts its key's damper and its note off lets it fall, unless
+//!   the sustain pedal is down; the pedal (on any channel) lifts every damper, so that every
+//!   string rings in sympathy with those struck, and its release lets the dampers of the keys
+//!   not held fall. Keys without dampers (a piano's highest, [`Damper::None`]) ring on.
 //! - **Bars and plates (marimba, bell plates)**: a note strikes the bar or plate of its pitch
 //!   with its mallet at speed `STRIKE_SPEED v / 127`, where the mallet strikes; a note none
 //!   sounds is refused. Note offs, the pedal and pitch bend do nothing: a bar or a plate rings,
@@ -42,7 +46,8 @@
 //! - **Body (reed, pendulum)**: a note pushes the mass by a force pulse of peak
 //!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
 
-use crate::instrument::{Instrument, PartKind, Plucker};
+pub use crate::instrument::{midi_note, note_name};
+use crate::instrument::{Damper, Instrument, PartKind, Plucker};
 use crate::score::controls::{ControlMapping, SetParameter};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
@@ -191,18 +196,6 @@ pub struct Unplayable {
     pub reason: String,
 }
 
-/// A MIDI note's name (`60` is `C4`).
-pub fn note_name(note: u8) -> String {
-    const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
-    format!("{}{}", NAMES[usize::from(note % 12)], i32::from(note / 12) - 1)
-}
-
-/// The MIDI note of a frequency (Hz), 12-tone equal temperament with A4 = 440 Hz = note 69,
-/// rounded to the nearest.
-pub fn midi_note(frequency_hz: f64) -> i32 {
-    (69.0 + 12.0 * (frequency_hz / 440.0).log2()).round() as i32
-}
-
 /// What the map plays.
 #[derive(Debug, Clone)]
 enum Target {
@@ -294,6 +287,7 @@ impl NoteMap {
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
                     plucker: s.plucker,
+                    damper: s.damper,
                 }),
                 _ => None,
             })
@@ -397,6 +391,16 @@ impl NoteMap {
         }
     }
 
+    /// The gestures that put the instrument at rest at `time` (s), before its first note: every
+    /// piano key's felt damper on its strings ([`Damper::Felt`]); nothing for other instruments.
+    pub fn rest(&mut self, time: f64, out: &mut Vec<Gesture>) {
+        if let Target::Strings(strings) = &mut self.target {
+            for string in strings.iter_mut().filter(|s| s.damper == Damper::Felt) {
+                silence(string, time, out);
+            }
+        }
+    }
+
     /// Plays `input`, appending its gestures to `out`.
     pub fn play(&mut self, input: &NoteInput, out: &mut Vec<Gesture>) -> Result<(), Unplayable> {
         self.count += 1;
@@ -455,11 +459,23 @@ impl NoteMap {
             }
             (Target::Strings(strings), NoteKind::Sustain(down)) => {
                 self.sustain[channel] = down;
-                if !down {
-                    for string in
-                        strings.iter_mut().filter(|s| s.pedal && channel_of(s) == Some(input.channel))
-                    {
-                        silence(string, time, out);
+                for string in strings.iter_mut() {
+                    match string.damper {
+                        // A hand's damps wait for the pedal of its note's channel.
+                        Damper::Hand
+                            if !down && string.pedal && channel_of(string) == Some(input.channel) =>
+                        {
+                            silence(string, time, out)
+                        }
+                        // The pedal lifts every felt damper, and lets those of keys not held fall.
+                        Damper::Felt if down && string.damped => {
+                            push(out, string.part, Stroke::Undamp);
+                            string.damped = false;
+                        }
+                        Damper::Felt if !down && (string.note.is_none() || string.pedal) => {
+                            silence(string, time, out)
+                        }
+                        _ => {}
                     }
                 }
             }

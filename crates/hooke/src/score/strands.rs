@@ -4,6 +4,7 @@
 use super::controls::SetParameter;
 use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
 use super::tuning::Retuned;
+use crate::instrument::Damper;
 
 /// A string and what it is doing.
 #[derive(Debug, Clone)]
@@ -30,6 +31,8 @@ pub(super) struct Strand {
     pub(super) struck_at: Option<f64>,
     /// How it is plucked.
     pub(super) plucker: crate::instrument::Plucker,
+    /// What stops it when its note ends.
+    pub(super) damper: Damper,
 }
 
 impl Strand {
@@ -94,11 +97,11 @@ pub(super) fn channel_of(string: &Strand) -> Option<u8> {
     string.note.map(|(_, channel)| channel)
 }
 
-/// Damps a string whose note has ended.
+/// Damps a string whose note has ended (one with no damper rings on).
 pub(super) fn silence(string: &mut Strand, time: f64, out: &mut Vec<Gesture>) {
     string.note = None;
     string.pedal = false;
-    if !string.damped {
+    if !string.damped && string.damper != Damper::None {
         out.push(Gesture { time, part: string.part, stroke: Stroke::Damp(RELEASE_DECAY) });
         string.damped = true;
     }

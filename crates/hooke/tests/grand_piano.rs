@@ -1,0 +1,145 @@
+//! The 88-key grand piano (`examples/instruments/grand-piano.toml`) and a piano's dampers: the
+//! keys, courses and masses the file's scale gives, the note map's felt dampers and sustain
+//! pedal, and the sympathetic ringing the pedal lets through.
+
+use crate::instruments::render;
+use crate::measure::spectrum;
+
+use hooke::format::instrument::parse as parse_instrument;
+use hooke::format::midi::score_text;
+use hooke::instrument::piano::{piano, PianoSpec};
+use hooke::instrument::{Damper, Instrument, PartKind, StringPart};
+use hooke::scheme::SchemeKind;
+use hooke::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke};
+use hooke::score::performance::PerformanceOptions;
+
+const RATE: f64 = 44_100.0;
+
+fn key(instrument: &Instrument, k: usize) -> &StringPart {
+    match &instrument.parts[k].kind {
+        PartKind::String(string) => string,
+        other => panic!("a piano key is a string course, found {other:?}"),
+    }
+}
+
+fn input(time: f64, kind: NoteKind) -> NoteInput {
+    NoteInput { time, track: 0, channel: 0, kind }
+}
+
+/// The file's 88 keys from A0 to C8 with one string a key to E1, two to E2 and three above; no
+/// dampers from F#6 up; and at each point of its scale as many masses a string as the stiff
+/// string has partials `n f_0 sqrt(1 + B n^2)` up to 10 kHz (counted here from the point's `B`).
+#[test]
+fn the_grand_piano_has_88_keys_their_courses_dampers_and_masses_to_10_khz() {
+    let text = std::fs::read_to_string("../../examples/instruments/grand-piano.toml").unwrap();
+    let file = parse_instrument(&text, "grand-piano.toml").unwrap();
+    let instrument = file.build(SchemeKind::SymplecticEuler, RATE, 1).unwrap();
+    assert_eq!(instrument.parts.len(), 88);
+    assert_eq!((instrument.parts[0].name.as_str(), instrument.parts[87].name.as_str()), ("A0", "C8"));
+    let strings: Vec<usize> = (0..88).map(|k| key(&instrument, k).course().count()).collect();
+    assert!(strings[..8].iter().all(|&n| n == 1) && strings[8..20].iter().all(|&n| n == 2), "{strings:?}");
+    assert!(strings[20..].iter().all(|&n| n == 3), "{strings:?}");
+    assert_eq!(strings.iter().sum::<usize>(), 236);
+    // Keys 1 to 69 (A0 to F6) have dampers, 70 to 88 (F#6 to C8) none.
+    let dampers: Vec<Damper> = (0..88).map(|k| key(&instrument, k).damper).collect();
+    assert!(
+        dampers[..69].iter().all(|&d| d == Damper::Felt) && dampers[69..].iter().all(|&d| d == Damper::None)
+    );
+    // The scale's points: (key index, inharmonicity B).
+    for (k, b) in [(0, 3.0e-4), (39, 4.6e-4), (51, 1.30e-3), (75, 1.04e-2), (87, 2.94e-2)] {
+        let f0 = 440.0 * 2f64.powf((k as f64 - 48.0) / 12.0);
+        let partials = (1..).take_while(|&n| {
+            let n = f64::from(n);
+            n * f0 * (1.0 + b * n * n).sqrt() <= 10_000.0
+        });
+        let expected = partials.count().max(2);
+        let found = key(&instrument, k).masses.len();
+        eprintln!("{}: {found} masses a string, {expected} partials up to 10 kHz", instrument.parts[k].name);
+        assert_eq!(found, expected, "{}", instrument.parts[k].name);
+    }
+}
+
+/// What a note map does with a piano's dampers, on two keys, the second without a damper.
+#[test]
+fn a_pianos_dampers_rest_on_its_strings_and_the_pedal_lifts_them_all() {
+    let spec = PianoSpec {
+        keys: vec!["C4".into(), "D4".into(), "E4".into()],
+        strings_per_key: 1,
+        undamped_from: Some("E4".into()),
+        ..PianoSpec::default()
+    };
+    let instrument = piano(&spec, SchemeKind::SymplecticEuler, 1.0 / RATE).unwrap();
+    let mut map = NoteMap::new(&instrument, StringRule::LowestFret);
+    let mut gestures = Vec::new();
+    let strokes = |gestures: &[Gesture]| gestures.iter().map(|g| (g.part, g.stroke)).collect::<Vec<_>>();
+    let is_damp = |stroke: &Stroke| matches!(stroke, Stroke::Damp(_));
+    map.rest(0.0, &mut gestures);
+    let rest = strokes(&gestures);
+    assert!(
+        rest.len() == 2 && rest[0].0 == 0 && rest[1].0 == 1 && rest.iter().all(|(_, s)| is_damp(s)),
+        "{rest:?}"
+    );
+    let mut play = |kind| {
+        gestures.clear();
+        map.play(&input(1.0, kind), &mut gestures).unwrap();
+        strokes(&gestures)
+    };
+    // C4 played: its damper lifts before the strike; lifted again, it falls.
+    let on = play(NoteKind::On { note: 60, velocity: 100 });
+    assert!(matches!(on[..], [(0, Stroke::Undamp), (0, Stroke::Strike { .. })]), "{on:?}");
+    let off = play(NoteKind::Off { note: 60 });
+    assert!(matches!(off[..], [(0, Stroke::Damp(_))]), "{off:?}");
+    // E4 has no damper: nothing falls on it.
+    let on = play(NoteKind::On { note: 64, velocity: 100 });
+    assert!(matches!(on[..], [(2, Stroke::Strike { .. })]), "{on:?}");
+    assert!(play(NoteKind::Off { note: 64 }).is_empty());
+    // The pedal lifts every damper down (C4's and D4's); a key lifted under it keeps ringing.
+    let down = play(NoteKind::Sustain(true));
+    assert_eq!(down, vec![(0, Stroke::Undamp), (1, Stroke::Undamp)]);
+    assert!(matches!(play(NoteKind::On { note: 60, velocity: 90 })[..], [(0, Stroke::Strike { .. })]));
+    let held = play(NoteKind::On { note: 62, velocity: 90 });
+    assert!(matches!(held[..], [(1, Stroke::Strike { .. })]), "{held:?}");
+    assert!(play(NoteKind::Off { note: 60 }).is_empty());
+    // Released, the pedal lets fall the dampers of the keys not held (C4), not D4's.
+    let up = play(NoteKind::Sustain(false));
+    assert!(matches!(up[..], [(0, Stroke::Damp(_))]), "{up:?}");
+}
+
+/// The largest magnitude of `signal`'s spectrum between `low` and `high` Hz.
+fn largest(signal: &[f64], low: f64, high: f64) -> f64 {
+    let (magnitudes, bin) = spectrum(signal, RATE, 4);
+    let bins = (low / bin).ceil() as usize..=(high / bin).floor() as usize;
+    bins.map(|k| magnitudes[k]).fold(0.0, f64::max)
+}
+
+/// C3 struck on a piano of two keys, C3 and C#3: with the pedal down the C#3 string is free and
+/// rings at its own pitch, driven through the bridge (sympathetic resonance); with the pedal up
+/// its damper (time constant 0.05 s) leaves at 0.5-1.5 s nothing of that ringing (e^-10 of it
+/// at 0.5 s). Measured at C#3's pitch (138.6 Hz), a semitone above C3's fundamental.
+#[test]
+fn with_the_pedal_down_an_unplayed_string_rings_in_sympathy() {
+    let spec =
+        PianoSpec { keys: vec!["C3".into(), "C#3".into()], strings_per_key: 1, ..PianoSpec::default() };
+    let instrument = piano(&spec, SchemeKind::SymplecticEuler, 1.0 / RATE).unwrap();
+    let options = PerformanceOptions { oversample: 1, ..Default::default() };
+    let played = |pedal: bool| {
+        let mut map = NoteMap::new(&instrument, StringRule::LowestFret);
+        let mut gestures = Vec::new();
+        map.rest(0.0, &mut gestures);
+        let inputs =
+            [input(0.0, NoteKind::Sustain(pedal)), input(0.01, NoteKind::On { note: 48, velocity: 110 })];
+        for input in &inputs {
+            map.play(input, &mut gestures).unwrap();
+        }
+        let sound =
+            render(&instrument, &score_text(&gestures, &instrument, 1.5, "sympathy"), options).remove(0);
+        let late = &sound[(0.5 * RATE) as usize..];
+        (largest(late, 136.0, 141.0), largest(late, 128.0, 133.5))
+    };
+    let ((free, struck_down), (damped, struck_up)) = (played(true), played(false));
+    eprintln!(
+        "C#3's pitch: {free:.3e} with the pedal down, {damped:.3e} up ({:.1} dB); C3's: {struck_down:.3e} and {struck_up:.3e}",
+        20.0 * (free / damped).log10()
+    );
+    assert!(free > 10.0 * damped, "the pedal let C#3 ring only {free:.3e} against {damped:.3e}");
+}
