@@ -142,10 +142,10 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
     check_outputs([("--out-dir", Some(output.as_path()))])?;
     let args = RenderArgs::for_texts(output);
     let mut sound = Rendered { rate: DEMO_RATE, channels: vec![Vec::new(); 2], stopped: None };
-    for piece in DEMO {
+    for piece in &DEMO {
         let sources = Sources {
             instrument: (piece.instrument, piece.instrument_name),
-            score: (ScoreText::Toml(piece.score), piece.score_name),
+            score: (piece.score, piece.score_name),
             score_folder: None,
         };
         let rendered = render_sources(sources, &args, interrupt)?;
@@ -176,29 +176,35 @@ pub fn demo(out_dir: &Path, interrupt: &Interrupt) -> miette::Result<()> {
 struct DemoPiece {
     instrument: &'static str,
     instrument_name: &'static str,
-    score: &'static str,
+    score: ScoreText<'static>,
     score_name: &'static str,
 }
 
-/// The demo: the guitar on its body, a piano phrase and a marimba run.
-const DEMO: [DemoPiece; 3] = [
+/// The demo: the guitar on its body, a piano phrase, a marimba run and the grand piano's piece.
+const DEMO: [DemoPiece; 4] = [
     DemoPiece {
         instrument: include_str!("../../../examples/instruments/acoustic-guitar.toml"),
         instrument_name: "<demo: examples/instruments/acoustic-guitar.toml>",
-        score: include_str!("../../../examples/instruments/guitar-phrase.toml"),
+        score: ScoreText::Toml(include_str!("../../../examples/instruments/guitar-phrase.toml")),
         score_name: "<demo: examples/instruments/guitar-phrase.toml>",
     },
     DemoPiece {
         instrument: include_str!("../../../examples/instruments/piano.toml"),
         instrument_name: "<demo: examples/instruments/piano.toml>",
-        score: include_str!("../../../examples/instruments/piano-phrase.toml"),
+        score: ScoreText::Toml(include_str!("../../../examples/instruments/piano-phrase.toml")),
         score_name: "<demo: examples/instruments/piano-phrase.toml>",
     },
     DemoPiece {
         instrument: include_str!("../../../examples/instruments/marimba.toml"),
         instrument_name: "<demo: examples/instruments/marimba.toml>",
-        score: include_str!("../../../examples/instruments/marimba-run.toml"),
+        score: ScoreText::Toml(include_str!("../../../examples/instruments/marimba-run.toml")),
         score_name: "<demo: examples/instruments/marimba-run.toml>",
+    },
+    DemoPiece {
+        instrument: include_str!("../../../examples/instruments/grand-piano.toml"),
+        instrument_name: "<demo: examples/instruments/grand-piano.toml>",
+        score: ScoreText::Midi(include_bytes!("../../../examples/instruments/grand-piano-20s.mid")),
+        score_name: "<demo: examples/instruments/grand-piano-20s.mid>",
     },
 ];
 
@@ -209,6 +215,7 @@ const DEMO_RATE: f64 = 44_100.0;
 const DEMO_GAP: f64 = 0.5;
 
 /// A score's content: a TOML score or a MIDI file's bytes.
+#[derive(Clone, Copy)]
 pub(crate) enum ScoreText<'a> {
     Toml(&'a str),
     Midi(&'a [u8]),
