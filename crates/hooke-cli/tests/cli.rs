@@ -206,7 +206,7 @@ fn the_demo_plays_a_guitar_a_piano_a_marimba_and_a_grand_piano_to_a_stereo_wav_a
         assert!(text.contains(built), "{built}: {text}");
     }
     assert!(text.contains("wrote ./hooke-demo.wav"), "{text}");
-    assert_eq!(text.matches("x real time").count(), 4, "{text}");
+    assert_eq!(text.matches("x real time\n").count(), 4, "{text}");
     let mut reader = hound::WavReader::open(dir.path().join("hooke-demo.wav")).unwrap();
     assert_eq!(
         (reader.spec().channels, reader.spec().sample_rate, reader.spec().bits_per_sample),
