@@ -102,6 +102,8 @@ pub struct CoupledKernel {
     /// Per mode: `h w^2` and `1 - h gamma` (padding: 0 and 1).
     stiffness: Vec<f64>,
     decay: Vec<f64>,
+    /// Per mode: `gamma` as built, 1/s (padding: 0).
+    gamma: Vec<f64>,
     /// Modal amplitudes `q` (sqrt(kg) m) and rates `p` (sqrt(kg) m/s).
     q: Vec<f64>,
     p: Vec<f64>,
@@ -144,6 +146,7 @@ impl CoupledKernel {
         let padded = |n: usize| n.div_ceil(LANES) * LANES;
         let (mut parts, mut weights) = (Vec::new(), Vec::new());
         let (mut stiffness, mut decay, mut qs, mut ps, mut shares) = (vec![], vec![], vec![], vec![], vec![]);
+        let mut gamma = Vec::new();
         let mut pad = |row: &[f64], to: usize| {
             weights.extend_from_slice(row);
             weights.resize(weights.len() + to - row.len(), 0.0);
@@ -162,6 +165,8 @@ impl CoupledKernel {
             stiffness.resize(start + size, 0.0);
             decay.extend(modes.iter().map(|m| 1.0 - dt * m.gamma));
             decay.resize(start + size, 1.0);
+            gamma.extend(modes.iter().map(|m| m.gamma));
+            gamma.resize(start + size, 0.0);
             let inputs: Vec<usize> =
                 (0..network.touched.len()).filter(|&t| network.touched[t].part == i).collect();
             let mut probes: Vec<usize> =
@@ -182,6 +187,7 @@ impl CoupledKernel {
             dt,
             stiffness,
             decay,
+            gamma,
             q: qs,
             p: ps,
             share: shares,
@@ -255,6 +261,16 @@ impl CoupledKernel {
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.share[first + j] += share(j);
+        }
+    }
+
+    /// Adds the decay rate `rate` (1/s) to the first `count` modes of part `part`, over their
+    /// rates as built: a drag of `rate` on every mass of the part (mass-proportional damping,
+    /// `C = rate M`, which `Phi^T C Phi = rate I` leaves modal, so the modes stay the part's).
+    pub fn set_part_drag(&mut self, part: usize, count: usize, rate: f64) {
+        let first = self.parts[part].modes.start;
+        for j in first..first + count {
+            self.decay[j] = 1.0 - self.dt * (self.gamma[j] + rate);
         }
     }
 

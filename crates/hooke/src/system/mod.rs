@@ -544,16 +544,22 @@ impl System {
         self.dampers.between(a, b)
     }
 
-    /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change).
+    /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change); the
+    /// revision moves only if the value does.
     pub(crate) fn set_spring_stiffness(&mut self, spring: usize, stiffness: f64) {
-        self.springs.coefficient[spring] = stiffness;
-        self.revision += 1;
+        if self.springs.coefficient[spring] != stiffness {
+            self.springs.coefficient[spring] = stiffness;
+            self.revision += 1;
+        }
     }
 
-    /// Changes the coefficient of damper `damper`, N s/m.
+    /// Changes the coefficient of damper `damper`, N s/m; the revision moves only if the value
+    /// does.
     pub(crate) fn set_damper_coefficient(&mut self, damper: usize, damping: f64) {
-        self.dampers.coefficient[damper] = damping;
-        self.revision += 1;
+        if self.dampers.coefficient[damper] != damping {
+            self.dampers.coefficient[damper] = damping;
+            self.revision += 1;
+        }
     }
 
     /// Changes the mass of mass `mass`, kg (> 0), and the gravity force on it.
@@ -569,13 +575,20 @@ impl System {
         self.revision += 1;
     }
 
-    /// Sets the drag coefficient of every coordinate of mass `mass`, N s/m (a score's `damp`).
+    /// Sets the drag coefficient of every coordinate of mass `mass`, N s/m (a score's `damp`);
+    /// the revision moves only if the value does.
     pub(crate) fn set_drag(&mut self, mass: usize, drag: f64) {
         if self.drag.is_empty() {
+            // Made on the first call, even of a zero drag (a live performance's first change,
+            // before play), so that a damp in an audio callback allocates nothing.
             self.drag = vec![0.0; self.mass_coordinates()];
+            self.revision += 1;
         }
-        self.drag[mass * self.dimension..(mass + 1) * self.dimension].fill(drag);
-        self.revision += 1;
+        let coordinates = &mut self.drag[mass * self.dimension..(mass + 1) * self.dimension];
+        if coordinates.iter().any(|&d| d != drag) {
+            coordinates.fill(drag);
+            self.revision += 1;
+        }
     }
 
     /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see

@@ -1,9 +1,11 @@
 //! The coupled modal path: symplectic Euler on a linear network split into parts, each in its
 //! own modes, and a few masses stepped directly ([`crate::analysis::parts`]), on the
 //! [`CoupledKernel`]: a guitar's or a piano's strings on their bridge and body, fretted or
-//! open; bars; plates. It takes every change in place: motion and held forces at once, and a
-//! stop, a link, a drag or a mass at the next block, when it splits the network as changed
-//! again (each piece's modes found once and kept, so a fret pressed again costs no analysis).
+//! open; bars; plates. It takes every change in place: motion and held forces at once; a drag
+//! the same on every mass of a part (a damper on a string, a piano's pedal) at the next block,
+//! as a rate added to the part's modes, with no analysis and no allocation; and a stop, a
+//! link, another drag or a mass at the next block, when it splits the network as changed again
+//! (each piece's modes found once and kept, so a fret pressed again costs no analysis).
 
 use super::Stage;
 use crate::analysis::parts::{split, Network, PartModes, Split};
@@ -51,6 +53,15 @@ pub(crate) struct PartsStage {
     built_for: u64,
     /// Whether a stop changed since.
     restopped: bool,
+    /// Each mass's drag coefficient as built and as the damping rows have it now, N s/m.
+    drag_built: Vec<f64>,
+    drag_now: Vec<f64>,
+    /// The parts whose masses' drag changed since the last block (room for every part).
+    redragged: Vec<usize>,
+    /// The system's revision with the drags changed since the last block, while nothing else
+    /// changed; and whether a drag changed on a mass outside every part.
+    drags_seen: u64,
+    drag_outside: bool,
 }
 
 impl PartsStage {
@@ -132,6 +143,9 @@ impl PartsStage {
             taps(pickups, &split, &place, &source)?,
         );
         stopped.reserve(n);
+        let mut drag_built = system.drag().to_vec();
+        drag_built.resize(n, 0.0);
+        let (drag_now, redragged) = (drag_built.clone(), Vec::with_capacity(split.parts.len()));
         Some(Self {
             kernel,
             split,
@@ -146,13 +160,54 @@ impl PartsStage {
             step: state.step,
             built_for: system.revision(),
             restopped: false,
+            drag_built,
+            drag_now,
+            redragged,
+            drags_seen: system.revision(),
+            drag_outside: false,
         })
+    }
+
+    /// Takes the drags changed since the last block in place, where they are all that changed
+    /// in the system and each part's masses all have the same drag rate added to their rates
+    /// as built ([`CoupledKernel::set_part_drag`]); `false` otherwise, changing nothing.
+    fn take_drags(&mut self, system: &System) -> bool {
+        if self.restopped || self.drag_outside || self.drags_seen != system.revision() {
+            return false;
+        }
+        let drag = system.drag();
+        let added = |mass: usize| {
+            (drag.get(mass).copied().unwrap_or(0.0) - self.drag_built[mass]) / self.network.mass[mass]
+        };
+        let uniform = |part: &usize| {
+            let masses = &self.split.parts[*part].masses;
+            let rate = added(masses[0]);
+            let diagonal = |m: usize| self.network.damping.0[m].iter().any(|&(j, _)| j == m);
+            masses.iter().all(|&m| (added(m) - rate).abs() <= 1e-12 * rate.abs() && diagonal(m))
+        };
+        if !self.redragged.iter().all(uniform) {
+            return false;
+        }
+        for &part in &self.redragged {
+            let masses = &self.split.parts[part].masses;
+            self.kernel.set_part_drag(part, masses.len(), added(masses[0]));
+            // The damping rows (`free_force` reads them) as the system has them now.
+            for &m in masses {
+                let now = drag.get(m).copied().unwrap_or(0.0);
+                let entry = self.network.damping.0[m].iter_mut().find(|(j, _)| *j == m);
+                entry.expect("a diagonal entry").1 += now - self.drag_now[m];
+                self.drag_now[m] = now;
+            }
+        }
+        self.redragged.clear();
+        self.built_for = system.revision();
+        true
     }
 
     /// Splits the system again where a stop, a link, a drag or a mass changed; `false` where
     /// it no longer splits.
     fn take_changes(&mut self, system: &System) -> bool {
-        if !self.restopped && self.built_for == system.revision() {
+        if !self.restopped && self.built_for == system.revision() || self.take_drags(system) {
             return true;
         }
         let state = self.state(system);
@@ -333,6 +388,10 @@ impl Stage for PartsStage {
 
     /// A stop holds the mass at rest at once; the network is split again at the next block.
     fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
+        if !stopped && !self.stopped.iter().any(|s| s.0 == mass) {
+            // Not stopped, nor to be: nothing changes (a release of a free mass).
+            return true;
+        }
         let (x, _) = self.motion(mass);
         let already =
             matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
@@ -352,8 +411,19 @@ impl Stage for PartsStage {
         true
     }
 
-    /// Taken at the next block.
-    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
+    /// Taken at the next block: in place where every mass of its part takes the same drag rate.
+    fn set_drag(&mut self, system: &System, mass: usize) -> bool {
+        // The system moved by this drag alone since the drags before it (or by nothing: the
+        // same drag again).
+        if system.revision() != self.drags_seen + 1 {
+            return true;
+        }
+        self.drags_seen += 1;
+        match self.place.get(mass) {
+            Some(&Place::Part(part, _)) if !self.redragged.contains(&part) => self.redragged.push(part),
+            Some(&Place::Part(..)) => {}
+            _ => self.drag_outside = true,
+        }
         true
     }
 
