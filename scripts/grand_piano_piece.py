@@ -11,6 +11,8 @@ lifted at 19.9 s while the pedal holds them. Run `python3 scripts/grand_piano_pi
 import pathlib
 import struct
 
+from one_note_midi import vlq
+
 TICKS_PER_SECOND = 960  # 480 ticks a beat at 120 beats a minute
 
 CHORDS = [  # (bass MIDI note, chord tones as pitch classes)
@@ -61,14 +63,6 @@ def events():
 
 
 def midi_file():
-    def vlq(n):
-        out = [n & 0x7F]
-        n >>= 7
-        while n:
-            out.append((n & 0x7F) | 0x80)
-            n >>= 7
-        return bytes(reversed(out))
-
     track, last = b"", 0
     for time, message in events():
         tick = round(time * TICKS_PER_SECOND)

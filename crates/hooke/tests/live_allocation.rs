@@ -21,50 +21,53 @@ use counting::{heap_operations, Counting};
 #[global_allocator]
 static COUNTING: Counting = Counting;
 
-/// The script: at each time (s), the inputs.
-fn script() -> Vec<(f64, NoteKind)> {
+/// A line of `count` notes, one every 1/8 s from `notes` in turn, each held `held` s, the sustain
+/// pedal pressed at note `pedal.0` of every 16 and lifted `pedal.1` s later; and `extra(i, time)`'s
+/// inputs at note `i`. At each time (s), the inputs, in time order.
+fn line(
+    notes: &[u8],
+    count: usize,
+    held: f64,
+    pedal: (usize, f64),
+    extra: impl Fn(usize, f64) -> Vec<(f64, NoteKind)>,
+) -> Vec<(f64, NoteKind)> {
     let mut events = Vec::new();
-    let notes = [40u8, 45, 50, 55, 59, 64, 47, 52, 57, 62, 67, 72, 76, 43, 48, 53];
-    for i in 0..79 {
+    for i in 0..count {
         let time = i as f64 * 0.125;
         let note = notes[i % notes.len()];
         events.push((time, NoteKind::On { note, velocity: 40 + (i * 7 % 88) as u8 }));
-        events.push((time + 0.1, NoteKind::Off { note }));
-        if i % 8 == 3 {
-            events.push((time + 0.05, NoteKind::Bend(0.5)));
-            events.push((time + 0.11, NoteKind::Bend(0.0)));
-        }
-        if i % 8 == 6 {
-            let value = (i * 13 % 128) as u8;
-            events.push((time + 0.02, NoteKind::Control { controller: 1, value }));
-            events.push((time + 0.03, NoteKind::Control { controller: 74, value: 127 - value }));
-        }
-        if i % 16 == 5 {
+        events.push((time + held, NoteKind::Off { note }));
+        if i % 16 == pedal.0 {
             events.push((time, NoteKind::Sustain(true)));
-            events.push((time + 0.5, NoteKind::Sustain(false)));
+            events.push((time + pedal.1, NoteKind::Sustain(false)));
         }
+        events.extend(extra(i, time));
     }
     events.sort_by(|a, b| a.0.total_cmp(&b.0));
     events
 }
 
-/// The piano's script: a C major line up and down over two octaves, a note every 1/8 s held
-/// 0.3 s, the pedal pressed for a bar and lifted every 2 s.
-fn piano_script() -> Vec<(f64, NoteKind)> {
-    let mut events = Vec::new();
-    let notes = [48u8, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52];
-    for i in 0..72 {
-        let time = i as f64 * 0.125;
-        let note = notes[i % notes.len()];
-        events.push((time, NoteKind::On { note, velocity: 40 + (i * 7 % 88) as u8 }));
-        events.push((time + 0.3, NoteKind::Off { note }));
-        if i % 16 == 2 {
-            events.push((time, NoteKind::Sustain(true)));
-            events.push((time + 1.0, NoteKind::Sustain(false)));
+/// The guitar's script: notes across the neck held 0.1 s, a bend every eight notes and two
+/// controllers moved every eight, the pedal down for 0.5 s every 16.
+fn script() -> Vec<(f64, NoteKind)> {
+    let notes = [40u8, 45, 50, 55, 59, 64, 47, 52, 57, 62, 67, 72, 76, 43, 48, 53];
+    line(&notes, 79, 0.1, (5, 0.5), |i, time| match i % 8 {
+        3 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.11, NoteKind::Bend(0.0))],
+        6 => {
+            let value = (i * 13 % 128) as u8;
+            vec![
+                (time + 0.02, NoteKind::Control { controller: 1, value }),
+                (time + 0.03, NoteKind::Control { controller: 74, value: 127 - value }),
+            ]
         }
-    }
-    events.sort_by(|a, b| a.0.total_cmp(&b.0));
-    events
+        _ => Vec::new(),
+    })
+}
+
+/// The piano's script: a C major line up and down over two octaves, each note held 0.3 s, the
+/// pedal down for 1 s every 2 s.
+fn piano_script() -> Vec<(f64, NoteKind)> {
+    line(&[48, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52], 72, 0.3, (2, 1.0), |_, _| Vec::new())
 }
 
 #[test]

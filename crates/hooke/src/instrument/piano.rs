@@ -357,9 +357,8 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         None => spec.soundboard.clone(),
         Some(law) => {
             let valid = |f: f64| f.is_finite() && f > 0.0;
-            if !(valid(law.lowest) && law.highest > law.lowest && valid(law.highest))
-                || !(2..=MAX_BOARD_MODES).contains(&law.modes)
-            {
+            let modes = (2..=MAX_BOARD_MODES).contains(&law.modes);
+            if !(valid(law.lowest) && law.highest > law.lowest && valid(law.highest) && modes) {
                 let expected = format!("lowest > 0 Hz below highest, and 2 to {MAX_BOARD_MODES} modes");
                 return Err(bad("board", &expected, format!("{law:?}")));
             }
