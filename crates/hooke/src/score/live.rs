@@ -42,8 +42,20 @@ fn clock() -> Option<Instant> {
 /// The hammer of a live strike on a part without its own ([`crate::instrument::KeyHammer`]):
 /// mass (kg), felt stiffness (N/m^exponent) and exponent, the score format's defaults.
 const HAMMER: (f64, f64, f64) = (5e-3, 1e9, 2.5);
-/// Excitations that may play at once without the engine allocating.
+/// Excitations that may play at once without the engine allocating, at the least (an
+/// instrument with more strings has room for one on each: [`excitations_for`]).
 pub const MAX_EXCITATIONS: usize = 64;
+
+/// Room for excitations on `instrument`: [`MAX_EXCITATIONS`], or one for each of its strings
+/// (every key of a piano struck at once, a hammer on each string of its course) where it has
+/// more.
+fn excitations_for(instrument: &Instrument) -> usize {
+    let strings = instrument.parts.iter().map(|part| match &part.kind {
+        PartKind::String(string) => string.course().count(),
+        _ => 1,
+    });
+    MAX_EXCITATIONS.max(strings.sum())
+}
 
 /// A cue for the callback: part and action (never a shape or a drive, which own memory).
 pub type LiveCue = (usize, Action);
@@ -230,7 +242,7 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         None => map,
     };
     let mut resolver = Resolver::new(instrument)?;
-    let mut performance = Performance::live(instrument, options.performance, MAX_EXCITATIONS)?;
+    let mut performance = Performance::live(instrument, options.performance, excitations_for(instrument))?;
     // The first change picks the path a played engine keeps (the string bank for strings).
     performance.play(0, &Action::Undamp).map_err(InstrumentError::from)?;
     // The instrument at rest: a piano's dampers on its strings.
@@ -355,7 +367,7 @@ pub fn calibrate(
     options: PerformanceOptions,
     level: f64,
 ) -> Result<(f64, f64), LiveError> {
-    let mut performance = Performance::live(instrument, options, MAX_EXCITATIONS)?;
+    let mut performance = Performance::live(instrument, options, excitations_for(instrument))?;
     let mut resolver = Resolver::new(instrument)?;
     let note = instrument
         .parts

@@ -173,9 +173,11 @@ impl Performance {
                 None
             }
         };
-        match event {
-            Some(event) => self.engine.apply(event),
-            None => self.configure(part),
+        match (event, action) {
+            (Some(event), _) => self.engine.apply(event),
+            // A damp changes the drags alone: the links and stops stay as they are.
+            (None, Action::Damp(_) | Action::Undamp) => self.configure(part, false),
+            (None, _) => self.configure(part, true),
         }
     }
 
@@ -281,8 +283,8 @@ impl Performance {
         Ok(true)
     }
 
-    /// Sets every link, stop and drag of part `part` from its setting.
-    fn configure(&mut self, part: usize) -> Result<(), ModelError> {
+    /// Sets every drag of part `part` from its setting, and with `links` every link and stop.
+    fn configure(&mut self, part: usize, links: bool) -> Result<(), ModelError> {
         let setting = self.settings[part];
         let engine = &mut self.engine;
         let dim = self.dimension;
@@ -292,7 +294,7 @@ impl Performance {
             PartKind::String(course) => {
                 for (s, string) in course.course().enumerate() {
                     let stop = setting.fret.filter(|_| s == 0);
-                    for j in 0..=string.masses.len() {
+                    for j in (0..=string.masses.len()).filter(|_| links) {
                         let (k, z) = match stop {
                             Some(stop) if j == stop.mass + 1 => (stop.stiffness, stop.damping),
                             _ => (string.stiffness, string.damping),
@@ -304,27 +306,29 @@ impl Performance {
                             damping: z * setting.damping,
                         })?;
                     }
-                    if !string.mode_damping.is_empty() {
+                    if links && !string.mode_damping.is_empty() {
                         let mass = string.masses[0];
                         engine.apply(Event::ModeDamping { mass, scale: setting.damping })?;
                     }
                     for (i, &mass) in string.masses.iter().enumerate() {
                         let stopped = stop.is_some_and(|s| s.mass == i);
-                        if stopped {
+                        if links && stopped {
                             engine.apply(Event::Motion {
                                 coordinate: mass * dim,
                                 position: 0.0,
                                 velocity: 0.0,
                             })?;
                         }
-                        engine.apply(Event::Stop { mass, stopped })?;
+                        if links {
+                            engine.apply(Event::Stop { mass, stopped })?;
+                        }
                         let muted = stop.is_some_and(|s| i < s.mass);
                         engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
                     }
                 }
             }
             PartKind::Membrane(membrane) => {
-                for &([a, b], k, z) in &membrane.links {
+                for &([a, b], k, z) in membrane.links.iter().filter(|_| links) {
                     engine.apply(Event::Link {
                         a,
                         b,
