@@ -63,8 +63,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Render the built-in demo (the guitar on its body, a piano phrase and a marimba run) to
-    /// hooke-demo.wav.
+    /// Render the built-in demo (the guitar on its body, a piano phrase, a marimba run and the
+    /// 88-key grand piano's piece) to hooke-demo.wav.
     Demo {
         /// Folder to write the files into.
         #[arg(long, default_value = ".")]

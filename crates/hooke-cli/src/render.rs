@@ -1,7 +1,7 @@
 //! `hooke render INSTRUMENT.toml SCORE.toml -o out.wav`: an instrument played from a score (or
 //! a Standard MIDI File, mapped by the library's note map), simulated at K times the output rate
 //! and decimated, with a progress bar on a terminal; and `hooke demo`: the guitar on its body,
-//! a piano phrase and a marimba run.
+//! a piano phrase, a marimba run and the 88-key grand piano's piece.
 
 use crate::device::DeviceChoice;
 use crate::diagnostics::FileDiagnostic;
