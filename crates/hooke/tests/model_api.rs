@@ -284,3 +284,41 @@ fn names_in_a_file_that_are_not_an_axis_or_a_quantity_are_located_errors() {
     assert_eq!((error.line, error.column), (6, 12), "{error}");
     assert!(error.message.contains("expected a number or an array of numbers"), "{error}");
 }
+
+/// `System::spring_between` and `damper_between` find the first link joining two nodes either
+/// way round, as a scan of every link does: on a chain of strings on one bridge with a second
+/// spring between two nodes already joined, written the other way round.
+#[test]
+fn the_link_between_two_nodes_is_the_first_that_joins_them_either_way() -> Result<(), ModelError> {
+    let mut model = Model::new(1)?;
+    let bridge = model.add_mass(Mass::new("bridge", 0.1))?;
+    for s in 0..3 {
+        model.add_string(
+            StringSpec::new(format!("s{s}"), 5).mass(1e-3).stiffness(1e3).damping(1e-3).to(bridge),
+        )?;
+    }
+    model.add_spring(Spring::new("s1.5", "s1.4", 7.0))?;
+    model.add_damper(Damper::new("bridge", "s2.5", 0.5))?;
+    let system = System::new(&model);
+    let scan = |ends: (&[u32], &[u32]), a: usize, b: usize| {
+        let (a, b) = (a as u32, b as u32);
+        (0..ends.0.len()).find(|&i| (ends.0[i], ends.1[i]) == (a, b) || (ends.0[i], ends.1[i]) == (b, a))
+    };
+    let (springs, dampers) = (system.springs(), system.dampers());
+    let nodes = system.node_ids().len();
+    let (mut joined, mut apart) = (0, 0);
+    for a in 0..nodes {
+        for b in 0..nodes {
+            let found = system.spring_between(a, b);
+            assert_eq!(found, scan((&springs.a, &springs.b), a, b), "springs {a}-{b}");
+            assert_eq!(system.damper_between(a, b), scan((&dampers.a, &dampers.b), a, b), "dampers {a}-{b}");
+            if found.is_some() {
+                joined += 1
+            } else {
+                apart += 1
+            }
+        }
+    }
+    assert!(joined > 30 && apart > 100, "{joined} joined pairs, {apart} apart");
+    Ok(())
+}

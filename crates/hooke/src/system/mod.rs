@@ -55,10 +55,16 @@ pub struct LinkArrays {
 }
 
 impl LinkArrays {
-    /// The link joining nodes `a` and `b` (either way round), if any.
-    fn between(&self, a: usize, b: usize) -> Option<usize> {
-        let (a, b) = (a as u32, b as u32);
-        (0..self.len()).find(|&i| (self.a[i], self.b[i]) == (a, b) || (self.a[i], self.b[i]) == (b, a))
+    /// Each link's ends as one key (lower node in the high half) with its index, sorted: the
+    /// index [`between`] searches.
+    fn by_ends(&self) -> Vec<(u64, u32)> {
+        let key = |i: usize| {
+            let (low, high) = (self.a[i].min(self.b[i]), self.a[i].max(self.b[i]));
+            (u64::from(low) << 32) | u64::from(high)
+        };
+        let mut index: Vec<(u64, u32)> = (0..self.len()).map(|i| (key(i), i as u32)).collect();
+        index.sort_unstable();
+        index
     }
 
     /// Number of links.
@@ -70,6 +76,16 @@ impl LinkArrays {
     pub fn is_empty(&self) -> bool {
         self.a.is_empty()
     }
+}
+
+/// The first link (the lowest index) joining nodes `a` and `b` either way round, by binary
+/// search of `index` ([`LinkArrays::by_ends`]): a fret or a tension change looks up each of its
+/// links, live, in a network of thousands.
+fn between(index: &[(u64, u32)], a: usize, b: usize) -> Option<usize> {
+    let (low, high) = (a.min(b) as u64, a.max(b) as u64);
+    let key = (low << 32) | high;
+    let at = index.partition_point(|&(k, _)| k < key);
+    index.get(at).filter(|&&(k, _)| k == key).map(|&(_, i)| i as usize)
 }
 
 /// A mode damping compiled ([`crate::model::ModeDamping`]): dense damping among a string's
@@ -293,6 +309,9 @@ pub struct System {
     drag: Vec<f64>,
     springs: LinkArrays,
     dampers: LinkArrays,
+    /// The springs' and the dampers' [`LinkArrays::by_ends`].
+    springs_by_ends: Vec<(u64, u32)>,
+    dampers_by_ends: Vec<(u64, u32)>,
     bendings: BendingArrays,
     angles: AngleArrays,
     barriers: BarrierArrays,
@@ -429,6 +448,8 @@ impl System {
             gravity_force,
             gravity: model.gravity().to_vec(),
             drag,
+            springs_by_ends: springs.by_ends(),
+            dampers_by_ends: dampers.by_ends(),
             springs,
             dampers,
             bendings,
@@ -536,12 +557,12 @@ impl System {
 
     /// The spring joining nodes `a` and `b` (either way round), if any.
     pub fn spring_between(&self, a: usize, b: usize) -> Option<usize> {
-        self.springs.between(a, b)
+        between(&self.springs_by_ends, a, b)
     }
 
     /// The damper joining nodes `a` and `b` (either way round), if any.
     pub fn damper_between(&self, a: usize, b: usize) -> Option<usize> {
-        self.dampers.between(a, b)
+        between(&self.dampers_by_ends, a, b)
     }
 
     /// Changes the stiffness of spring `spring`, N/m (a score's fret or tension change); the
