@@ -161,6 +161,14 @@ fn bad_piano_files_are_refused_at_the_field() {
         ("[piano]\nkeys = [\"C4\", \"H4\"]\n", "p.toml:2:8", "\"H4\""),
         ("[piano]\nkeys = [\"C4\"]\nstrings_per_key = 4\n", "p.toml:3:19", "1 to 3 strings a key"),
         ("[piano]\nkeys = [\"C4\", \"C4\"]\n", "p.toml:2:8", "each key once"),
+        ("[piano]\nkeys = [\"C8-A0\"]\n", "p.toml:2:8", "from low to high"),
+        ("[piano]\nkeys = [\"C4-E4\", \"D4\"]\n", "p.toml:2:8", "each key once"),
+        ("[piano]\nkeys = [\"C4\"]\nundamped_from = \"H6\"\n", "p.toml:3:17", "\"H6\""),
+        (
+            "[piano]\nkeys = [\"C4\"]\n[[piano.scale]]\nkey = \"C4\"\nstrings = 4\nlength = 0.6\nlinear_density = 8e-3\ninharmonicity = 4e-4\ndecay = 5.0\nhammer_mass = 8e-3\nfelt_stiffness = 3e8\n",
+            "p.toml:3:1",
+            "1 to 3 strings a key",
+        ),
         ("[piano]\nkeys = [\"C4\"]\nstrike_position = 1.5\n", "p.toml:3:19", "strictly between 0 and 1"),
         (
             "[piano]\nkeys = [\"C4\"]\nsoundboard = [{ frequency = 100.0, decay_time = 1e-4, mass = 1.0 }]\n",

@@ -203,20 +203,15 @@ struct KeyScale {
 /// Expands `keys`' ranges (`"A0-C8"`, chromatic, both ends included) into note names, sharps
 /// for the black keys.
 fn expand_keys(keys: &[String]) -> Result<Vec<String>, ModelError> {
+    let note = |name: &str| note_frequency(name.trim()).map(midi_note).filter(|n| (0..=127).contains(n));
     let mut names = Vec::new();
     for entry in keys {
-        let Some((low, high)) = entry.split_once('-').filter(|(low, _)| !low.is_empty()) else {
-            names.push(entry.clone());
-            continue;
-        };
-        let note = |name: &str| note_frequency(name.trim()).map(midi_note);
-        match (note(low), note(high)) {
-            (Some(low), Some(high))
-                if low <= high && (0..=127).contains(&low) && (0..=127).contains(&high) =>
-            {
-                names.extend((low..=high).map(|n| note_name(n as u8)));
-            }
-            _ => {
+        // A note name with octave -1 (`"C-1"`) has a dash too: a range is two note names.
+        let range = entry.split_once('-').and_then(|(low, high)| Some((note(low)?, note(high)?)));
+        match range {
+            None => names.push(entry.clone()),
+            Some((low, high)) if low <= high => names.extend((low..=high).map(|n| note_name(n as u8))),
+            Some(_) => {
                 let expected = "note names or ranges of them from low to high, such as \"A0-C8\"";
                 return Err(ModelError::new("piano", "keys", expected, format!("\"{entry}\"")));
             }
