@@ -9,8 +9,9 @@ use hooke::engine::PathKind;
 use hooke::format::instrument::parse as parse_instrument;
 use hooke::format::midi::score_text;
 use hooke::format::score::parse as parse_score;
+use hooke::instrument::guitar::note_frequency;
 use hooke::instrument::piano::{piano, PianoSpec};
-use hooke::instrument::{Damper, Instrument, PartKind, StringPart};
+use hooke::instrument::{Damper, Instrument, InstrumentSpec, PartKind, StringPart};
 use hooke::scheme::SchemeKind;
 use hooke::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke};
 use hooke::score::performance::{Performance, PerformanceOptions};
@@ -30,7 +31,8 @@ fn input(time: f64, kind: NoteKind) -> NoteInput {
 
 /// The file's 88 keys from A0 to C8 with one string a key to E1, two to E2 and three above; no
 /// dampers from F#6 up; and at each point of its scale as many masses a string as the stiff
-/// string has partials `n f_0 sqrt(1 + B n^2)` up to 10 kHz (counted here from the point's `B`).
+/// string has partials `n f_0 sqrt(1 + B n^2)` up to 10 kHz (counted here from the point's key
+/// and `B`).
 #[test]
 fn the_grand_piano_has_88_keys_their_courses_dampers_and_masses_to_10_khz() {
     let text = std::fs::read_to_string("../../examples/instruments/grand-piano.toml").unwrap();
@@ -47,9 +49,12 @@ fn the_grand_piano_has_88_keys_their_courses_dampers_and_masses_to_10_khz() {
     assert!(
         dampers[..69].iter().all(|&d| d == Damper::Felt) && dampers[69..].iter().all(|&d| d == Damper::None)
     );
-    // The scale's points: (key index, inharmonicity B).
-    for (k, b) in [(0, 3.0e-4), (39, 4.6e-4), (51, 1.30e-3), (75, 1.04e-2), (87, 2.94e-2)] {
-        let f0 = 440.0 * 2f64.powf((k as f64 - 48.0) / 12.0);
+    // At each point of the file's scale, its inharmonicity B.
+    let InstrumentSpec::Piano(spec) = &file.spec else { panic!("a piano: {:?}", file.spec) };
+    assert!(spec.scale.len() >= 5, "{} points", spec.scale.len());
+    for point in &spec.scale {
+        let (f0, b) = (note_frequency(&point.key).unwrap(), point.inharmonicity);
+        let k = instrument.parts.iter().position(|part| part.name == point.key).unwrap();
         let partials = (1..).take_while(|&n| {
             let n = f64::from(n);
             n * f0 * (1.0 + b * n * n).sqrt() <= 10_000.0

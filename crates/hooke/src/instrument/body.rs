@@ -117,11 +117,11 @@ pub(super) fn tune_on_body(
             }
             // None where a body mode at the course's pitch shares its motion with the strings:
             // the mode most on the strings then.
-            let most_on_strings = || within().max_by(|&a, &b| on_strings(a).total_cmp(&on_strings(b)));
-            match most_on_strings() {
-                _ if weights > 0.0 => (logs / weights).exp(),
-                Some(k) => omegas[k],
-                None => nearest(),
+            if weights > 0.0 {
+                (logs / weights).exp()
+            } else {
+                let most_on_strings = within().max_by(|&a, &b| on_strings(a).total_cmp(&on_strings(b)));
+                most_on_strings.map_or_else(nearest, |k| omegas[k])
             }
         };
         Ok(tuned.ln() - fixed.ln())

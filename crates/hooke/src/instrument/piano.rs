@@ -19,7 +19,7 @@ use super::{
 };
 use crate::analysis::error::AnalysisError;
 use crate::analysis::string_partials::LossLaw;
-use crate::model::{BodyMode, ModelError};
+use crate::model::{BodyMode, ModelError, MAX_BODY_MODES};
 use crate::scheme::SchemeKind;
 use serde::Deserialize;
 
@@ -121,12 +121,9 @@ pub struct BoardLaw {
     pub lowest: f64,
     /// The highest mode, Hz.
     pub highest: f64,
-    /// How many modes (2 to [`MAX_BOARD_MODES`]).
+    /// How many modes (2 to [`MAX_BODY_MODES`], a body's most).
     pub modes: usize,
 }
-
-/// The most modes a smoothed soundboard may have.
-pub const MAX_BOARD_MODES: usize = 200;
 
 impl Default for PianoSpec {
     /// An octave of white keys from C4 to C5, three strings a key spread over 3 cents, 40 masses a
@@ -352,9 +349,9 @@ pub fn piano(spec: &PianoSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument
         None => spec.soundboard.clone(),
         Some(law) => {
             let valid = |f: f64| f.is_finite() && f > 0.0;
-            let modes = (2..=MAX_BOARD_MODES).contains(&law.modes);
+            let modes = (2..=MAX_BODY_MODES).contains(&law.modes);
             if !(valid(law.lowest) && law.highest > law.lowest && valid(law.highest) && modes) {
-                let expected = format!("lowest > 0 Hz below highest, and 2 to {MAX_BOARD_MODES} modes");
+                let expected = format!("lowest > 0 Hz below highest, and 2 to {MAX_BODY_MODES} modes");
                 return Err(bad("board", &expected, format!("{law:?}")));
             }
             smoothed_soundboard(law)
