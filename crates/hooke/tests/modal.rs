@@ -274,11 +274,15 @@ fn a_change_that_leaves_the_strings_as_they_were_keeps_the_modal_kernel() {
     engine.apply(Event::Link { a: nut, b: 0, stiffness: 2e5, damping: 2e-3 }).unwrap();
     engine.apply(Event::Drag { mass: 3, drag: 3.0 * 1e-3 }).unwrap();
     engine.apply(Event::Stop { mass: 3, stopped: false }).unwrap();
+    // The changes are taken at the next block boundary.
+    let mut output = vec![Vec::new(); engine.channels()];
+    engine.advance(1, &mut output).unwrap();
     assert_eq!(engine.path(), PathKind::Modal);
     // A link or a drag that differs makes string a non-uniform: the coupled modal path takes
     // over (string a deviates from the uniform string at one mass; the string bank takes no
     // gravity), at the next block.
     engine.apply(Event::Drag { mass: 3, drag: 4.0 * 1e-3 }).unwrap();
+    engine.advance(1, &mut output).unwrap();
     assert_eq!(engine.path(), PathKind::Parts);
 }
 

@@ -8,9 +8,11 @@
 //! decimating when it oversamples (or letting the modal path fold the decimation into its
 //! outputs); takes [`Event`]s now or at a given
 //! step ([`Engine::apply`], [`Engine::schedule`]); and feeds observers (trajectories, energy,
-//! invariants) on the same loop ([`Engine::run`]). Every change lands in the system first and
-//! the path takes it in place or is rebuilt from the current state, so no scheme or kernel ever
-//! steps a system it was not built for.
+//! invariants) on the same loop ([`Engine::run`]). Every change lands in the system first and is
+//! recorded as data (`change`); once per block boundary the reconcile step (`reconcile`) has
+//! the path take the changes in place or hands the state to the first candidate path that can
+//! run the system as changed (`paths::PATHS`), so no scheme or kernel ever steps a system it
+//! was not built for.
 //!
 //! ```
 //! use hooke::engine::{Engine, EngineConfig, PickupSpec};
@@ -28,6 +30,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod change;
 mod config;
 pub mod decimate;
 mod device;
@@ -35,10 +38,10 @@ mod energy_monitor;
 pub mod excitation;
 mod paths;
 mod pickup;
+mod reconcile;
 mod run_error;
 mod settings;
 mod stage;
-mod standby;
 
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
@@ -56,9 +59,10 @@ use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
 use crate::model::{Model, ModelError};
 use crate::scheme::{EnergyExchange, SchemeKind};
 use crate::system::{State, System};
+use change::{changed_motion, overlay, Change};
 use decimate::Decimator;
 use excitation::Playing;
-use paths::Paths;
+use paths::{Paths, Situation};
 use stage::Stage;
 use std::sync::Arc;
 
@@ -90,6 +94,12 @@ pub struct Engine {
     system: System,
     paths: Paths,
     stage: Box<dyn Stage>,
+    /// Paths built before and kept to take over in place (see `reconcile`).
+    kept: Vec<Box<dyn Stage>>,
+    /// The changes made since the last block boundary, for the path to take (see `change`).
+    changes: Vec<Change>,
+    /// The stopped masses.
+    stopped: Vec<usize>,
     /// The excitations in play and the step each started at.
     playing: Vec<(Playing, u64)>,
     /// Coordinates holding a force now.
@@ -103,8 +113,6 @@ pub struct Engine {
     record: Vec<f64>,
     /// Output frames made by [`Engine::render`] not yet copied out (scratch).
     pending: Vec<Vec<f64>>,
-    /// A path kept ready to take over without building anything (see `standby`).
-    standby: Option<Box<dyn Stage>>,
 }
 
 impl Engine {
@@ -152,22 +160,18 @@ impl Engine {
             .flatten()
             .map(Arc::new);
         let channels = pickups.channel_count();
-        let paths = Paths {
-            config,
-            dt: config.step.seconds(),
-            kernels: config.kernels,
-            device,
-            pickups,
-            pool,
-            stopped: Vec::new(),
-            played: false,
-        };
+        let paths = Paths { config, dt: config.step.seconds(), device, pickups, pool };
+        let start = Situation { observed: false, stopped: false, forced: false };
         let mut stage = match &paths.device {
+            Some(device) if !config.kernels => {
+                let reason = "the fast paths are off (the config says so)".into();
+                return Err(EngineError::Device { device: device.name(), reason });
+            }
             Some(device) => match paths.on_device(&system, &system.initial_state()) {
                 Ok(stage) => Box::new(stage),
                 Err(reason) => return Err(EngineError::Device { device: device.name(), reason }),
             },
-            None => paths.select(&system, system.initial_state()),
+            None => paths.first_fit(&system, &system.initial_state(), &[], start),
         };
         if let Some(refusal) = stage.general().and_then(|general| general.refusal()) {
             return Err(EngineError::Scheme(refusal.clone()));
@@ -176,6 +180,9 @@ impl Engine {
             system,
             paths,
             stage,
+            kept: Vec::new(),
+            changes: Vec::with_capacity(64),
+            stopped: Vec::new(),
             playing: Vec::new(),
             held: Vec::new(),
             forces: Vec::new(),
@@ -183,26 +190,7 @@ impl Engine {
             decimator: Decimator::new(config.oversample, channels),
             record: Vec::with_capacity(channels * MAX_BLOCK as usize),
             pending: vec![Vec::new(); channels],
-            standby: None,
         })
-    }
-
-    /// Brings the decimator's history up to date with the path (see
-    /// [`Stage::restore_history`]): before any change, before the path is replaced and before
-    /// the decimator flushes.
-    fn settle(&mut self) {
-        self.stage.restore_history(&mut self.decimator);
-    }
-
-    /// Rebuilds the path from the current state, after `change` (applied to the state).
-    fn rebuild(&mut self, change: impl FnOnce(&mut State)) {
-        self.settle();
-        // The standby was built for the system as it was before a change no path took in place
-        // (a mass changed, say): the string bank would step the old masses.
-        self.standby = None;
-        let mut state = self.stage.state(&self.system);
-        change(&mut state);
-        self.stage = self.paths.select(&self.system, state);
     }
 
     /// The compiled system, with every change made so far.
@@ -225,7 +213,8 @@ impl Engine {
         self.paths.dt
     }
 
-    /// The path running now.
+    /// The path running now (changes applied since the last step are taken, and the path
+    /// chosen for them, at the next block boundary).
     pub fn path(&self) -> PathKind {
         self.stage.kind()
     }
@@ -247,7 +236,16 @@ impl Engine {
 
     /// The state now (every node, anchors included).
     pub fn state(&self) -> State {
-        self.stage.state(&self.system)
+        let mut state = self.stage.state(&self.system);
+        overlay(&self.changes, self.system.dimension(), &mut state);
+        state
+    }
+
+    /// Position (m) and velocity (m/s) of a moving state coordinate now, the changes not yet
+    /// taken by the path included.
+    fn motion(&self, coordinate: usize) -> (f64, f64) {
+        let now = self.stage.motion(coordinate);
+        changed_motion(&self.changes, coordinate, self.system.dimension(), now.0).unwrap_or(now)
     }
 
     /// The state coordinate of `axis` (0 = x) of mass `mass`.
@@ -268,22 +266,23 @@ impl Engine {
         analyse(&self.system, self.paths.config.scheme, self.paths.dt, options)
     }
 
-    /// Applies `event` now, before the next step. An event that does not fit the system (an
-    /// index out of range, a figure that is not finite or of the wrong sign) changes nothing and
-    /// is refused with an error that names it.
+    /// Applies `event` now, before the next step: the system changes at once, and the path
+    /// takes the change at the next block boundary (see `reconcile`). An event that does not
+    /// fit the system (an index out of range, a figure that is not finite or of the wrong sign)
+    /// changes nothing and is refused with an error that names it.
     pub fn apply(&mut self, event: Event) -> Result<(), ModelError> {
         event.check(&self.system)?;
-        self.settle();
-        self.paths.played = true;
         match event {
-            Event::Shape(values) => self.set_motions(values.into_iter().map(|(c, x)| (c, x, 0.0))),
+            Event::Shape(values) => {
+                let motions = values.into_iter().map(|(coordinate, x)| Change::Motion { coordinate, x, v: 0.0 });
+                self.changes.extend(motions);
+            }
             Event::Motion { coordinate, position, velocity } => {
-                self.set_motions(std::iter::once((coordinate, position, velocity)))
+                self.changes.push(Change::Motion { coordinate, x: position, v: velocity });
             }
             Event::Excite(excitation) => {
-                let (x, _) = self.stage.motion(excitation.coordinate());
+                let (x, _) = self.motion(excitation.coordinate());
                 self.playing.push((Playing::start(excitation, x), self.stage.step()));
-                self.prefer_bank_standby();
             }
             Event::Link { a, b, stiffness, damping } => {
                 if let Some(spring) = self.system.spring_between(a, b) {
@@ -292,56 +291,31 @@ impl Engine {
                 if let Some(damper) = self.system.damper_between(a, b) {
                     self.system.set_damper_coefficient(damper, damping);
                 }
-                if !self.stage.set_link(&self.system, a, b) {
-                    self.take_refused_change();
-                } else {
-                    self.prefer_modal_standby();
-                }
+                self.changes.push(Change::Link { a, b });
             }
             Event::Drag { mass, drag } => {
                 self.system.set_drag(mass, drag);
-                if !self.stage.set_drag(&self.system, mass) {
-                    self.take_refused_change();
-                }
+                self.changes.push(Change::Drag { mass });
             }
             Event::Mass { mass, kilograms } => {
                 self.system.set_mass(mass, kilograms);
-                if !self.stage.set_mass(&self.system, mass) {
-                    self.rebuild(|_| ());
-                }
+                self.changes.push(Change::Mass { mass });
             }
-            // The paths that run mode dampings (the general and the coupled modal one) read the
-            // system's change at their next step.
-            Event::ModeDamping { mass, scale } => self.system.set_mode_damping_scale(mass, scale),
+            Event::ModeDamping { mass, scale } => {
+                self.system.set_mode_damping_scale(mass, scale);
+                self.changes.push(Change::ModeDamping { mass });
+            }
             Event::Stop { mass, stopped } => {
-                self.paths.stopped.retain(|&m| m != mass);
+                self.stopped.retain(|&m| m != mass);
                 if stopped {
-                    self.paths.stopped.push(mass);
+                    self.stopped.push(mass);
                 }
                 // A string's mode damping then acts on each side of the stop on its own.
                 self.system.set_mode_damping_stop(mass, stopped);
-                if !self.stage.set_stopped(mass, stopped) {
-                    self.take_refused_change();
-                } else if !stopped {
-                    self.prefer_modal_standby();
-                }
+                self.changes.push(Change::Stop { mass, stopped });
             }
         }
-        self.return_to_device();
         Ok(())
-    }
-
-    /// Goes back to the device, if the engine has one and runs elsewhere now, when the system
-    /// as changed is one the device runs (a CPU path that took the changes in place would
-    /// otherwise keep it).
-    fn return_to_device(&mut self) {
-        if self.paths.device.is_none() || self.stage.kind() == PathKind::Device {
-            return;
-        }
-        if let Ok(stage) = self.paths.on_device(&self.system, &self.stage.state(&self.system)) {
-            self.settle();
-            self.stage = Box::new(stage);
-        }
     }
 
     /// Applies `event` when the simulation reaches step `step` (now, if it has already). The
@@ -353,30 +327,15 @@ impl Engine {
         Ok(())
     }
 
-    /// Sets coordinates' positions (m) and velocities (m/s), rebuilding the path at most once.
-    fn set_motions(&mut self, values: impl Iterator<Item = (usize, f64, f64)> + Clone) {
-        if values.clone().all(|(c, x, v)| self.stage.set_motion(c, x, v)) {
-            return;
-        }
-        self.rebuild(|state| {
-            for (c, x, v) in values {
-                (state.x[c], state.v[c]) = (x, v);
-            }
-        });
-    }
-
     /// Holds `force` (N) on a coordinate through the next steps.
     fn set_force(&mut self, coordinate: usize, force: f64) {
         self.system.set_held_force(coordinate, force);
-        if !self.stage.set_force(coordinate, force) {
-            self.take_refused_change();
-        }
+        self.changes.push(Change::Force { coordinate, force });
     }
 
     /// Computes every excitation's force for the step starting at `step` and holds it; drops
-    /// the excitations that are over.
+    /// the excitations that are over. The path running has taken every change before.
     fn hold_forces(&mut self, step: u64) {
-        self.settle();
         for i in 0..self.held.len() {
             self.set_force(self.held[i], 0.0);
         }
@@ -402,22 +361,15 @@ impl Engine {
             self.held.push(group[0].0);
         }
         self.forces = forces;
-        if self.held.is_empty() && self.playing.is_empty() {
-            // The last excitation is over: the device or the modal kernel may take the system
-            // back.
-            self.return_to_device();
-            self.prefer_modal_standby();
-        }
     }
 
     /// The pickups' values now, appended to `output` (one vector per channel): for a run's
     /// first sample (step 0) before [`Engine::advance`] appends those after each step.
     pub fn sample(&self, output: &mut [Vec<f64>]) {
-        let stage = &self.stage;
         let mut values = vec![0.0; self.channels()];
         self.paths.pickups.read(
             |c, quantity| {
-                let (x, v) = stage.motion(c);
+                let (x, v) = self.motion(c);
                 match quantity {
                     Quantity::Position => x,
                     Quantity::Velocity => v,
@@ -432,20 +384,23 @@ impl Engine {
 
     /// Makes room for what playing changes, so that events and blocks allocate nothing
     /// afterwards (a real-time caller reserves before it plays): `count` excitations at once,
-    /// held forces on every mass (the path is rebuilt now if it must be), a stop on every mass,
-    /// and a standby path where the path running cannot take every change (the string bank
-    /// beside the modal kernel: see `engine::standby`).
+    /// held forces on every mass, a stop on every mass, the changes of a block that sets every
+    /// mass's motion, drag and force and every link, and the kept paths a performance moves to
+    /// where the path running cannot take every change (the string bank beside the modal
+    /// kernel: see `reconcile`).
     pub fn reserve_for_play(&mut self, count: usize) {
-        self.settle();
         self.playing.reserve(count.saturating_sub(self.playing.len()));
         self.held.reserve(count.saturating_sub(self.held.len()));
         self.forces.reserve(count.saturating_sub(self.forces.len()));
         let masses = self.system.masses().len();
-        self.paths.stopped.reserve(masses.saturating_sub(self.paths.stopped.len()));
+        self.stopped.reserve(masses.saturating_sub(self.stopped.len()));
+        let changes = count + 4 * self.system.mass_coordinates() + 2 * self.system.springs().len();
+        self.changes.reserve(changes.saturating_sub(self.changes.len()));
         if self.system.mass_coordinates() > 0 {
             self.set_force(0, 0.0);
         }
-        self.prepare_standby();
+        self.reconcile(false);
+        self.prepare_kept_paths();
     }
 
     /// Renders exactly `output[0].len()` frames at the output rate into `output` (one slice per
@@ -489,7 +444,7 @@ impl Engine {
         if output.len() != self.channels() {
             return Err(RunError::Channels { expected: self.channels(), found: output.len() });
         }
-        self.settle();
+        self.stage.restore_history(&mut self.decimator);
         self.decimator.finish(output);
         Ok(())
     }
@@ -510,10 +465,7 @@ impl Engine {
         }
         let start = self.step();
         if !observers.is_empty() {
-            if self.stage.general().is_none() {
-                self.paths.kernels = false;
-                self.rebuild(|_| ());
-            }
+            self.reconcile(true);
             if start == 0 {
                 self.notify(observers)?;
             }
@@ -535,7 +487,9 @@ impl Engine {
     }
 
     /// THE run loop: `steps` steps, in blocks between events (one step at a time while an
-    /// excitation plays or observers watch), each block's samples decimated into `output`.
+    /// excitation plays or observers watch), each block's samples decimated into `output`; at
+    /// each block boundary the changes are reconciled with the path, then the excitations'
+    /// forces computed on it and reconciled in turn.
     fn run_loop(
         &mut self,
         steps: u64,
@@ -550,6 +504,8 @@ impl Engine {
                 // Checked when it was scheduled, against a system whose sizes do not change.
                 let _ = self.apply(event);
             }
+            let observed = !observers.is_empty();
+            self.reconcile(observed);
             let next_event = self.queue.first().map_or(u64::MAX, |(at, _)| *at);
             let run = if self.playing.is_empty() && observers.is_empty() {
                 (next_event.min(end) - step).min(MAX_BLOCK)
@@ -558,6 +514,7 @@ impl Engine {
             };
             if !self.playing.is_empty() || !self.held.is_empty() {
                 self.hold_forces(step);
+                self.reconcile(observed);
             }
             let (run, size) = (run as usize, self.channels() * run as usize);
             if self.record.len() < size {
@@ -577,8 +534,10 @@ impl Engine {
             if done < run {
                 // A kernel met a non-finite value: the general path goes on from the block's
                 // start and names the step and mass.
-                self.paths.kernels = false;
-                self.rebuild(|_| ());
+                let state = self.stage.state(&self.system);
+                let general = paths::candidate(PathKind::General).build;
+                let general = general(&self.paths, &self.system, &state, &self.stopped);
+                self.switch(general.expect("the general path runs every system"));
             }
         }
         Ok(())

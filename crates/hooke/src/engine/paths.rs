@@ -1,88 +1,175 @@
-//! Where the engine chooses the path that runs a system: [`Paths::select`], THE place where the
-//! fast path is chosen, and the paths it builds (the string bank, a device's path).
+//! The candidate paths, as data: [`PATHS`], in the order the engine prefers them, each saying
+//! when it may run a system (the scheme, the precision, the situation: observers, stops, forces)
+//! and how it is built (the structure it needs, found by the analysis layer or its kernel's
+//! detector). The engine takes the first that fits when it builds and when the path running
+//! cannot take a change (`engine::reconcile`); a new path is one more entry here and one stage.
 
 use super::stage::{
     self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, PartsStage, Stage, StringStage,
 };
-use super::{Device, EngineConfig, Pickups, Precision};
+use super::{Device, EngineConfig, PathKind, Pickups, Precision};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use std::sync::Arc;
 
-/// What the choice of a path depends on besides the system: the config, the kernels'
-/// permission, the device, the pickups, the thread pool and the stopped masses.
+/// What every path is built with besides the system: the config, the step, the device, the
+/// pickups and the thread pool.
 pub(super) struct Paths {
     pub(super) config: EngineConfig,
     /// The simulation step, s.
     pub(super) dt: f64,
-    /// Whether the kernels (and the device) may run: false when the config says so, when
-    /// observers need the state of every step, or after a kernel met a non-finite value.
-    pub(super) kernels: bool,
-    /// The device offered each system first, if the engine was given one.
+    /// The device, if the engine was given one.
     pub(super) device: Option<Arc<dyn Device>>,
     pub(super) pickups: Pickups,
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
-    /// The stopped masses.
-    pub(super) stopped: Vec<usize>,
-    /// Whether an event has been applied.
-    pub(super) played: bool,
+}
+
+/// What, besides the system and the config, decides which paths may run it now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Situation {
+    /// Observers watch every step (only the general path shows every state).
+    pub(super) observed: bool,
+    /// A mass is stopped.
+    pub(super) stopped: bool,
+    /// A force is held or an excitation plays (the engine steps one step at a time).
+    pub(super) forced: bool,
+}
+
+/// One candidate path.
+pub(super) struct Candidate {
+    /// The paths it builds (the stencils: a chain's or a membrane's).
+    pub(super) kinds: &'static [PathKind],
+    /// Whether it may run a system in a situation, before its structure is looked at.
+    pub(super) admits: fn(&Paths, Situation) -> bool,
+    /// The path for `system` from `state`, the masses `stopped` stopped, if the system has the
+    /// structure it needs.
+    pub(super) build: fn(&Paths, &System, &State, &[usize]) -> Option<Box<dyn Stage>>,
+    /// Whether the engine builds it as soon as it may run the system (the device: it is worth
+    /// the build), not only when the path running cannot take a change.
+    pub(super) eager: bool,
+    /// Whether the engine keeps it, once built and replaced, to take over again in place
+    /// ([`Stage::take_over`]): the paths a performance moves between.
+    pub(super) kept: bool,
+}
+
+impl Candidate {
+    /// Whether `kind` is one of its paths.
+    pub(super) fn runs(&self, kind: PathKind) -> bool {
+        self.kinds.contains(&kind)
+    }
+}
+
+/// The candidate paths, the engine's preference first: the device; uniform strings or a uniform
+/// membrane mode by mode on the modal kernel (every scheme; symplectic Euler in f64, and not
+/// while a force acts, where the string bank steps faster); a uniform chain's or membrane's
+/// stencil (symplectic Euler, nothing stopped or forced); independent strings on the string bank;
+/// a linear network split into parts on the coupled modal kernel (both symplectic Euler); the
+/// general path, any scheme on any system.
+pub(super) const PATHS: [Candidate; 6] = [
+    Candidate {
+        kinds: &[PathKind::Device],
+        admits: |paths, s| paths.device.is_some() && paths.fast(s) && !s.stopped && !s.forced,
+        build: |paths, system, state, _| paths.on_device(system, state).ok().map(|d| Box::new(d) as _),
+        eager: true,
+        kept: false,
+    },
+    Candidate {
+        kinds: &[PathKind::Modal],
+        admits: |paths, s| {
+            let symplectic = paths.config.scheme == SchemeKind::SymplecticEuler;
+            let precise = !symplectic || paths.config.precision == Precision::F64;
+            paths.fast(s) && paths.config.modal && precise && !s.stopped && !(s.forced && symplectic)
+        },
+        build: |paths, system, state, _| {
+            let (scheme, dt, oversample) = (paths.config.scheme, paths.dt, paths.config.oversample);
+            let lattices = Lattices::detect(system)?;
+            let modal = ModalStage::new(lattices, system, scheme, dt, state, &paths.pickups, oversample)?;
+            Some(Box::new(modal))
+        },
+        eager: false,
+        kept: true,
+    },
+    Candidate {
+        kinds: &[PathKind::Chain, PathKind::Membrane],
+        admits: |paths, s| paths.symplectic_fast(s) && !s.stopped && !s.forced,
+        build: |paths, system, state, _| {
+            let (pool, precision) = (paths.pool.clone(), paths.config.precision);
+            let kernel = KernelStage::detect(system, paths.dt, state, &paths.pickups, precision, pool)?;
+            Some(Box::new(kernel))
+        },
+        eager: false,
+        kept: false,
+    },
+    Candidate {
+        kinds: &[PathKind::Strings],
+        admits: |paths, s| paths.symplectic_fast(s),
+        build: |paths, system, state, stopped| paths.string_bank(system, state, stopped),
+        eager: false,
+        kept: true,
+    },
+    Candidate {
+        kinds: &[PathKind::Parts],
+        admits: |paths, s| paths.symplectic_fast(s) && paths.config.modal,
+        build: |paths, system, state, stopped| {
+            let parts = PartsStage::new(system, paths.dt, state, &paths.pickups, stopped)?;
+            Some(Box::new(parts))
+        },
+        eager: false,
+        kept: false,
+    },
+    Candidate {
+        kinds: &[PathKind::General],
+        admits: |_, _| true,
+        build: |paths, system, state, stopped| {
+            let (scheme, pickups) = (paths.config.scheme, paths.pickups.clone());
+            let mut general = GeneralStage::new(system, scheme, paths.dt, state.clone(), pickups);
+            for &mass in stopped {
+                general.stop(mass, true);
+            }
+            Some(Box::new(general))
+        },
+        eager: false,
+        kept: false,
+    },
+];
+
+/// The candidate that runs paths of `kind`.
+pub(super) fn candidate(kind: PathKind) -> &'static Candidate {
+    PATHS.iter().find(|candidate| candidate.runs(kind)).expect("every path is a candidate's")
 }
 
 impl Paths {
-    /// The path for `system` from `state`: THE place where the fast path is chosen. The
-    /// device, if any, is offered the system first (with no stopped mass). Uniform strings or a
-    /// uniform membrane with no stopped mass run mode by mode on the modal kernel with every
-    /// scheme (symplectic Euler there only in f64). Otherwise, with symplectic Euler, a uniform
-    /// chain with no stopped mass and no held force gets its stencil (f32), a uniform membrane
-    /// its stencil, a system of independent strings the string bank (first, once the engine has
-    /// been played), a linear network that splits into parts (strings on a body, bars, plates)
-    /// the coupled modal kernel; anything else the general path.
-    pub(super) fn select(&self, system: &System, state: State) -> Box<dyn Stage> {
-        if let Ok(stage) = self.on_device(system, &state) {
-            return Box::new(stage);
-        }
-        let (dt, scheme) = (self.dt, self.config.scheme);
-        let symplectic = scheme == SchemeKind::SymplecticEuler;
-        let modal = self.config.modal && (!symplectic || self.config.precision == Precision::F64);
-        if self.kernels && modal && self.stopped.is_empty() {
-            if let Some(modal) = Lattices::detect(system).and_then(|lattices| {
-                ModalStage::new(lattices, system, scheme, dt, &state, &self.pickups, self.config.oversample)
-            }) {
-                return Box::new(modal);
-            }
-        }
-        if self.kernels && symplectic {
-            let stencil = || {
-                if !self.stopped.is_empty() {
-                    return None;
-                }
-                let (pool, precision) = (self.pool.clone(), self.config.precision);
-                let kernel = KernelStage::detect(system, dt, &state, &self.pickups, precision, pool)?;
-                Some(Box::new(kernel) as Box<dyn Stage>)
-            };
-            let bank = || self.string_bank(system, &state);
-            // Once played, the bank, which takes every change in place, before a stencil that
-            // would be rebuilt after each.
-            let chosen = if self.played { bank().or_else(stencil) } else { stencil().or_else(bank) };
-            if let Some(stage) = chosen {
-                return stage;
-            }
-            if self.config.modal {
-                if let Some(parts) = PartsStage::new(system, dt, &state, &self.pickups, &self.stopped) {
-                    return Box::new(parts);
-                }
-            }
-        }
-        let mut general = GeneralStage::new(system, scheme, dt, state, self.pickups.clone());
-        for &mass in &self.stopped {
-            general.set_stopped(mass, true);
-        }
-        Box::new(general)
+    /// The first candidate that admits `situation` and builds for `system` from `state`, the
+    /// masses `stopped` stopped (the general path at worst).
+    pub(super) fn first_fit(
+        &self,
+        system: &System,
+        state: &State,
+        stopped: &[usize],
+        situation: Situation,
+    ) -> Box<dyn Stage> {
+        PATHS
+            .iter()
+            .filter(|candidate| (candidate.admits)(self, situation))
+            .find_map(|candidate| (candidate.build)(self, system, state, stopped))
+            .expect("the general path runs every system")
     }
 
-    /// The string bank for `system` from `state`, the stopped masses stopped, if the system is
+    /// Whether a fast path may run in `situation`: the config allows them and no observer
+    /// watches.
+    fn fast(&self, situation: Situation) -> bool {
+        self.config.kernels && !situation.observed
+    }
+
+    /// [`Paths::fast`], with symplectic Euler (the stencils', the bank's and the coupled path's
+    /// one scheme).
+    fn symplectic_fast(&self, situation: Situation) -> bool {
+        self.fast(situation) && self.config.scheme == SchemeKind::SymplecticEuler
+    }
+
+    /// The string bank for `system` from `state`, the masses `stopped` stopped, if the system is
     /// made of strings (symplectic Euler).
-    pub(super) fn string_bank(&self, system: &System, state: &State) -> Option<Box<dyn Stage>> {
+    fn string_bank(&self, system: &System, state: &State, stopped: &[usize]) -> Option<Box<dyn Stage>> {
         let strings = stage::string_paths(system)?;
         // One thread: eight strings to a group (an AVX-512 register); several: four
         // (AVX2), so a guitar's six strings make one group per thread.
@@ -92,22 +179,16 @@ impl Paths {
         } else {
             Box::new(StringStage::<8>::new(system, &strings, dt, state, pickups, None)?)
         };
-        for &mass in &self.stopped {
-            bank.set_stopped(mass, true);
+        for &mass in stopped {
+            bank.take(system, &super::change::Change::Stop { mass, stopped: true });
         }
         Some(bank)
     }
 
-    /// The device's path for `system` from `state`, or why there is none (no device, the
-    /// kernels are off, a mass is stopped, or the device's own reason).
+    /// The device's path for `system` from `state`, or why there is none (no device, or the
+    /// device's own reason).
     pub(super) fn on_device(&self, system: &System, state: &State) -> Result<DeviceStage, String> {
         let Some(device) = self.device.as_deref() else { return Err("no device".into()) };
-        if !self.kernels {
-            return Err("the fast paths are off (observers watch every step, or the config says so)".into());
-        }
-        if !self.stopped.is_empty() {
-            return Err("a mass is stopped".into());
-        }
         let (scheme, precision) = (self.config.scheme, self.config.precision);
         DeviceStage::new(device, system, scheme, self.dt, precision, state.clone(), &self.pickups)
     }

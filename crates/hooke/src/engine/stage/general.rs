@@ -5,6 +5,7 @@
 //! when it is made, and a step reports it after a change.
 
 use super::Stage;
+use crate::engine::change::Change;
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::scheme::{EnergyExchange, Scheme, SchemeError, SchemeKind};
 use crate::system::{State, System};
@@ -30,6 +31,16 @@ pub(crate) struct GeneralStage {
 }
 
 impl GeneralStage {
+    /// Stops mass `mass` where it is (it keeps its position, with velocity 0), or frees it.
+    pub(crate) fn stop(&mut self, mass: usize, stopped: bool) {
+        let dim = self.dimension;
+        self.stopped.retain(|(m, _)| *m != mass);
+        if stopped {
+            self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
+            self.stopped.push((mass, self.state.x[mass * dim..(mass + 1) * dim].to_vec()));
+        }
+    }
+
     /// `system` from `state`, stepped by `kind` at `dt` (s), read by `pickups`.
     pub(crate) fn new(system: &System, kind: SchemeKind, dt: f64, state: State, pickups: Pickups) -> Self {
         let force = vec![0.0; state.x.len()];
@@ -105,35 +116,14 @@ impl Stage for GeneralStage {
         (self.state.x[coordinate], self.state.v[coordinate])
     }
 
-    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
-        (self.state.x[coordinate], self.state.v[coordinate]) = (x, v);
-        true
-    }
-
-    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
-        let dim = self.dimension;
-        self.stopped.retain(|(m, _)| *m != mass);
-        if stopped {
-            self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
-            self.stopped.push((mass, self.state.x[mass * dim..(mass + 1) * dim].to_vec()));
+    /// Takes every change: a motion or a stop in its state; the scheme reads links, drags,
+    /// masses, held forces and mode dampings from the system.
+    fn take(&mut self, _system: &System, change: &Change) -> bool {
+        match *change {
+            Change::Motion { coordinate, x, v } => (self.state.x[coordinate], self.state.v[coordinate]) = (x, v),
+            Change::Stop { mass, stopped } => self.stop(mass, stopped),
+            _ => {}
         }
-        true
-    }
-
-    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
-        true
-    }
-
-    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
-        true
-    }
-
-    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
-        true
-    }
-
-    fn set_force(&mut self, _coordinate: usize, _force: f64) -> bool {
-        // The scheme reads held forces from the system.
         true
     }
 

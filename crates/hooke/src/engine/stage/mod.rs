@@ -1,13 +1,12 @@
 //! Stages: what the engine steps. A stage holds the moving state of a system on one path (the
 //! general path with any scheme, or a kernel) and takes the changes a performance makes between
-//! steps, where its path can: set masses' motion (a pluck), stop a mass (a fret), change a link
-//! (a fret's stop, a tension change), change a drag (damping a string) and hold forces on
-//! masses (a hammer, a bow, a drive), each held through the next step.
+//! steps where its path can ([`Stage::take`]: a motion, a stop, a link, a drag, a mass, a held
+//! force, a mode damping; each held through the next steps).
 //!
-//! A stage that cannot take a change answers `false`, and the engine moves to its standby path
-//! if it has one that takes over ([`Stage::take_over`], `engine::standby`), or rebuilds the path
-//! from the current state (`engine::paths`); the [`System`] the engine owns always holds every
-//! change, so nothing goes stale.
+//! A stage that cannot take a change answers `false`, and the engine's reconcile step hands the
+//! state to another path (`engine::reconcile`): a kept one that takes over in place
+//! ([`Stage::take_over`]), or one built from the state; the [`System`] the engine owns always
+//! holds every change, so nothing goes stale.
 
 mod device;
 mod general;
@@ -26,6 +25,7 @@ pub(crate) use parts::PartsStage;
 pub(crate) use strings::{string_paths, StringStage};
 use taps::TapChannels;
 
+use super::change::Change;
 use super::decimate::Decimator;
 use super::{PathKind, RunError};
 use crate::scheme::EnergyExchange;
@@ -39,31 +39,10 @@ pub(crate) trait Stage: Send {
     fn step(&self) -> u64;
     /// Position (m) and velocity (m/s) of a moving state coordinate.
     fn motion(&self, coordinate: usize) -> (f64, f64);
-    /// Sets the position (m) and velocity (m/s) of a moving state coordinate.
-    fn set_motion(&mut self, _coordinate: usize, _x: f64, _v: f64) -> bool {
-        false
-    }
-    /// Stops mass `mass` where it is (it keeps its position, with velocity 0), or frees it.
-    fn set_stopped(&mut self, _mass: usize, _stopped: bool) -> bool {
-        false
-    }
-    /// Takes the spring and damper joining nodes `a` and `b` as now set in the system.
-    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
-        false
-    }
-    /// Takes the drag of mass `mass` as now set in the system.
-    fn set_drag(&mut self, _system: &System, _mass: usize) -> bool {
-        false
-    }
-    /// Takes the mass of mass `mass` as now set in the system (only the general path can: its
-    /// scheme is rebuilt from the system).
-    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
-        false
-    }
-    /// Holds `force` (N) on a moving state coordinate until changed (a path that holds no
-    /// force can take only zero).
-    fn set_force(&mut self, _coordinate: usize, force: f64) -> bool {
-        force == 0.0
+    /// Takes `change`, already made in `system`, in place; returns whether it could (a path
+    /// that holds no force can take only a zero force).
+    fn take(&mut self, _system: &System, change: &Change) -> bool {
+        matches!(change, Change::Force { force, .. } if *force == 0.0)
     }
     /// The force (N) on a moving state coordinate now from everything but the held forces
     /// (by default from [`Stage::state`], every force computed).
@@ -95,14 +74,20 @@ pub(crate) trait Stage: Send {
         advance_and_filter(self, system, steps, record, decimator, output)
     }
     /// Makes `decimator`'s history hold this path's last inputs, where
-    /// [`Stage::advance_decimated`] left it behind. The engine calls it before any change to
-    /// the path or the system, before the path is replaced and before the decimator flushes.
+    /// [`Stage::advance_decimated`] left it behind: before another path takes over and before
+    /// the decimator flushes.
     fn restore_history(&mut self, _decimator: &mut Decimator) {}
-    /// Takes over from `from` in place, allocating nothing: its step and every mass's motion,
-    /// and from `system` every link, drag and held force, with the masses `stopped` stopped.
-    /// Returns whether this path can run the system so (the engine's standby path,
-    /// [`super::Engine::reserve_for_play`]); by default it cannot.
-    fn take_over(&mut self, _system: &System, _from: &dyn Stage, _stopped: &[usize]) -> bool {
+    /// Takes over in place, allocating nothing, at step `step`, each moving coordinate's
+    /// position (m) and velocity (m/s) given by `motion`, every link, drag and held force as in
+    /// `system`, the masses `stopped` stopped. Returns whether this path can run the system so
+    /// (a path the engine keeps, `engine::reconcile`); by default it cannot.
+    fn take_over(
+        &mut self,
+        _system: &System,
+        _step: u64,
+        _motion: &dyn Fn(usize) -> (f64, f64),
+        _stopped: &[usize],
+    ) -> bool {
         false
     }
     /// The state now (every node; anchors as in the system).

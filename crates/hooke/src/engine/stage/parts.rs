@@ -8,6 +8,7 @@
 //! (each piece's modes found once and kept, so a fret pressed again costs no analysis).
 
 use super::Stage;
+use crate::engine::change::Change;
 use crate::analysis::parts::{split, Network, PartModes, Split};
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, CoupledTaps, Probe, Row};
@@ -58,10 +59,10 @@ pub(crate) struct PartsStage {
     drag_now: Vec<f64>,
     /// The parts whose masses' drag changed since the last block (room for every part).
     redragged: Vec<usize>,
-    /// The system's revision with the drags changed since the last block, while nothing else
-    /// changed; and whether a drag changed on a mass outside every part.
-    drags_seen: u64,
+    /// Whether a drag changed on a mass outside every part since the last block.
     drag_outside: bool,
+    /// Whether a link, a mass or a mode damping changed since the last block.
+    relinked: bool,
 }
 
 impl PartsStage {
@@ -163,8 +164,8 @@ impl PartsStage {
             drag_built,
             drag_now,
             redragged,
-            drags_seen: system.revision(),
             drag_outside: false,
+            relinked: false,
         })
     }
 
@@ -172,7 +173,7 @@ impl PartsStage {
     /// in the system and each part's masses all have the same drag rate added to their rates
     /// as built ([`CoupledKernel::set_part_drag`]); `false` otherwise, changing nothing.
     fn take_drags(&mut self, system: &System) -> bool {
-        if self.restopped || self.drag_outside || self.drags_seen != system.revision() {
+        if self.restopped || self.drag_outside || self.relinked {
             return false;
         }
         let drag = system.drag();
@@ -207,7 +208,13 @@ impl PartsStage {
     /// Splits the system again where a stop, a link, a drag or a mass changed; `false` where
     /// it no longer splits.
     fn take_changes(&mut self, system: &System) -> bool {
-        if !self.restopped && self.built_for == system.revision() || self.take_drags(system) {
+        if !self.restopped && self.built_for == system.revision() {
+            // Changes that left every value as it was.
+            (self.relinked, self.drag_outside) = (false, false);
+            self.redragged.clear();
+            return true;
+        }
+        if self.take_drags(system) {
             return true;
         }
         let state = self.state(system);
@@ -219,6 +226,71 @@ impl PartsStage {
             }
             None => false,
         }
+    }
+
+    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
+        let (x0, v0) = self.motion(coordinate);
+        match self.place[coordinate] {
+            Place::Part(part, local) => {
+                let m = self.network.mass[coordinate];
+                let modes = Arc::clone(&self.split.parts[part]);
+                let shape = shape_of(&modes, local);
+                self.kernel.add_to_modes(
+                    part,
+                    shape.len(),
+                    |j| shape[j] * m * (x - x0),
+                    |j| shape[j] * m * (v - v0),
+                );
+            }
+            Place::Direct(d) => self.kernel.set_direct_motion(d, x, v),
+            Place::Stopped(_) => return false,
+        }
+        true
+    }
+
+    /// A stop holds the mass at rest at once; the network is split again at the next block.
+    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
+        if !stopped && !self.stopped.iter().any(|s| s.0 == mass) {
+            // Not stopped, nor to be: nothing changes (a release of a free mass).
+            return true;
+        }
+        let (x, _) = self.motion(mass);
+        let already =
+            matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
+        if stopped && !already && !self.set_motion(mass, x, 0.0) {
+            return false;
+        }
+        self.stopped.retain(|&(m, _)| m != mass);
+        if stopped {
+            self.stopped.push((mass, x));
+        }
+        self.restopped = true;
+        true
+    }
+
+    /// Taken at the next block: in place where every mass of its part takes the same drag rate.
+    fn set_drag(&mut self, mass: usize) -> bool {
+        match self.place.get(mass) {
+            Some(&Place::Part(part, _)) if !self.redragged.contains(&part) => self.redragged.push(part),
+            Some(&Place::Part(..)) => {}
+            _ => self.drag_outside = true,
+        }
+        true
+    }
+
+    fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
+        let change = force - self.held[coordinate];
+        self.held[coordinate] = force;
+        match self.place[coordinate] {
+            Place::Part(part, local) => {
+                let modes = Arc::clone(&self.split.parts[part]);
+                let shape = shape_of(&modes, local);
+                self.kernel.add_to_shares(part, shape.len(), |j| shape[j] * change);
+            }
+            Place::Direct(d) => self.kernel.add_to_direct_force(d, change),
+            Place::Stopped(_) => {}
+        }
+        true
     }
 
     /// Mass `local` of part `part`: its shape over the part's modes.
@@ -366,85 +438,20 @@ impl Stage for PartsStage {
         }
     }
 
-    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
-        let (x0, v0) = self.motion(coordinate);
-        match self.place[coordinate] {
-            Place::Part(part, local) => {
-                let m = self.network.mass[coordinate];
-                let modes = Arc::clone(&self.split.parts[part]);
-                let shape = shape_of(&modes, local);
-                self.kernel.add_to_modes(
-                    part,
-                    shape.len(),
-                    |j| shape[j] * m * (x - x0),
-                    |j| shape[j] * m * (v - v0),
-                );
+    /// Takes every change: motions and held forces at once, a stop at once (the network split
+    /// again at the next block), the rest at the next block (the system holds it; see the
+    /// module documentation).
+    fn take(&mut self, _system: &System, change: &Change) -> bool {
+        match *change {
+            Change::Motion { coordinate, x, v } => self.set_motion(coordinate, x, v),
+            Change::Stop { mass, stopped } => self.set_stopped(mass, stopped),
+            Change::Drag { mass } => self.set_drag(mass),
+            Change::Force { coordinate, force } => self.set_force(coordinate, force),
+            Change::Link { .. } | Change::Mass { .. } | Change::ModeDamping { .. } => {
+                self.relinked = true;
+                true
             }
-            Place::Direct(d) => self.kernel.set_direct_motion(d, x, v),
-            Place::Stopped(_) => return false,
         }
-        true
-    }
-
-    /// A stop holds the mass at rest at once; the network is split again at the next block.
-    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
-        if !stopped && !self.stopped.iter().any(|s| s.0 == mass) {
-            // Not stopped, nor to be: nothing changes (a release of a free mass).
-            return true;
-        }
-        let (x, _) = self.motion(mass);
-        let already =
-            matches!(self.place[mass], Place::Stopped(_)) && self.stopped.iter().any(|s| s.0 == mass);
-        if stopped && !already && !self.set_motion(mass, x, 0.0) {
-            return false;
-        }
-        self.stopped.retain(|&(m, _)| m != mass);
-        if stopped {
-            self.stopped.push((mass, x));
-        }
-        self.restopped = true;
-        true
-    }
-
-    /// Taken at the next block (the system holds the change).
-    fn set_link(&mut self, _system: &System, _a: usize, _b: usize) -> bool {
-        true
-    }
-
-    /// Taken at the next block: in place where every mass of its part takes the same drag rate.
-    fn set_drag(&mut self, system: &System, mass: usize) -> bool {
-        // The system moved by this drag alone since the drags before it (or by nothing: the
-        // same drag again).
-        if system.revision() != self.drags_seen + 1 {
-            return true;
-        }
-        self.drags_seen += 1;
-        match self.place.get(mass) {
-            Some(&Place::Part(part, _)) if !self.redragged.contains(&part) => self.redragged.push(part),
-            Some(&Place::Part(..)) => {}
-            _ => self.drag_outside = true,
-        }
-        true
-    }
-
-    /// Taken at the next block.
-    fn set_mass(&mut self, _system: &System, _mass: usize) -> bool {
-        true
-    }
-
-    fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
-        let change = force - self.held[coordinate];
-        self.held[coordinate] = force;
-        match self.place[coordinate] {
-            Place::Part(part, local) => {
-                let modes = Arc::clone(&self.split.parts[part]);
-                let shape = shape_of(&modes, local);
-                self.kernel.add_to_shares(part, shape.len(), |j| shape[j] * change);
-            }
-            Place::Direct(d) => self.kernel.add_to_direct_force(d, change),
-            Place::Stopped(_) => {}
-        }
-        true
     }
 
     /// `F_0 - sum_j (K x_j + C v_j)` on the coordinate, the stopped masses in `F_0`.

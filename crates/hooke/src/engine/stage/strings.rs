@@ -3,6 +3,7 @@
 //! a performance makes (motion, stops, links, drag, held forces) in place.
 
 use super::Stage;
+use crate::engine::change::Change;
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::strings::{StringBank, StringGroup, StringTap, StringValues};
 use crate::system::{State, System};
@@ -136,6 +137,25 @@ impl<const L: usize> StringStage<L> {
         })
     }
 
+    /// Takes the spring and damper joining nodes `a` and `b` as now set in `system`, if the
+    /// link is on one of its strings.
+    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool {
+        let stiffness = system.spring_between(a, b).map(|s| system.springs().coefficient[s]);
+        let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
+        for (g, paths) in self.nodes.iter().enumerate() {
+            for (lane, path) in paths.iter().enumerate() {
+                if let Some(j) =
+                    path.windows(2).position(|w| (w[0], w[1]) == (a, b) || (w[0], w[1]) == (b, a))
+                {
+                    let Some(stiffness) = stiffness else { return false };
+                    self.bank.groups_mut()[g].set_link(lane, j, stiffness, damping);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// The group holding a mass's coordinate, its lane and its place along the string.
     fn group(&mut self, coordinate: usize) -> (&mut StringGroup<L>, usize, usize) {
         let (g, lane, i) = self.place[coordinate];
@@ -157,49 +177,33 @@ impl<const L: usize> Stage for StringStage<L> {
         self.bank.groups()[g].motion(lane, i)
     }
 
-    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
-        let (group, lane, i) = self.group(coordinate);
-        group.set_motion(lane, i, x, v);
-        true
-    }
-
-    fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
-        let (group, lane, i) = self.group(mass);
-        if stopped {
-            let (x, _) = group.motion(lane, i);
-            group.set_motion(lane, i, x, 0.0);
-        }
-        group.set_stopped(lane, i, stopped);
-        true
-    }
-
-    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool {
-        let stiffness = system.spring_between(a, b).map(|s| system.springs().coefficient[s]);
-        let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
-        for (g, paths) in self.nodes.iter().enumerate() {
-            for (lane, path) in paths.iter().enumerate() {
-                if let Some(j) =
-                    path.windows(2).position(|w| (w[0], w[1]) == (a, b) || (w[0], w[1]) == (b, a))
-                {
-                    let Some(stiffness) = stiffness else { return false };
-                    self.bank.groups_mut()[g].set_link(lane, j, stiffness, damping);
-                    return true;
-                }
+    /// Takes every change of its strings in place but a mass.
+    fn take(&mut self, system: &System, change: &Change) -> bool {
+        match *change {
+            Change::Motion { coordinate, x, v } => {
+                let (group, lane, i) = self.group(coordinate);
+                group.set_motion(lane, i, x, v);
             }
+            Change::Stop { mass, stopped } => {
+                let (group, lane, i) = self.group(mass);
+                if stopped {
+                    let (x, _) = group.motion(lane, i);
+                    group.set_motion(lane, i, x, 0.0);
+                }
+                group.set_stopped(lane, i, stopped);
+            }
+            Change::Link { a, b } => return self.set_link(system, a, b),
+            Change::Drag { mass } => {
+                let drag = system.drag().get(mass).copied().unwrap_or(0.0);
+                let (group, lane, i) = self.group(mass);
+                group.set_drag(lane, i, drag);
+            }
+            Change::Force { coordinate, force } => {
+                let (group, lane, i) = self.group(coordinate);
+                group.set_force(lane, i, force);
+            }
+            Change::Mass { .. } | Change::ModeDamping { .. } => return false,
         }
-        false
-    }
-
-    fn set_drag(&mut self, system: &System, mass: usize) -> bool {
-        let drag = system.drag().get(mass).copied().unwrap_or(0.0);
-        let (group, lane, i) = self.group(mass);
-        group.set_drag(lane, i, drag);
-        true
-    }
-
-    fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
-        let (group, lane, i) = self.group(coordinate);
-        group.set_force(lane, i, force);
         true
     }
 
@@ -229,8 +233,14 @@ impl<const L: usize> Stage for StringStage<L> {
     }
 
     /// Always can: the bank takes every link, drag, stop and held force of its strings in place.
-    fn take_over(&mut self, system: &System, from: &dyn Stage, stopped: &[usize]) -> bool {
-        self.step = from.step();
+    fn take_over(
+        &mut self,
+        system: &System,
+        step: u64,
+        motion: &dyn Fn(usize) -> (f64, f64),
+        stopped: &[usize],
+    ) -> bool {
+        self.step = step;
         for link in &self.links {
             let damping = link.damper.map_or(0.0, |d| system.dampers().coefficient[d]);
             let stiffness = system.springs().coefficient[link.spring];
@@ -238,7 +248,7 @@ impl<const L: usize> Stage for StringStage<L> {
         }
         let held = &system.external_forces().held;
         for mass in 0..self.place.len() {
-            let (x, v) = from.motion(mass);
+            let (x, v) = motion(mass);
             let (group, lane, i) = self.group(mass);
             group.set_motion(lane, i, x, v);
             group.set_drag(lane, i, system.drag().get(mass).copied().unwrap_or(0.0));

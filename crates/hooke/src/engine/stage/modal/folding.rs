@@ -2,7 +2,8 @@
 //! force acts and the filter's window has passed the last change, the modal kernel steps `K`
 //! steps at once and reads each output through the filter folded into its weights, the
 //! decimator only counting; around a change it steps one step at a time through the decimator,
-//! whose history it first rebuilds by stepping back from the state.
+//! whose history it first rebuilds by stepping back from the state (so the engine need only ask
+//! for the history before another path takes over and before the decimator flushes).
 
 use super::ModalStage;
 use crate::engine::decimate::Decimator;
@@ -23,6 +24,9 @@ pub(super) struct Folding {
     changed_at: u64,
     /// Whether the decimator's history is behind the path (outputs made here since).
     stale: bool,
+    /// Whether `history` holds the decimator's history, taken at a change (the state then
+    /// changed, so it can no longer be found by stepping back), for the decimator's next steps.
+    held: bool,
     /// The step of the state a look ahead keeps aside ([`ModalKernel::look_ahead`]), if any.
     ahead_to: Option<u64>,
     /// That state's output (one per channel).
@@ -48,6 +52,7 @@ impl Folding {
             length: taps.len(),
             changed_at: step,
             stale: false,
+            held: false,
             ahead_to: None,
             ahead_frame: vec![0.0; channels],
             history: vec![0.0; channels * taps.len()],
@@ -57,13 +62,18 @@ impl Folding {
 }
 
 impl ModalStage {
-    /// Notes a change at the current step: the folded outputs wait until the filter's window
-    /// has passed it.
+    /// Notes a change at the current step, before the state changes: the folded outputs wait
+    /// until the filter's window has passed it, and the decimator's history, if behind, is
+    /// taken now from the state as it was.
     pub(super) fn changed(&mut self) {
-        if let Some(folding) = &mut self.folding {
-            folding.changed_at = self.step;
+        let Some(folding) = &mut self.folding else { return };
+        if folding.stale {
             folding.ahead_to = None;
+            self.kernel.history(folding.length, &mut folding.history);
+            (folding.stale, folding.held) = (false, true);
         }
+        folding.changed_at = self.step;
+        folding.ahead_to = None;
     }
 
     /// Fine steps with the outputs folded: `steps` steps, at most up to the next output, the
@@ -178,6 +188,8 @@ impl ModalStage {
             let unsettled = unsettled.max(decimator.unfilled());
             let (factor, due) = (folding.factor, decimator.due_in());
             let (made, whole) = if unsettled > 0 {
+                // Fine steps go through the decimator, whose history must be this path's.
+                self.restore_history(decimator);
                 let fine = remaining.min(unsettled);
                 let made = advance_and_filter(self, system, fine, record, decimator, output)?;
                 (made, made == fine)
@@ -201,14 +213,19 @@ impl ModalStage {
         Ok(done)
     }
 
-    /// [`Stage::restore_history`] on the modal path: the decimator's history rebuilt from the
-    /// state by stepping back, a look ahead forgotten (the path goes on from the state it shows).
+    /// [`Stage::restore_history`] on the modal path: the decimator's history as taken at the
+    /// last change, or rebuilt from the state by stepping back, a look ahead forgotten (the path
+    /// goes on from the state it shows).
     pub(super) fn restore_folded_history(&mut self, decimator: &mut Decimator) {
-        let Some(folding) = self.folding.as_mut().filter(|folding| folding.stale) else { return };
-        folding.ahead_to = None;
+        let Some(folding) = self.folding.as_mut().filter(|folding| folding.stale || folding.held) else {
+            return;
+        };
         let length = folding.length;
-        self.kernel.history(length, &mut folding.history);
+        if folding.stale {
+            folding.ahead_to = None;
+            self.kernel.history(length, &mut folding.history);
+        }
         decimator.restore_history(|channel, age| folding.history[channel * length + age]);
-        folding.stale = false;
+        (folding.stale, folding.held) = (false, false);
     }
 }

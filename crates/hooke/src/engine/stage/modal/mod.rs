@@ -10,6 +10,7 @@ mod folding;
 
 use super::strings::{centred_bending, string_paths};
 use super::Stage;
+use crate::engine::change::Change;
 use crate::analysis::discrete::{mode_steps, Oscillator};
 use crate::analysis::error::AnalysisError;
 use crate::engine::decimate::Decimator;
@@ -266,6 +267,28 @@ impl ModalStage {
         Some(Self { kernel, lattices, step: state.step, dt, folding })
     }
 
+    /// Whether the spring and damper joining nodes `a` and `b`, as set in `system`, are the
+    /// lattice's.
+    fn link_as_lattice(&self, system: &System, a: usize, b: usize) -> bool {
+        let Some(spring) = system.spring_between(a, b) else { return false };
+        let stiffness = system.springs().coefficient[spring];
+        let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
+        self.link_is(a, b, |lattice, side| {
+            lattice.stiffness[side] == stiffness && lattice.damping[side] == damping
+        })
+    }
+
+    /// Whether mass `mass`'s drag in `system` is its lattice's.
+    fn drag_as_lattice(&self, system: &System, mass: usize) -> bool {
+        let drag = system.drag().get(mass).copied().unwrap_or(0.0);
+        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.drag == drag)
+    }
+
+    /// Whether mass `mass` in `system` is its lattice's.
+    fn mass_as_lattice(&self, system: &System, mass: usize) -> bool {
+        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.mass == system.masses()[mass])
+    }
+
     /// Whether the link between nodes `a` and `b` (masses first, then anchors) is on a lattice
     /// and `holds(lattice, side)` along each of its sides.
     fn link_is(&self, a: usize, b: usize, holds: impl Fn(&Lattice, usize) -> bool) -> bool {
@@ -289,42 +312,26 @@ impl Stage for ModalStage {
         self.kernel.motion(coordinate)
     }
 
-    fn set_motion(&mut self, coordinate: usize, x: f64, v: f64) -> bool {
-        self.changed();
-        self.kernel.set_motion(coordinate, x, v);
-        true
-    }
-
-    /// Freeing a mass changes nothing (none is stopped here); stopping one needs another path.
-    fn set_stopped(&mut self, _mass: usize, stopped: bool) -> bool {
-        !stopped
-    }
-
-    /// Taken when the link is as the lattice has it (a performance setting every link again).
-    fn set_link(&mut self, system: &System, a: usize, b: usize) -> bool {
-        let Some(spring) = system.spring_between(a, b) else { return false };
-        let stiffness = system.springs().coefficient[spring];
-        let damping = system.damper_between(a, b).map_or(0.0, |d| system.dampers().coefficient[d]);
-        self.link_is(a, b, |lattice, side| {
-            lattice.stiffness[side] == stiffness && lattice.damping[side] == damping
-        })
-    }
-
-    /// Taken when the drag is the lattice's.
-    fn set_drag(&mut self, system: &System, mass: usize) -> bool {
-        let drag = system.drag().get(mass).copied().unwrap_or(0.0);
-        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.drag == drag)
-    }
-
-    /// Taken when the mass is the lattice's.
-    fn set_mass(&mut self, system: &System, mass: usize) -> bool {
-        self.lattices.locate(mass).is_some_and(|(lattice, _)| lattice.mass == system.masses()[mass])
-    }
-
-    fn set_force(&mut self, coordinate: usize, force: f64) -> bool {
-        self.changed();
-        self.kernel.set_force(coordinate, force);
-        true
+    /// Takes motions and held forces; a freed mass (none is stopped here); and a link, a drag
+    /// or a mass left as the lattice has it (a performance setting every link again).
+    fn take(&mut self, system: &System, change: &Change) -> bool {
+        match *change {
+            Change::Motion { coordinate, x, v } => {
+                self.changed();
+                self.kernel.set_motion(coordinate, x, v);
+                true
+            }
+            Change::Force { coordinate, force } => {
+                self.changed();
+                self.kernel.set_force(coordinate, force);
+                true
+            }
+            Change::Stop { stopped, .. } => !stopped,
+            Change::Link { a, b } => self.link_as_lattice(system, a, b),
+            Change::Drag { mass } => self.drag_as_lattice(system, mass),
+            Change::Mass { mass } => self.mass_as_lattice(system, mass),
+            Change::ModeDamping { .. } => false,
+        }
     }
 
     fn free_force(&mut self, _system: &System, coordinate: usize) -> f64 {
@@ -351,7 +358,13 @@ impl Stage for ModalStage {
     }
 
     /// Where no mass is stopped and every link, drag and mass of `system` is the lattice's.
-    fn take_over(&mut self, system: &System, from: &dyn Stage, stopped: &[usize]) -> bool {
+    fn take_over(
+        &mut self,
+        system: &System,
+        step: u64,
+        motion: &dyn Fn(usize) -> (f64, f64),
+        stopped: &[usize],
+    ) -> bool {
         let masses = system.mass_count();
         let (springs, dampers) = (system.springs(), system.dampers());
         let springs_as_they_were = (0..springs.len()).all(|s| {
@@ -367,12 +380,12 @@ impl Stage for ModalStage {
         if !stopped.is_empty()
             || !springs_as_they_were
             || !dampers_as_they_were
-            || !(0..masses).all(|mass| self.set_drag(system, mass) && self.set_mass(system, mass))
+            || !(0..masses).all(|mass| self.drag_as_lattice(system, mass) && self.mass_as_lattice(system, mass))
         {
             return false;
         }
-        self.step = from.step();
-        self.kernel.set_state(|mass| from.motion(mass));
+        self.step = step;
+        self.kernel.set_state(motion);
         let held = &system.external_forces().held;
         for mass in 0..masses {
             self.kernel.set_force(mass, held.get(mass).copied().unwrap_or(0.0));

@@ -1,8 +1,9 @@
-//! The standby path (`engine::standby`): an engine prepared for play on the modal kernel keeps
-//! the string bank ready, moves to it when a mass is stopped (a fret) or an excitation plays, and
+//! Kept paths (`engine::reconcile`): an engine prepared for play on the modal kernel keeps the
+//! string bank ready, moves to it when a mass is stopped (a fret) or an excitation plays, and
 //! back to the modal kernel once neither is and the strings are as they were; the samples equal
 //! the general path's through every move (within 1e-12 of the peak), the folded decimation
-//! included.
+//! included. The path is read after the step that follows each change (the engine reconciles
+//! the changes with the path at the block boundary).
 
 use hooke::engine::excitation::{Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
@@ -65,6 +66,7 @@ fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
         for event in events {
             engine.apply(event.clone()).unwrap();
         }
+        engine.advance(1, &mut output).unwrap();
         paths.push(engine.path());
     }
     engine.advance(11_000 - engine.step(), &mut output).unwrap();
@@ -74,7 +76,7 @@ fn play(general: bool) -> (Vec<Vec<f64>>, Vec<PathKind>) {
 }
 
 #[test]
-fn frets_and_excitations_move_the_strings_to_the_standby_bank_and_back_to_the_modal_kernel() {
+fn frets_and_excitations_move_the_strings_to_the_kept_bank_and_back_to_the_modal_kernel() {
     let (fast, paths) = play(false);
     use PathKind::{Modal, Strings};
     assert_eq!(paths, [Modal, Strings, Strings, Modal, Modal, Strings, Modal]);
@@ -89,10 +91,10 @@ fn frets_and_excitations_move_the_strings_to_the_standby_bank_and_back_to_the_mo
 }
 
 #[test]
-fn a_path_rebuilt_after_a_mass_change_keeps_no_stale_standby() {
-    // Every mass of string `b` made heavier rebuilds the path at each change (the modal kernel
-    // takes no mass change), the last time on the modal kernel again (the strings are uniform):
-    // a string bank kept from before would step `b`'s old masses after the next fret.
+fn a_path_rebuilt_after_a_mass_change_keeps_no_stale_bank() {
+    // Every mass of string `b` made heavier rebuilds the path at the next block (the modal
+    // kernel takes no mass change), on the modal kernel again (the strings are uniform): a
+    // string bank kept from before would step `b`'s old masses after the next fret.
     let run = |general: bool| {
         let mut config = EngineConfig::default().rate(96_000.0).oversample(2);
         if general {
@@ -106,6 +108,7 @@ fn a_path_rebuilt_after_a_mass_change_keeps_no_stale_standby() {
         for mass in 30..60 {
             engine.apply(Event::Mass { mass, kilograms: 3e-3 }).unwrap();
         }
+        engine.advance(1, &mut output).unwrap();
         assert!(general || engine.path() == PathKind::Modal, "{:?}", engine.path());
         engine.apply(Event::Motion { coordinate: 40, position: 5e-4, velocity: 0.0 }).unwrap();
         engine.advance(1000, &mut output).unwrap();
