@@ -23,3 +23,4 @@ pub mod regions;
 pub mod report;
 pub mod stability;
 pub mod string_partials;
+pub(crate) mod structure;

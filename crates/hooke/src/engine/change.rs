@@ -32,7 +32,12 @@ pub(crate) enum Change {
 /// The motion of `coordinate` that `changes` set last, if any: a motion change, or a stop of
 /// its mass (in a system of `dimension` axes) that keeps the position `x` and zeroes the
 /// velocity.
-pub(crate) fn changed_motion(changes: &[Change], coordinate: usize, dimension: usize, x: f64) -> Option<(f64, f64)> {
+pub(crate) fn changed_motion(
+    changes: &[Change],
+    coordinate: usize,
+    dimension: usize,
+    x: f64,
+) -> Option<(f64, f64)> {
     let mut motion = None;
     for change in changes {
         match *change {
@@ -52,7 +57,9 @@ pub(crate) fn overlay(changes: &[Change], dimension: usize, state: &mut State) {
     for change in changes {
         match *change {
             Change::Motion { coordinate, x, v } => (state.x[coordinate], state.v[coordinate]) = (x, v),
-            Change::Stop { mass, stopped: true } => state.v[mass * dimension..(mass + 1) * dimension].fill(0.0),
+            Change::Stop { mass, stopped: true } => {
+                state.v[mass * dimension..(mass + 1) * dimension].fill(0.0)
+            }
             _ => {}
         }
     }

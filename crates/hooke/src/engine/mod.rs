@@ -1,9 +1,10 @@
 //! The engine: the one run loop under every front end.
 //!
-//! An [`Engine`] owns a compiled [`System`], the scheme and the path that steps it, chosen in
-//! one place (`paths::Paths::select`): the modal kernel for uniform strings or a membrane (any
-//! scheme), a stencil kernel for a uniform chain or membrane, the string bank for independent
-//! strings (symplectic Euler), the general path for any scheme on any system. It renders blocks
+//! An [`Engine`] owns a compiled [`System`], the scheme and the path that steps it: the first of
+//! the candidate paths (`paths::PATHS`) that fits, such as the modal kernel for uniform strings
+//! or a membrane (any scheme), a stencil kernel for a uniform chain or membrane, the string bank
+//! for independent strings, the coupled modal kernel for strings on a body, bars and plates
+//! (symplectic Euler), the general path for any scheme on any system. It renders blocks
 //! of output frames into the caller's buffers ([`Engine::render`], [`Engine::advance`]),
 //! decimating when it oversamples (or letting the modal path fold the decimation into its
 //! outputs); takes [`Event`]s now or at a given
@@ -43,6 +44,7 @@ mod run_error;
 mod settings;
 mod stage;
 
+pub use crate::analysis::structure::chain_mode_steps;
 pub use crate::quantity::Quantity;
 pub use crate::system::Observer;
 pub use config::{EngineConfig, EngineError, Event, PathKind, Precision, MAX_OVERSAMPLE, MAX_THREADS};
@@ -52,7 +54,6 @@ pub use pickup::{PickupError, PickupRecorder, PickupSpec, Pickups};
 pub(crate) use run_error::check_finite;
 pub use run_error::RunError;
 pub use settings::{PartialRunSettings, RunLength, RunSettings, StepSize};
-pub use stage::chain_mode_steps;
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{analyse, AnalysisOptions, SchemeAnalysis};
@@ -274,7 +275,8 @@ impl Engine {
         event.check(&self.system)?;
         match event {
             Event::Shape(values) => {
-                let motions = values.into_iter().map(|(coordinate, x)| Change::Motion { coordinate, x, v: 0.0 });
+                let motions =
+                    values.into_iter().map(|(coordinate, x)| Change::Motion { coordinate, x, v: 0.0 });
                 self.changes.extend(motions);
             }
             Event::Motion { coordinate, position, velocity } => {

@@ -4,10 +4,9 @@
 //! detector). The engine takes the first that fits when it builds and when the path running
 //! cannot take a change (`engine::reconcile`); a new path is one more entry here and one stage.
 
-use super::stage::{
-    self, DeviceStage, GeneralStage, KernelStage, Lattices, ModalStage, PartsStage, Stage, StringStage,
-};
+use super::stage::{DeviceStage, GeneralStage, KernelStage, ModalStage, PartsStage, Stage, StringStage};
 use super::{Device, EngineConfig, PathKind, Pickups, Precision};
+use crate::analysis::structure::{string_paths, Lattices};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use std::sync::Arc;
@@ -35,6 +34,10 @@ pub(super) struct Situation {
     pub(super) forced: bool,
 }
 
+/// How a candidate is built: the path for a system from a state, the masses given stopped, if
+/// the system has the structure it needs.
+pub(super) type Build = fn(&Paths, &System, &State, &[usize]) -> Option<Box<dyn Stage>>;
+
 /// One candidate path.
 pub(super) struct Candidate {
     /// The paths it builds (the stencils: a chain's or a membrane's).
@@ -43,7 +46,7 @@ pub(super) struct Candidate {
     pub(super) admits: fn(&Paths, Situation) -> bool,
     /// The path for `system` from `state`, the masses `stopped` stopped, if the system has the
     /// structure it needs.
-    pub(super) build: fn(&Paths, &System, &State, &[usize]) -> Option<Box<dyn Stage>>,
+    pub(super) build: Build,
     /// Whether the engine builds it as soon as it may run the system (the device: it is worth
     /// the build), not only when the path running cannot take a change.
     pub(super) eager: bool,
@@ -170,7 +173,7 @@ impl Paths {
     /// The string bank for `system` from `state`, the masses `stopped` stopped, if the system is
     /// made of strings (symplectic Euler).
     fn string_bank(&self, system: &System, state: &State, stopped: &[usize]) -> Option<Box<dyn Stage>> {
-        let strings = stage::string_paths(system)?;
+        let strings = string_paths(system)?;
         // One thread: eight strings to a group (an AVX-512 register); several: four
         // (AVX2), so a guitar's six strings make one group per thread.
         let (pool, dt, pickups) = (self.pool.clone(), self.dt, &self.pickups);

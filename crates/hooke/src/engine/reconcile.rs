@@ -117,7 +117,8 @@ impl Engine {
         let playing = Situation { observed: false, stopped: true, forced: true };
         let state = self.stage.state(&self.system);
         for candidate in PATHS.iter().filter(|c| c.kept && (c.admits)(&self.paths, playing)) {
-            let present = candidate.runs(self.stage.kind()) || self.kept.iter().any(|k| candidate.runs(k.kind()));
+            let present =
+                candidate.runs(self.stage.kind()) || self.kept.iter().any(|k| candidate.runs(k.kind()));
             if !present {
                 if let Some(built) = (candidate.build)(&self.paths, &self.system, &state, &self.stopped) {
                     self.kept.push(built);

@@ -120,7 +120,9 @@ impl Stage for GeneralStage {
     /// masses, held forces and mode dampings from the system.
     fn take(&mut self, _system: &System, change: &Change) -> bool {
         match *change {
-            Change::Motion { coordinate, x, v } => (self.state.x[coordinate], self.state.v[coordinate]) = (x, v),
+            Change::Motion { coordinate, x, v } => {
+                (self.state.x[coordinate], self.state.v[coordinate]) = (x, v)
+            }
             Change::Stop { mass, stopped } => self.stop(mass, stopped),
             _ => {}
         }

@@ -19,10 +19,9 @@ mod taps;
 pub(crate) use device::DeviceStage;
 pub(crate) use general::GeneralStage;
 pub(crate) use kernels::KernelStage;
-pub use modal::chain_mode_steps;
-pub(crate) use modal::{Lattices, ModalStage};
+pub(crate) use modal::ModalStage;
 pub(crate) use parts::PartsStage;
-pub(crate) use strings::{string_paths, StringStage};
+pub(crate) use strings::StringStage;
 use taps::TapChannels;
 
 use super::change::Change;
@@ -30,6 +29,9 @@ use super::decimate::Decimator;
 use super::{PathKind, RunError};
 use crate::scheme::EnergyExchange;
 use crate::system::{State, System};
+
+/// Each moving coordinate's position (m) and velocity (m/s), by coordinate.
+pub(crate) type Motions<'a> = &'a dyn Fn(usize) -> (f64, f64);
 
 /// A system being stepped on one path.
 pub(crate) trait Stage: Send {
@@ -81,13 +83,7 @@ pub(crate) trait Stage: Send {
     /// position (m) and velocity (m/s) given by `motion`, every link, drag and held force as in
     /// `system`, the masses `stopped` stopped. Returns whether this path can run the system so
     /// (a path the engine keeps, `engine::reconcile`); by default it cannot.
-    fn take_over(
-        &mut self,
-        _system: &System,
-        _step: u64,
-        _motion: &dyn Fn(usize) -> (f64, f64),
-        _stopped: &[usize],
-    ) -> bool {
+    fn take_over(&mut self, _system: &System, _step: u64, _motion: Motions, _stopped: &[usize]) -> bool {
         false
     }
     /// The state now (every node; anchors as in the system).

@@ -8,8 +8,8 @@
 //! (each piece's modes found once and kept, so a fret pressed again costs no analysis).
 
 use super::Stage;
-use crate::engine::change::Change;
 use crate::analysis::parts::{split, Network, PartModes, Split};
+use crate::engine::change::Change;
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, CoupledTaps, Probe, Row};
 use crate::quantity::Quantity;

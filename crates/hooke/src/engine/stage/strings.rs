@@ -2,7 +2,8 @@
 //! [`StringBank`] kernel, many times faster than the general path and able to take every change
 //! a performance makes (motion, stops, links, drag, held forces) in place.
 
-use super::Stage;
+use super::{Motions, Stage};
+use crate::analysis::structure::centred_bending;
 use crate::engine::change::Change;
 use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::strings::{StringBank, StringGroup, StringTap, StringValues};
@@ -233,13 +234,7 @@ impl<const L: usize> Stage for StringStage<L> {
     }
 
     /// Always can: the bank takes every link, drag, stop and held force of its strings in place.
-    fn take_over(
-        &mut self,
-        system: &System,
-        step: u64,
-        motion: &dyn Fn(usize) -> (f64, f64),
-        stopped: &[usize],
-    ) -> bool {
+    fn take_over(&mut self, system: &System, step: u64, motion: Motions, stopped: &[usize]) -> bool {
         self.step = step;
         for link in &self.links {
             let damping = link.damper.map_or(0.0, |d| system.dampers().coefficient[d]);
@@ -271,94 +266,4 @@ impl<const L: usize> Stage for StringStage<L> {
         state.t = self.step as f64 * self.dt;
         state
     }
-}
-
-/// The kappa (N/m) of the bending centred at each mass of `strings` (0 where none; several
-/// elements on one mass add up), if every bending element of `system` is a `(1, -2, 1)` on a
-/// mass and its two neighbours along its string; `None` otherwise.
-pub(super) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option<Vec<f64>> {
-    let masses = system.mass_count();
-    let bendings = system.bendings();
-    let mut kappa = vec![0.0; masses];
-    let mut neighbours = vec![(usize::MAX, usize::MAX); masses];
-    for path in strings {
-        for triple in path.windows(3) {
-            neighbours[triple[1]] = (triple[0], triple[2]);
-        }
-    }
-    for e in 0..bendings.len() {
-        let entries = bendings.entries(e);
-        if bendings.weight[entries.clone()] != [1.0, -2.0, 1.0] {
-            return None;
-        }
-        let [a, b, c] = [0, 1, 2].map(|i| bendings.node[entries.start + i] as usize);
-        if b >= masses || (neighbours[b] != (a, c) && neighbours[b] != (c, a)) {
-            return None;
-        }
-        kappa[b] += bendings.stiffness[e];
-    }
-    Some(kappa)
-}
-
-/// The strings of a 1D system whose every mass lies on exactly one path of springs from an
-/// anchor to an anchor (two springs per mass): each as its node path, first anchor, masses,
-/// last anchor, oriented so that its masses come in increasing order, and the strings in the
-/// order of their first masses (the order the string generator builds them in). `None` if the
-/// system is not made of such strings.
-pub(crate) fn string_paths(system: &System) -> Option<Vec<Vec<usize>>> {
-    let masses = system.mass_count();
-    // A mode damping couples every mass of its string: no stencil runs it.
-    if system.dimension() != 1 || masses == 0 || system.has_mode_damping() {
-        return None;
-    }
-    let springs = system.springs();
-    let mut neighbours = vec![Vec::with_capacity(2); masses];
-    for (&a, &b) in springs.a.iter().zip(&springs.b) {
-        let (a, b) = (a as usize, b as usize);
-        for (from, to) in [(a, b), (b, a)] {
-            if from < masses {
-                neighbours[from].push(to);
-            }
-        }
-    }
-    if neighbours.iter().any(|n| n.len() != 2) {
-        return None;
-    }
-    let mut on_string = vec![false; masses];
-    let mut strings = Vec::new();
-    for first in 0..masses {
-        if on_string[first] {
-            continue;
-        }
-        // Walk from `first` away from `towards` until an anchor; the nodes met, in order.
-        let walk = |towards: usize| -> Option<Vec<usize>> {
-            let (mut previous, mut node, mut nodes) = (first, towards, vec![]);
-            while node < masses {
-                nodes.push(node);
-                if nodes.len() > masses {
-                    return None;
-                }
-                let next =
-                    if neighbours[node][0] == previous { neighbours[node][1] } else { neighbours[node][0] };
-                (previous, node) = (node, next);
-            }
-            nodes.push(node);
-            Some(nodes)
-        };
-        let mut left = walk(neighbours[first][0])?;
-        let right = walk(neighbours[first][1])?;
-        left.reverse();
-        let mut path: Vec<usize> = left.into_iter().chain(std::iter::once(first)).chain(right).collect();
-        if path.len() > 3 && path[1] > path[path.len() - 2] {
-            path.reverse();
-        }
-        for &node in &path[1..path.len() - 1] {
-            if on_string[node] {
-                return None;
-            }
-            on_string[node] = true;
-        }
-        strings.push(path);
-    }
-    Some(strings)
 }
