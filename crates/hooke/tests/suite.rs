@@ -22,6 +22,7 @@ mod documentation;
 mod energy;
 mod engine;
 mod examples;
+mod expression;
 mod extreme_damping;
 mod files;
 mod fit;

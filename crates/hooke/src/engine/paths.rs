@@ -53,6 +53,10 @@ pub(super) struct Candidate {
     /// Whether the engine keeps it, once built and replaced, to take over again in place
     /// ([`Stage::take_over`]): the paths a performance moves between.
     pub(super) kept: bool,
+    /// Whether, while a force acts (the engine then steps one step at a time), a kept path
+    /// further down the list takes over from it: the modal kernel yields to a kept string bank,
+    /// whose single steps are several times cheaper.
+    pub(super) yields_while_forced: bool,
 }
 
 impl Candidate {
@@ -63,8 +67,8 @@ impl Candidate {
 }
 
 /// The candidate paths, the engine's preference first: the device; uniform strings or a uniform
-/// membrane mode by mode on the modal kernel (every scheme; symplectic Euler in f64, and not
-/// while a force acts, where the string bank steps faster); a uniform chain's or membrane's
+/// membrane mode by mode on the modal kernel (every scheme; symplectic Euler in f64; yielding to
+/// a kept string bank while a force acts); a uniform chain's or membrane's
 /// stencil (symplectic Euler, nothing stopped or forced); independent strings on the string bank;
 /// a linear network split into parts on the coupled modal kernel (both symplectic Euler); the
 /// general path, any scheme on any system.
@@ -75,13 +79,14 @@ pub(super) const PATHS: [Candidate; 6] = [
         build: |paths, system, state, _| paths.on_device(system, state).ok().map(|d| Box::new(d) as _),
         eager: true,
         kept: false,
+        yields_while_forced: false,
     },
     Candidate {
         kinds: &[PathKind::Modal],
         admits: |paths, s| {
             let symplectic = paths.config.scheme == SchemeKind::SymplecticEuler;
             let precise = !symplectic || paths.config.precision == Precision::F64;
-            paths.fast(s) && paths.config.modal && precise && !s.stopped && !(s.forced && symplectic)
+            paths.fast(s) && paths.config.modal && precise && !s.stopped
         },
         build: |paths, system, state, _| {
             let (scheme, dt, oversample) = (paths.config.scheme, paths.dt, paths.config.oversample);
@@ -91,6 +96,7 @@ pub(super) const PATHS: [Candidate; 6] = [
         },
         eager: false,
         kept: true,
+        yields_while_forced: true,
     },
     Candidate {
         kinds: &[PathKind::Chain, PathKind::Membrane],
@@ -102,6 +108,7 @@ pub(super) const PATHS: [Candidate; 6] = [
         },
         eager: false,
         kept: false,
+        yields_while_forced: false,
     },
     Candidate {
         kinds: &[PathKind::Strings],
@@ -109,6 +116,7 @@ pub(super) const PATHS: [Candidate; 6] = [
         build: |paths, system, state, stopped| paths.string_bank(system, state, stopped),
         eager: false,
         kept: true,
+        yields_while_forced: false,
     },
     Candidate {
         kinds: &[PathKind::Parts],
@@ -119,6 +127,7 @@ pub(super) const PATHS: [Candidate; 6] = [
         },
         eager: false,
         kept: false,
+        yields_while_forced: false,
     },
     Candidate {
         kinds: &[PathKind::General],
@@ -133,6 +142,7 @@ pub(super) const PATHS: [Candidate; 6] = [
         },
         eager: false,
         kept: false,
+        yields_while_forced: false,
     },
 ];
 

@@ -8,15 +8,20 @@
 //! - a kept path of that candidate, which takes over in place, allocating nothing
 //!   ([`Stage::take_over`]): the paths a performance moves between are kept once built, and
 //!   prepared before play ([`Engine::reserve_for_play`]), so that live play builds nothing;
-//! - a new path of that candidate, where the candidate is eager (the device), or where the path
-//!   running refused a change or no longer fits the situation.
+//! - a new path of that candidate, where the candidate is eager (the device).
+//!
+//! While a force acts, a candidate that yields then (the modal kernel) is passed over, so that a
+//! kept string bank takes over. Where none of these runs the system, the path running runs on
+//! if it took every change (the modal kernel while a force acts, with no string bank kept),
+//! unless observers need every state; otherwise the first candidate that fits is built from the
+//! state.
 //!
 //! So a live performance on the modal kernel moves to the kept string bank at a fret (a stopped
 //! mass) or while an excitation plays (the bank steps one step at a time several times faster),
 //! and back once neither holds and the strings are as the modal kernel has them.
 
 use super::change::{changed_motion, overlay, Change};
-use super::paths::{candidate, Situation, PATHS};
+use super::paths::{candidate, Candidate, Situation, PATHS};
 use super::stage::Stage;
 use super::Engine;
 use crate::system::State;
@@ -44,20 +49,25 @@ impl Engine {
             self.kept.clear();
         }
         let taken = self.changes.iter().all(|change| self.stage.take(&self.system, change));
-        if !self.keep_or_take_over(situation, taken) {
-            // The path running refused a change or no longer fits, and no kept path takes
-            // over: the first candidate that fits is built.
+        // A path that took every change runs on where no kept or eager path takes over, even
+        // where it is not the one the situation prefers (the modal kernel while a force acts),
+        // unless observers need every state.
+        if !self.keep_or_take_over(situation, taken) && (!taken || !admitted && observed) {
+            // The first candidate that fits is built.
             let built = self.paths.first_fit(&self.system, &self.handed_state(), &self.stopped, situation);
             self.switch(built);
         }
         self.changes.clear();
     }
 
-    /// Walks the candidates that admit `situation`, in order, until the path running (if it
-    /// `taken` the changes), a kept path that takes over, or an eager candidate built anew runs
-    /// the system; returns whether one did.
+    /// Walks the candidates that admit `situation`, in order (those that yield while a force
+    /// acts left out then), until the path running (if it `taken` the changes), a kept path
+    /// that takes over, or an eager candidate built anew runs the system; returns whether one
+    /// did.
     fn keep_or_take_over(&mut self, situation: Situation, taken: bool) -> bool {
-        for candidate in PATHS.iter().filter(|candidate| (candidate.admits)(&self.paths, situation)) {
+        let admitted = |candidate: &&Candidate| (candidate.admits)(&self.paths, situation);
+        let preferred = |candidate: &&Candidate| !(candidate.yields_while_forced && situation.forced);
+        for candidate in PATHS.iter().filter(admitted).filter(preferred) {
             if candidate.runs(self.stage.kind()) && taken {
                 return true;
             }

@@ -171,6 +171,13 @@ pub fn read(bytes: &[u8], file: &str) -> Result<MidiFile, MidiError> {
                         NoteKind::Control { controller: u8::from(controller), value: u8::from(value) }
                     }
                     MidiMessage::PitchBend { bend } => NoteKind::Bend(bend.as_f64()),
+                    MidiMessage::ChannelAftertouch { vel } => {
+                        NoteKind::Pressure { note: None, amount: f64::from(u8::from(vel)) / 127.0 }
+                    }
+                    MidiMessage::Aftertouch { key, vel } => NoteKind::Pressure {
+                        note: Some(u8::from(key)),
+                        amount: f64::from(u8::from(vel)) / 127.0,
+                    },
                     _ => continue,
                 };
                 (u8::from(channel), kind)

@@ -7,6 +7,8 @@
 //! pulse, a drive); [`performance`] plays the cues.
 
 pub mod controls;
+pub mod expression;
+mod input;
 pub mod live;
 pub mod notes;
 pub mod performance;

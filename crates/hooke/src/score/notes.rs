@@ -46,9 +46,11 @@
 //! - **Body (reed, pendulum)**: a note pushes the mass by a force pulse of peak
 //!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
 
+pub use super::input::{from_midi, NoteInput, NoteKind};
 pub use crate::instrument::{midi_note, note_name};
 use crate::instrument::{Damper, Instrument, PartKind, Plucker};
-use crate::score::controls::{ControlMapping, SetParameter};
+use crate::score::controls::ControlMapping;
+use crate::score::expression::{express, Expression, Touch, TIMBRE_CONTROLLER};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
 
@@ -62,74 +64,6 @@ pub const STRIKE_SPEED: f64 = 4.0;
 pub const RELEASE_DECAY: f64 = 0.05;
 /// The pitch bend range, semitones either way (the General MIDI default).
 pub const BEND_RANGE: f64 = 2.0;
-
-/// One input, at `time` (s), from `track` (a MIDI file's track; 0 live) and `channel` (0-15).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NoteInput {
-    /// When, s.
-    pub time: f64,
-    /// The MIDI file's track it came from, 0-based.
-    pub track: usize,
-    /// MIDI channel, 0-based.
-    pub channel: u8,
-    /// What.
-    pub kind: NoteKind,
-}
-
-/// What a [`NoteInput`] says.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum NoteKind {
-    /// A key pressed: MIDI note number, velocity 1 to 127 (0 is a note off).
-    On {
-        /// MIDI note (60 = C4).
-        note: u8,
-        /// Velocity, 1 to 127.
-        velocity: u8,
-    },
-    /// A key lifted.
-    Off {
-        /// MIDI note.
-        note: u8,
-    },
-    /// The sustain pedal (CC 64) pressed (true) or lifted.
-    Sustain(bool),
-    /// Pitch bend, -1 to 1 of [`BEND_RANGE`].
-    Bend(f64),
-    /// A controller (CC) other than the sustain pedal moved: controller number and value
-    /// (0-127). It does something only when the map has a [`ControlMapping`] for it.
-    Control {
-        /// Controller number.
-        controller: u8,
-        /// Its value, 0 to 127.
-        value: u8,
-    },
-    /// A held note's own pitch offset, `semitones` from the pitch it began at (a CLAP note
-    /// expression): its string moves to the fret of the equal-tempered note nearest the new
-    /// pitch, with its tension for the rest (beyond the string's frets, or on a piano's key,
-    /// the fret stays and the tension does it all).
-    Tuning {
-        /// MIDI note held (on the input's channel).
-        note: u8,
-        /// The offset, semitones.
-        semitones: f64,
-    },
-    /// Key `key` to sound `frequency` (Hz) from now on, in every channel (a MIDI Tuning
-    /// Standard message, [`crate::score::tuning::tuning_changes`]): before a scale's tuning.
-    Retune {
-        /// MIDI key.
-        key: u8,
-        /// Its frequency, Hz.
-        frequency: f64,
-    },
-    /// A factor on a `set` parameter for every channel (a plugin's host parameter), relative
-    /// to the instrument as built; it multiplies the channels' bends and controllers.
-    Set {
-        /// The parameter.
-        parameter: SetParameter,
-        /// Its factor (> 0).
-        factor: f64,
-    },
-}
 
 /// A gesture on one part: one event of a score.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,6 +196,8 @@ pub struct NoteMap {
     tuning: Option<Tuning>,
     /// Keys a MIDI Tuning Standard message retuned, Hz ([`NoteKind::Retune`]).
     retuned: [Option<f64>; 128],
+    /// Per channel: the touch (pressure, brightness) its notes begin with.
+    touch: [Touch; 16],
 }
 
 impl NoteMap {
@@ -287,6 +223,7 @@ impl NoteMap {
                     began: 0,
                     struck_at: s.hammer.map(|h| h.position),
                     plucker: s.plucker,
+                    touch: Touch::NEUTRAL,
                     damper: s.damper,
                 }),
                 _ => None,
@@ -332,6 +269,7 @@ impl NoteMap {
             count: 0,
             tuning: None,
             retuned: [None; 128],
+            touch: [Touch::NEUTRAL; 16],
         }
     }
 
@@ -433,6 +371,7 @@ impl NoteMap {
                     string.damped = false;
                 }
                 string.base_hz = retuned.frequency();
+                string.touch = self.touch[channel];
                 string.take(retuned, factors, time, out);
                 push(
                     out,
@@ -440,7 +379,7 @@ impl NoteMap {
                     match string.struck_at {
                         Some(x) => Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) },
                         None => Stroke::Pluck {
-                            plucker: Some(string.plucker),
+                            plucker: Some(string.touch.pluck(string.plucker)),
                             peak: PLUCK_PEAK * strength(velocity),
                         },
                     },
@@ -483,8 +422,21 @@ impl NoteMap {
                 self.bend[channel] = amount.clamp(-1.0, 1.0) * BEND_RANGE;
                 self.apply_factors(input, out);
             }
+            (Target::Strings(strings), NoteKind::Pressure { note, amount }) => {
+                let pressure = Expression::Pressure(amount);
+                express(strings, &mut self.touch[channel], input, note, pressure, factors, out);
+            }
+            (Target::Strings(strings), NoteKind::Timbre { note, amount }) => {
+                let brightness = Expression::Brightness(amount);
+                express(strings, &mut self.touch[channel], input, note, brightness, factors, out);
+            }
             (_, NoteKind::Control { controller, value }) => {
                 let Some(mapping) = self.controls.iter().find(|m| m.controller == controller) else {
+                    if controller == TIMBRE_CONTROLLER {
+                        let timbre =
+                            NoteKind::Timbre { note: None, amount: f64::from(value.min(127)) / 127.0 };
+                        return self.play(&NoteInput { kind: timbre, ..*input }, out);
+                    }
                     return Ok(());
                 };
                 self.controlled[channel].set(mapping.parameter, mapping.factor(value));
@@ -549,7 +501,8 @@ impl NoteMap {
         match &mut self.target {
             Target::Strings(strings) => {
                 for string in strings.iter_mut().filter(|s| channel_of(s) == Some(input.channel)) {
-                    string.factors.change_to(factors.detuned(string.detune), input.time, string.part, out);
+                    let own = string.own(factors);
+                    string.factors.change_to(own, input.time, string.part, out);
                 }
             }
             Target::Membrane { part, factors: now } => now.change_to(factors, input.time, *part, out),
@@ -570,24 +523,4 @@ fn tension(semitones: f64) -> f64 {
     } else {
         2f64.powf(semitones / 6.0)
     }
-}
-
-/// A live MIDI message (`bytes`, status first) as a channel (0-based) and an input: note on and
-/// off, CC 64 (sustain), the other controllers and pitch bend; `None` for anything else.
-pub fn from_midi(bytes: &[u8]) -> Option<(u8, NoteKind)> {
-    let (&status, data) = bytes.split_first()?;
-    let channel = status & 0x0f;
-    let byte = |i: usize| data.get(i).copied().filter(|b| *b < 0x80);
-    let kind = match status & 0xf0 {
-        0x90 => NoteKind::On { note: byte(0)?, velocity: byte(1)? },
-        0x80 => NoteKind::Off { note: byte(0)? },
-        0xb0 if byte(0)? == 64 => NoteKind::Sustain(byte(1)? >= 64),
-        0xb0 => NoteKind::Control { controller: byte(0)?, value: byte(1)? },
-        0xe0 => {
-            let value = i32::from(byte(0)?) | i32::from(byte(1)?) << 7;
-            NoteKind::Bend(f64::from(value - 0x2000) / f64::from(0x2000))
-        }
-        _ => return None,
-    };
-    Some((channel, kind))
 }

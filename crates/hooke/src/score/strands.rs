@@ -2,6 +2,7 @@
 //! to, and which one a note goes to (the rules in [`super::notes`]).
 
 use super::controls::SetParameter;
+use super::expression::Touch;
 use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
 use super::tuning::Retuned;
 use crate::instrument::Damper;
@@ -29,8 +30,10 @@ pub(super) struct Strand {
     pub(super) began: u64,
     /// Where its hammer strikes (a fraction of the length), if it is struck rather than plucked.
     pub(super) struck_at: Option<f64>,
-    /// How it is plucked.
+    /// How it is plucked (as designed: its note's touch moves where).
     pub(super) plucker: crate::instrument::Plucker,
+    /// How its note is touched (pressure, brightness).
+    pub(super) touch: Touch,
     /// What stops it when its note ends.
     pub(super) damper: Damper,
 }
@@ -53,7 +56,14 @@ impl Strand {
             self.fret = fret;
         }
         self.detune = retuned.tension;
-        self.factors.change_to(factors.detuned(retuned.tension), time, self.part, out);
+        let own = self.own(factors);
+        self.factors.change_to(own, time, self.part, out);
+    }
+
+    /// Its own factors: its channel's `factors`, the tension times its note's detuning, the
+    /// damping times its touch's pressure ([`Touch::damping`]).
+    pub(super) fn own(&self, factors: Factors) -> Factors {
+        Factors { tension: factors.tension * self.detune, damping: factors.damping * self.touch.damping() }
     }
 }
 
@@ -73,11 +83,6 @@ impl Factors {
             SetParameter::Tension => self.tension = factor,
             SetParameter::Damping => self.damping = factor,
         }
-    }
-
-    /// These factors with the tension times `tension` (a note's, from a tuning).
-    pub(super) fn detuned(self, tension: f64) -> Self {
-        Self { tension: self.tension * tension, ..self }
     }
 
     /// Pushes the `set`s that take a part from `self` to `to`, and takes them.
