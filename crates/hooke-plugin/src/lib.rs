@@ -17,7 +17,7 @@ mod sound;
 use hooke::format::tuning;
 use hooke::score::controls::SetParameter;
 use hooke::score::notes::NoteKind;
-use nice_plug::midi::MidiResult;
+use nice_plug::midi::{Channel, Key, MidiResult};
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
@@ -211,19 +211,32 @@ impl Plugin for Hooke {
     }
 }
 
-/// Plays `event`: a note's tuning expression (CLAP), a MIDI Tuning Standard message, or a
-/// MIDI message (notes, controllers, pitch bend).
+/// Plays `event`: a note's tuning, pressure or brightness expression (CLAP; a MIDI polyphonic
+/// aftertouch arrives as a pressure), a MIDI Tuning Standard message, or a MIDI message (notes,
+/// controllers, pitch bend, channel pressure).
 fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
-    if let NoteEvent::PolyTuning { channel, key, tuning, .. } = *event {
-        // A wildcard key names no held note; a wildcard channel is taken as the first.
+    // A wildcard key names no held note; a wildcard channel is taken as the first.
+    let mut expression = |channel: Channel, key: Key, kind: &dyn Fn(u8) -> NoteKind| {
         if let Some(note) = key.number() {
-            let tuning = NoteKind::Tuning { note, semitones: f64::from(tuning) };
-            sound.send_kind(channel.number().unwrap_or(0), tuning);
+            sound.send_kind(channel.number().unwrap_or(0), kind(note));
         }
-    } else if let NoteEvent::MidiSysEx { message, .. } = event {
-        sound.retune(message);
-    } else if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
-        sound.send(&bytes);
+    };
+    match *event {
+        NoteEvent::PolyTuning { channel, key, tuning, .. } => {
+            expression(channel, key, &|note| NoteKind::Tuning { note, semitones: f64::from(tuning) })
+        }
+        NoteEvent::PolyPressure { channel, key, pressure, .. } => expression(channel, key, &|note| {
+            NoteKind::Pressure { note: Some(note), amount: f64::from(pressure) }
+        }),
+        NoteEvent::PolyBrightness { channel, key, brightness, .. } => expression(channel, key, &|note| {
+            NoteKind::Timbre { note: Some(note), amount: f64::from(brightness) }
+        }),
+        NoteEvent::MidiSysEx { ref message, .. } => sound.retune(message),
+        _ => {
+            if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
+                sound.send(&bytes);
+            }
+        }
     }
 }
 

@@ -3,13 +3,14 @@
 //! pitch bend on one instrument in a child process (this test binary again, running
 //! [`child`]) and expects it to finish.
 
-use crate::host::{load, melody, shipped, test_build_path};
+use crate::host::{load, melody, shipped, test_build_path, Input};
 use std::process::Command;
 
 /// The child's environment variable: the instrument file to play (empty: the default preset).
 const CHILD: &str = "HOOKE_ALLOCATION_CHILD";
 
-/// Plays notes on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
+/// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74),
+/// on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
 #[test]
 #[ignore = "the allocation tests run it in a child process"]
 fn child() {
@@ -18,7 +19,15 @@ fn child() {
     if !file.is_empty() {
         loaded.set_state_file("instrument-file", &shipped(&file.to_string_lossy()));
     }
-    let _ = loaded.render(64, 1 << 15, &melody());
+    let mut inputs = melody();
+    inputs.extend([
+        (2000, Input::Brightness(59, 0.8)),
+        (2500, Input::Pressure(59, 0.6)),
+        (6000, Input::Midi([0xd0, 90, 0])),
+        (6500, Input::Midi([0xb0, 74, 100])),
+    ]);
+    inputs.sort_by_key(|(frame, _)| *frame);
+    let _ = loaded.render(64, 1 << 15, &inputs);
 }
 
 /// Runs [`child`] on `file` (empty: the default preset) and asserts that it finished.

@@ -118,6 +118,25 @@ fn a_tuning_note_expression_plays_as_the_live_core_plays_it() {
 }
 
 #[test]
+fn pressure_and_brightness_expressions_play_as_the_live_core_plays_them() {
+    // A3 brightened at once (its next pluck nearer the bridge), plucked again at 4000 frames,
+    // pressed fully at 8000 (damped 8 times more): the library's tests measure what each does.
+    let notes = [
+        (0, Input::NoteOn(57, 100)),
+        (1, Input::Brightness(57, 1.0)),
+        (4000, Input::NoteOn(57, 100)),
+        (8000, Input::Pressure(57, 1.0)),
+        (12_000, Input::NoteOff(57)),
+    ];
+    let played = load(&plugin_path()).render(512, FRAMES, &notes);
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference(&guitar, FRAMES, &notes), "the pressure and brightness expressions");
+    let untouched = reference(&guitar, FRAMES, &[notes[0], notes[2], notes[4]]);
+    let (difference, _) = relative_difference(&played, &untouched);
+    assert!(difference > 0.1, "the expressions changed nothing ({difference:e} of the peak)");
+}
+
+#[test]
 fn a_midi_tuning_standard_message_retunes_the_notes_after_it() {
     // Real-time single-note tuning change: key 57 (A3) to 30 cents above it (yy zz = 0.3 of
     // 2^14 = 4915 = 0x26 0x33), then A3 played, as the live core plays it.

@@ -37,6 +37,10 @@ pub enum Input {
     Param(ClapId, f64),
     /// A CLAP tuning note expression: MIDI key (on channel 1) and semitones.
     Tuning(u8, f64),
+    /// A CLAP pressure note expression: MIDI key (on channel 1) and pressure, 0 to 1.
+    Pressure(u8, f64),
+    /// A CLAP brightness note expression: MIDI key (on channel 1) and brightness, 0 to 1.
+    Brightness(u8, f64),
     /// A MIDI system-exclusive message (CLAP's MIDI SysEx event), `F0` to `F7`.
     SysEx(&'static [u8]),
 }
@@ -50,6 +54,8 @@ impl Input {
             Input::Midi(bytes) => from_midi(&bytes),
             Input::Param(..) => None,
             Input::Tuning(note, semitones) => Some((0, NoteKind::Tuning { note, semitones })),
+            Input::Pressure(note, amount) => Some((0, NoteKind::Pressure { note: Some(note), amount })),
+            Input::Brightness(note, amount) => Some((0, NoteKind::Timbre { note: Some(note), amount })),
             Input::SysEx(_) => None,
         }
     }
@@ -262,6 +268,12 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
         Input::Param(id, value) => events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value)),
         Input::Tuning(note, semitones) => {
             events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Tuning, semitones))
+        }
+        Input::Pressure(note, amount) => {
+            events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Pressure, amount))
+        }
+        Input::Brightness(note, amount) => {
+            events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Brightness, amount))
         }
         // SAFETY: the message is static, so it outlives the event buffer.
         Input::SysEx(message) => events.push(&unsafe { MidiSysExEvent::new(time, 0, message) }),
