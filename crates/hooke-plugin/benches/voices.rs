@@ -24,9 +24,18 @@ const BLOCK: usize = 128;
 
 fn main() {
     println!("instrument            voices  load (3 runs)           instances  voices per core");
-    for name in
-        ["acoustic-guitar", "guitar", "piano", "marimba", "plates", "drum", "sitar", "reed", "pendulum", "bell"]
-    {
+    for name in [
+        "acoustic-guitar",
+        "guitar",
+        "piano",
+        "marimba",
+        "plates",
+        "drum",
+        "sitar",
+        "reed",
+        "pendulum",
+        "bell",
+    ] {
         let file = shipped(&format!("{name}.toml"));
         let spec = load_instrument(&file).expect("a shipped instrument");
         let instrument = spec.build_stable(spec.scheme, RATE, spec.oversample).map(|(_, built)| built);
