@@ -1,5 +1,6 @@
 //! A held note's touch (`score::expression`): pressure (channel and polyphonic aftertouch,
-//! MPE) damps the strings it touches `8^amount` times more, on its channel or on its one note;
+//! MPE) multiplies the damping factor of the strings it touches by `8^amount`, on its channel
+//! or on its one note;
 //! timbre (MPE's CC 74) moves where the next pluck pulls, and the plucked string's partials
 //! follow the comb `sin(n pi p)` of the new place (measured on the sound of `guitar.toml`).
 

@@ -20,7 +20,7 @@
 //! mass) or while an excitation plays (the bank steps one step at a time several times faster),
 //! and back once neither holds and the strings are as the modal kernel has them.
 
-use super::change::{changed_motion, overlay, Change};
+use super::change::overlay;
 use super::paths::{candidate, Candidate, Situation, PATHS};
 use super::stage::Stage;
 use super::Engine;
@@ -43,10 +43,6 @@ impl Engine {
         let admitted = (candidate(self.stage.kind()).admits)(&self.paths, situation);
         if self.changes.is_empty() && admitted {
             return;
-        }
-        if self.changes.iter().any(|change| matches!(change, Change::Mass { .. })) {
-            // Kept paths step the masses they were built with.
-            self.kept.clear();
         }
         let taken = self.changes.iter().all(|change| self.stage.take(&self.system, change));
         // A path that took every change runs on where no kept or eager path takes over, even
@@ -102,12 +98,7 @@ impl Engine {
     /// with the recorded changes laid over them, the system's links, drags and forces, and the
     /// stops. Returns whether it can run the system so.
     fn take_over(&self, next: &mut dyn Stage) -> bool {
-        let (stage, changes, dimension) = (&self.stage, &self.changes, self.system.dimension());
-        let motion = |coordinate: usize| {
-            let now = stage.motion(coordinate);
-            changed_motion(changes, coordinate, dimension, now.0).unwrap_or(now)
-        };
-        next.take_over(&self.system, stage.step(), &motion, &self.stopped)
+        next.take_over(&self.system, self.stage.step(), &|coordinate| self.motion(coordinate), &self.stopped)
     }
 
     /// Runs on `next` from now; the path replaced is kept if its candidate says so.

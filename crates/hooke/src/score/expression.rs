@@ -1,6 +1,6 @@
 //! A held note's touch (MPE's pressure and timbre, channel and polyphonic aftertouch, CLAP's
-//! pressure and brightness expressions) as physical changes of its string: pressure damps the
-//! ringing string as a finger resting on it harder would, and brightness moves where its next
+//! pressure and brightness expressions) as physical changes of its string: pressure raises the
+//! ringing string's damping as a finger resting on it harder would, and brightness moves where its next
 //! pluck pulls, nearer the bridge the brighter (the plucked string's partial `n` has the
 //! amplitude `sin(n pi p) / n^2` of a pull at `p`: Fletcher & Rossing 1998, chapter 2).
 
@@ -8,8 +8,8 @@ use super::notes::{Gesture, NoteInput};
 use super::strands::{channel_of, Factors, Strand};
 use crate::instrument::Plucker;
 
-/// The damping factor at full pressure: the string's every loss multiplied by 8, so that its
-/// partials die 8 times faster (a finger resting on it rather than pressing it to a fret).
+/// The factor on a string's damping (`set damping`: its dampers and its mode damping) at full
+/// pressure, a finger resting on it rather than pressing it to a fret.
 pub const PRESSURE_DAMPING: f64 = 8.0;
 /// The factor on a pluck's distance from the bridge at no brightness; full brightness divides
 /// it by the same (a designed pluck 0.2 of the length from the bridge moves to 0.4 or to 0.1).

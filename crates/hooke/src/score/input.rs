@@ -33,11 +33,13 @@ pub enum NoteKind {
     },
     /// The sustain pedal (CC 64) pressed (true) or lifted.
     Sustain(bool),
-    /// Pitch bend, -1 to 1 of [`BEND_RANGE`](super::notes::BEND_RANGE) (per channel: with MPE, per note).
+    /// Pitch bend, -1 to 1 of [`BEND_RANGE`](super::notes::BEND_RANGE) (per channel: with
+    /// MPE, per note).
     Bend(f64),
     /// How hard a note is pressed, 0 to 1 (MPE's or a channel's aftertouch, a key's polyphonic
-    /// aftertouch, CLAP's pressure expression): its string is damped
-    /// [`PRESSURE_DAMPING`](super::expression::PRESSURE_DAMPING)`^amount` times more, as by a finger resting on it.
+    /// aftertouch, CLAP's pressure expression): its string's damping factor (`set damping`)
+    /// times [`PRESSURE_DAMPING`](super::expression::PRESSURE_DAMPING)`^amount`, as a finger
+    /// resting on it damps it.
     Pressure {
         /// The note pressed on the input's channel; `None`: every note of the channel, and the
         /// notes it begins from now on.
@@ -47,7 +49,8 @@ pub enum NoteKind {
     },
     /// How bright a note is, 0 to 1 (MPE's timbre, CC 74 when no mapping takes it; CLAP's
     /// brightness expression): where its string's next pluck pulls, its distance from the
-    /// bridge times [`BRIGHTNESS_SPAN`](super::expression::BRIGHTNESS_SPAN)`^(1 - 2 amount)` (0.5: as the instrument plucks).
+    /// bridge times [`BRIGHTNESS_SPAN`](super::expression::BRIGHTNESS_SPAN)`^(1 - 2 amount)`
+    /// (0.5: as the instrument plucks).
     Timbre {
         /// The note on the input's channel; `None`: every note of the channel, and the notes
         /// it begins from now on.

@@ -233,8 +233,14 @@ impl<const L: usize> Stage for StringStage<L> {
         }
     }
 
-    /// Always can: the bank takes every link, drag, stop and held force of its strings in place.
+    /// Where every mass of `system` is the bank's (it was built for them): then the bank takes
+    /// every link, drag, stop and held force of its strings in place.
     fn take_over(&mut self, system: &System, step: u64, motion: Motions, stopped: &[usize]) -> bool {
+        let masses = system.masses();
+        let groups = self.bank.groups();
+        if self.place.iter().zip(masses).any(|(&(g, lane, i), &m)| groups[g].mass(lane, i) != m) {
+            return false;
+        }
         self.step = step;
         for link in &self.links {
             let damping = link.damper.map_or(0.0, |d| system.dampers().coefficient[d]);
