@@ -15,13 +15,12 @@ mod presets;
 mod sound;
 
 use hooke::format::tuning;
-use hooke::score::controls::SetParameter;
 use hooke::score::notes::NoteKind;
 use nice_plug::midi::{Channel, Key, MidiResult};
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
-use sound::{Sound, TuningMessage};
+use sound::{Factor, Sound, TuningMessage};
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
@@ -180,8 +179,15 @@ impl Plugin for Hooke {
             outputs.iter_mut().for_each(|channel| channel.fill(0.0));
             return ProcessStatus::Normal;
         };
-        sound.set(SetParameter::Tension, f64::from(self.params.tension.value()));
-        sound.set(SetParameter::Damping, f64::from(self.params.damping.value()));
+        let params = &self.params;
+        for (factor, param) in Factor::ALL.into_iter().zip([
+            &params.tension,
+            &params.damping,
+            &params.position,
+            &params.hardness,
+        ]) {
+            sound.set(factor, f64::from(param.value()));
+        }
         let mut next = context.next_event();
         let mut done = 0;
         loop {

@@ -10,7 +10,8 @@ const GAIN_RANGE_DB: (f32, f32) = (-48.0, 12.0);
 /// How long the gain takes to reach a new value, ms (no zipper noise).
 const GAIN_SMOOTHING_MS: f32 = 50.0;
 
-/// The lowest and highest tension factor (an octave of pitch down and up), and damping factor.
+/// The lowest and highest tension factor (an octave of pitch down and up), and the damping,
+/// position and hardness factors'.
 pub const FACTOR_RANGE: (f32, f32) = (0.25, 4.0);
 
 /// What the host sees and saves.
@@ -30,6 +31,15 @@ pub struct HookeParams {
     /// membrane's.
     #[id = "damping"]
     pub damping: FloatParam,
+    /// Where the next notes are plucked or struck, a factor on the distance from a string's
+    /// bridge (a bar's or a plate's nearer end) as designed (1): less is nearer the bridge,
+    /// brighter and thinner.
+    #[id = "position"]
+    pub position: FloatParam,
+    /// How hard the next notes are plucked or struck, a factor (1: as designed): a pluck's
+    /// release takes its time divided by it, a hammer's or a mallet's felt is that much stiffer.
+    #[id = "hardness"]
+    pub hardness: FloatParam,
     /// The shipped instrument played when no instrument file is set. A change rebuilds the
     /// instrument: the plugin asks the host to restart it (deactivate and activate).
     #[id = "preset"]
@@ -78,6 +88,8 @@ impl Default for HookeParams {
             .with_string_to_value(formatters::s2v_f32_gain_to_db()),
             tension: factor("Tension"),
             damping: factor("Damping"),
+            position: factor("Position"),
+            hardness: factor("Hardness"),
             preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),
             instrument_file: RwLock::new(String::new()),
             tuning_file: RwLock::new(String::new()),

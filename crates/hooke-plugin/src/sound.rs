@@ -11,6 +11,7 @@
 use hooke::engine::decimate::Decimator;
 use hooke::format::instrument::parse;
 use hooke::score::controls::SetParameter;
+use hooke::score::expression::ExciteParameter;
 use hooke::score::live::{calibrate, live, LiveCore, LiveInput, LiveOptions};
 use hooke::score::notes::{from_midi, NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
@@ -55,6 +56,36 @@ impl SysExMessage for TuningMessage {
     }
 }
 
+/// A host parameter the sound takes as a factor of the instrument's own (1: as designed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Factor {
+    /// The strings' (a drum's membrane's) tension.
+    Tension,
+    /// Their links' dampers.
+    Damping,
+    /// Where the next notes pluck or strike.
+    Position,
+    /// How hard.
+    Hardness,
+}
+
+impl Factor {
+    /// Every factor, in the order of [`Sound`]'s record of them.
+    pub const ALL: [Self; 4] = [Self::Tension, Self::Damping, Self::Position, Self::Hardness];
+
+    /// The live input that sets it to `factor` for every channel.
+    fn kind(self, factor: f64) -> NoteKind {
+        let set = |parameter| NoteKind::Set { parameter, factor };
+        let excite = |parameter| NoteKind::Excite { parameter, factor };
+        match self {
+            Self::Tension => set(SetParameter::Tension),
+            Self::Damping => set(SetParameter::Damping),
+            Self::Position => excite(ExciteParameter::Position),
+            Self::Hardness => excite(ExciteParameter::Hardness),
+        }
+    }
+}
+
 /// An instrument ready to play.
 pub struct Sound {
     /// The note map and the resolver, feeding the core's queue.
@@ -65,8 +96,8 @@ pub struct Sound {
     interleaved: Vec<f32>,
     /// The engine's latency, output frames ([`engine_latency`]).
     latency: u32,
-    /// The tension and damping factors last set ([`Sound::set`]).
-    factors: [f64; 2],
+    /// The factors last set ([`Sound::set`]), by [`Factor`].
+    factors: [f64; Factor::ALL.len()],
 }
 
 impl Sound {
@@ -107,7 +138,7 @@ impl Sound {
             core,
             interleaved: vec![0.0; CHANNELS * max_frames],
             latency: engine_latency(oversample),
-            factors: [1.0; 2],
+            factors: [1.0; Factor::ALL.len()],
         })
     }
 
@@ -139,14 +170,14 @@ impl Sound {
         let _ = self.input.send(&NoteInput { time: 0.0, track: 0, channel, kind });
     }
 
-    /// Sets `parameter` of the strings (or the membrane) to `factor` of the instrument's own
-    /// for every channel, if it changed: the sounding strings take it from the next frame, the
-    /// others at their next note. Allocates nothing.
-    pub fn set(&mut self, parameter: SetParameter, factor: f64) {
-        let last = &mut self.factors[parameter as usize];
-        if factor != *last {
-            *last = factor;
-            self.send_kind(0, NoteKind::Set { parameter, factor });
+    /// Sets `factor` (of the instrument's own) for every channel, if it changed: a sounding
+    /// string takes a tension or a damping from the next frame, the others at their next note;
+    /// a position or a hardness acts on the next notes. Allocates nothing.
+    pub fn set(&mut self, factor: Factor, value: f64) {
+        let last = &mut self.factors[factor as usize];
+        if value != *last {
+            *last = value;
+            self.send_kind(0, factor.kind(value));
         }
     }
 

@@ -3,6 +3,10 @@
 //! or on its one note;
 //! timbre (MPE's CC 74) moves where the next pluck pulls, and the plucked string's partials
 //! follow the comb `sin(n pi p)` of the new place (measured on the sound of `guitar.toml`).
+//! The excitation's factors for every channel (a plugin's host parameters): position moves a
+//! string's pluck or hammer from the bridge and a bar's mallet from its nearer end, hardness
+//! shortens a pluck's release and stiffens a felt; the MIDI file's score and the live resolver
+//! take them alike.
 
 use crate::common::smf;
 use crate::instruments::render;
@@ -10,16 +14,35 @@ use crate::measure::spectral_peak;
 use hooke::format::instrument::load as load_instrument;
 use hooke::format::midi;
 use hooke::instrument::Instrument;
+use hooke::instrument::PartKind;
 use hooke::score::controls::{ControlMapping, SetParameter};
-use hooke::score::expression::{BRIGHTNESS_SPAN, PRESSURE_DAMPING};
-use hooke::score::notes::{from_midi, Gesture, NoteInput, NoteMap, StringRule, Stroke};
+use hooke::score::expression::{ExciteParameter, BRIGHTNESS_SPAN, PRESSURE_DAMPING};
+use hooke::score::live::Resolver;
+use hooke::score::notes::{from_midi, Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke};
 use hooke::score::performance::PerformanceOptions;
+use hooke::score::Action;
 use std::f64::consts::PI;
 
-fn guitar() -> Instrument {
+/// The shipped instrument `name` built at `rate` Hz.
+fn example(name: &str, rate: f64) -> Instrument {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/instruments");
-    let file = load_instrument(&folder.join("guitar.toml")).unwrap();
-    file.spec.build(file.scheme, 1.0 / 88200.0).unwrap()
+    let file = load_instrument(&folder.join(name)).unwrap();
+    file.spec.build(file.scheme, 1.0 / rate).unwrap()
+}
+
+fn guitar() -> Instrument {
+    example("guitar.toml", 88200.0)
+}
+
+/// A map of `instrument` with the excitation factors `position` and `hardness` set.
+fn excited(instrument: &Instrument, position: f64, hardness: f64) -> NoteMap {
+    let mut map = NoteMap::new(instrument, StringRule::LowestFret);
+    for (parameter, factor) in [(ExciteParameter::Position, position), (ExciteParameter::Hardness, hardness)]
+    {
+        let kind = NoteKind::Excite { parameter, factor };
+        map.play(&NoteInput { time: 0.0, track: 0, channel: 0, kind }, &mut Vec::new()).unwrap();
+    }
+    map
 }
 
 /// The gestures of `bytes` (live MIDI messages, at 0.1 s each) through `map`.
@@ -104,9 +127,13 @@ fn timbre_moves_the_next_pluck_unless_a_mapping_takes_its_controller() {
 /// The magnitudes of partials 2 and 3 of open E2 (82.4 Hz) on `guitar.toml`, plucked by a MIDI
 /// note after `before` (MIDI messages at time 0), over 0.1 to 0.6 s.
 fn e2_partials(instrument: &Instrument, before: &[&[u8]]) -> [f64; 2] {
+    e2_partials_of(instrument, NoteMap::new(instrument, StringRule::LowestFret), before)
+}
+
+/// [`e2_partials`] through `map`.
+fn e2_partials_of(instrument: &Instrument, map: NoteMap, before: &[&[u8]]) -> [f64; 2] {
     let mut events: Vec<(u32, &[u8])> = before.iter().map(|bytes| (0, *bytes)).collect();
     events.extend([(0, &[0x90u8, 40, 100][..]), (960, &[0x80, 40, 0][..])]);
-    let map = NoteMap::new(instrument, StringRule::LowestFret);
     let score = midi::load(&smf(480, &events), "e2.mid", instrument, map, false, 0.2).unwrap();
     let channels =
         render(instrument, &score.text, PerformanceOptions { oversample: 2, ..Default::default() });
@@ -137,4 +164,77 @@ fn a_brighter_pluck_moves_the_combs_zero_onto_its_partial() {
     eprintln!("partials 2 and 3: {measured:.1?} dB, the comb {expected:.1?} dB");
     assert!((measured[0] - expected[0]).abs() < 0.5, "partial 2: {measured:?} against {expected:?}");
     assert!(comb(3.0, moved) < 1e-12 && measured[1] < -60.0, "partial 3 fell only {:.1} dB", measured[1]);
+}
+
+#[test]
+fn a_pluck_moved_from_the_bridge_by_the_position_factor_loses_the_partial_of_its_node() {
+    let instrument = guitar();
+    // Position 5/3: the pluck's distance from the bridge 0.2 becomes 1/3, p = 2/3, node 54 of
+    // the lumped string exactly: the third partial's zero.
+    let node = |p: f64| (p * 81.0).round() / 81.0;
+    let (designed, moved) = (node(0.8), node(1.0 - 0.2 * 5.0 / 3.0));
+    let comb = |n: f64, p: f64| (n * PI * p).sin().abs();
+    let as_designed = e2_partials(&instrument, &[]);
+    let placed = e2_partials_of(&instrument, excited(&instrument, 5.0 / 3.0, 1.0), &[]);
+    let db = |a: f64, b: f64| 20.0 * (a / b).log10();
+    let expected = db(comb(2.0, moved), comb(2.0, designed));
+    let measured = [db(placed[0], as_designed[0]), db(placed[1], as_designed[1])];
+    eprintln!("partials 2 and 3: {measured:.1?} dB, the comb {expected:.1} dB and -inf");
+    assert!((measured[0] - expected).abs() < 0.5, "partial 2: {measured:?} against {expected}");
+    assert!(comb(3.0, moved) < 1e-12 && measured[1] < -60.0, "partial 3 fell only {:.1} dB", measured[1]);
+}
+
+/// The first strike or pluck of `gestures`.
+fn excitation(gestures: &[Gesture]) -> Stroke {
+    let excites = |g: &&Gesture| matches!(g.stroke, Stroke::Pluck { .. } | Stroke::Strike { .. });
+    gestures.iter().find(excites).expect("an excitation").stroke
+}
+
+#[test]
+fn position_and_hardness_move_plucks_hammers_and_mallets_in_the_score_and_live() {
+    let note = |note: u8| [0x90, note, 127];
+    // A pluck: its distance from the bridge halved, its release a quarter as long.
+    let guitar = guitar();
+    let designed = excitation(&play(&mut NoteMap::new(&guitar, StringRule::LowestFret), &[&note(40)]));
+    let plucked = excitation(&play(&mut excited(&guitar, 0.5, 4.0), &[&note(40)]));
+    let (Stroke::Pluck { plucker: Some(designed), .. }, Stroke::Pluck { plucker: Some(plucked), .. }) =
+        (designed, plucked)
+    else {
+        panic!("plucks: {designed:?}, {plucked:?}")
+    };
+    assert!((1.0 - plucked.position - 0.5 * (1.0 - designed.position)).abs() < 1e-12, "{plucked:?}");
+    assert!((plucked.release - designed.release / 4.0).abs() < 1e-18 && plucked.pull == designed.pull);
+
+    // A bar (C4): the mallet from 0.45 of the length to 0.225 (half as far from the nearer
+    // end), its felt three times as stiff, in the MIDI file's score and from the live resolver.
+    let marimba = example("marimba.toml", 8.0 * 44_100.0);
+    let c4 = marimba.parts.iter().position(|part| part.name == "C4").expect("a C4 bar");
+    let PartKind::Bar(bar) = &marimba.parts[c4].kind else { panic!("a bar") };
+    let (mass, stiffness) = (bar.masses[bar.mass_at(0.225)], 3.0 * bar.mallet.stiffness);
+    let struck = play(&mut excited(&marimba, 0.5, 3.0), &[&note(60)]);
+    let Stroke::Strike { position: [x, y], hardness, .. } = excitation(&struck) else { panic!("{struck:?}") };
+    assert!((x - 0.225).abs() < 1e-12 && y == 0.5 && hardness == 3.0, "{struck:?}");
+    let file = smf(480, &[(0, &note(60)[..]), (480, &[0x80, 60, 0][..])]);
+    let score = midi::load(&file, "c4.mid", &marimba, excited(&marimba, 0.5, 3.0), false, 0.1).unwrap();
+    let live = Resolver::new(&marimba).unwrap().resolve(&struck[0]).1;
+    for action in [&score.score.cues[0].action, &live] {
+        let Action::Strike(hammer) = action else { panic!("a strike, found {action:?}") };
+        assert_eq!(hammer.coordinate, mass * marimba.model.dimension(), "{hammer:?}");
+        assert!((hammer.stiffness / stiffness - 1.0).abs() < 1e-15, "{hammer:?}");
+    }
+
+    // A piano's hammer: twice as far from the bridge (from the agraffe at 1/8: 1 - 2 x 7/8 is
+    // kept at 0.01).
+    let piano = example("piano.toml", 88200.0);
+    let c4 = piano.parts.iter().position(|part| part.name == "C4").expect("a C4 key");
+    let PartKind::String(key) = &piano.parts[c4].kind else { panic!("a key") };
+    let hammer = key.hammer.expect("a hammer");
+    let far = excitation(&play(&mut excited(&piano, 2.0, 1.0), &[&note(60)]));
+    let near = excitation(&play(&mut excited(&piano, 0.5, 1.0), &[&note(60)]));
+    let at = |stroke: Stroke| match stroke {
+        Stroke::Strike { position: [x, _], hardness: 1.0, .. } => x,
+        other => panic!("a strike of hardness 1, found {other:?}"),
+    };
+    assert_eq!(at(far), 0.01);
+    assert!((at(near) - (1.0 - 0.5 * (1.0 - hammer.position))).abs() < 1e-12, "{near:?}");
 }

@@ -120,7 +120,7 @@ fn notes_strike_bars_with_their_mallet() {
     // One strike on E4 (part 1) at the mallet's point, at 4 m/s; the note off leaves it ringing.
     assert_eq!(gestures.len(), 1, "{gestures:?}");
     assert_eq!(gestures[0].part, 1);
-    assert_eq!(gestures[0].stroke, Stroke::Strike { position: [0.4, 0.5], velocity: 4.0 });
+    assert_eq!(gestures[0].stroke, Stroke::Strike { position: [0.4, 0.5], velocity: 4.0, hardness: 1.0 });
     let error = map.play(&on(62, 100), &mut gestures).unwrap_err().to_string();
     assert!(error.contains("no bar sounds it") && error.contains("C4, E4, G4"), "{error}");
     let tension = ControlMapping { controller: 1, parameter: SetParameter::Tension, low: 0.5, high: 2.0 };

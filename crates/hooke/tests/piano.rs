@@ -135,7 +135,7 @@ fn a_note_strikes_the_keys_course_with_its_hammer_and_a_bow_on_a_course_is_refus
     let on = NoteInput { time: 0.0, track: 0, channel: 0, kind: NoteKind::On { note: 60, velocity: 127 } };
     NoteMap::new(&instrument, StringRule::LowestFret).play(&on, &mut gestures).unwrap();
     assert!(
-        matches!(gestures[..], [g] if g.stroke == Stroke::Strike { position: [hammer.position, 0.5], velocity: 4.0 }),
+        matches!(gestures[..], [g] if g.stroke == Stroke::Strike { position: [hammer.position, 0.5], velocity: 4.0, hardness: 1.0 }),
         "{gestures:?}"
     );
     let score = "[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = \"C4\"\n";

@@ -162,7 +162,7 @@ fn notes_strike_plates_where_their_mallet_strikes() {
     let strike = PlatesSpec::default().strike;
     assert_eq!(gestures.len(), 1, "{gestures:?}");
     assert_eq!(gestures[0].part, 1);
-    assert_eq!(gestures[0].stroke, Stroke::Strike { position: strike, velocity: 4.0 });
+    assert_eq!(gestures[0].stroke, Stroke::Strike { position: strike, velocity: 4.0, hardness: 1.0 });
     let error = map.play(&on(62, 100), &mut gestures).unwrap_err().to_string();
     assert!(error.contains("no plate sounds it") && error.contains("C4, G4"), "{error}");
     let tension = ControlMapping { controller: 1, parameter: SetParameter::Tension, low: 0.5, high: 2.0 };

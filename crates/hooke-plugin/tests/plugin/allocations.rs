@@ -4,13 +4,16 @@
 //! [`child`]) and expects it to finish.
 
 use crate::host::{load, melody, shipped, test_build_path, Input};
+use std::ffi::CStr;
 use std::process::Command;
 
 /// The child's environment variable: the instrument file to play (empty: the default preset).
 const CHILD: &str = "HOOKE_ALLOCATION_CHILD";
+/// The child's environment variable that has it move the tension and the damping too (set: yes).
+const RETUNED: &str = "HOOKE_ALLOCATION_RETUNED";
 
-/// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74),
-/// on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
+/// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74)
+/// and the parameters moving, on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
 #[test]
 #[ignore = "the allocation tests run it in a child process"]
 fn child() {
@@ -19,7 +22,15 @@ fn child() {
     if !file.is_empty() {
         loaded.set_state_file("instrument-file", &shipped(&file.to_string_lossy()));
     }
+    let mut param = |name: &str, text: &CStr| {
+        let (id, value) = loaded.param(name, text);
+        Input::Param(id, value)
+    };
     let mut inputs = melody();
+    inputs.extend([(1000, param("Position", c"0.7")), (1000, param("Hardness", c"2"))]);
+    if std::env::var_os(RETUNED).is_some() {
+        inputs.extend([(3000, param("Tension", c"1.02")), (3000, param("Damping", c"1.5"))]);
+    }
     inputs.extend([
         (2000, Input::Brightness(59, 0.8)),
         (2500, Input::Pressure(59, 0.6)),
@@ -32,12 +43,18 @@ fn child() {
 
 /// Runs [`child`] on `file` (empty: the default preset) and asserts that it finished.
 fn assert_no_allocation(file: &str) {
+    assert_no_allocation_in(file, false);
+}
+
+/// [`assert_no_allocation`], the host moving the tension and the damping too where `retuned`.
+fn assert_no_allocation_in(file: &str, retuned: bool) {
     let exe = std::env::current_exe().expect("the test binary");
-    let output = Command::new(exe)
-        .args(["--exact", "allocations::child", "--ignored", "--nocapture", "--test-threads", "1"])
-        .env(CHILD, file)
-        .output()
-        .expect("the child runs");
+    let mut child = Command::new(exe);
+    child.args(["--exact", "allocations::child", "--ignored", "--nocapture", "--test-threads", "1"]);
+    if retuned {
+        child.env(RETUNED, "1");
+    }
+    let output = child.env(CHILD, file).output().expect("the child runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let what = if file.is_empty() { "the default preset" } else { file };
     assert!(output.status.success(), "{what}: the child failed ({}):\n{stderr}", output.status);
@@ -58,7 +75,7 @@ fn the_acoustic_guitar_does_not_allocate() {
     ignore = "needs a debug build with --features assert_process_allocs"
 )]
 fn the_guitar_does_not_allocate() {
-    assert_no_allocation("guitar.toml");
+    assert_no_allocation_in("guitar.toml", true);
 }
 
 #[test]
@@ -67,7 +84,7 @@ fn the_guitar_does_not_allocate() {
     ignore = "needs a debug build with --features assert_process_allocs"
 )]
 fn the_marimba_does_not_allocate() {
-    assert_no_allocation("marimba.toml");
+    assert_no_allocation_in("marimba.toml", true);
 }
 
 #[test]
@@ -77,6 +94,15 @@ fn the_marimba_does_not_allocate() {
 )]
 fn the_drum_does_not_allocate() {
     assert_no_allocation("drum.toml");
+}
+
+#[test]
+#[ignore = "the modal kernel takes no change of a membrane's links in place and no other path is \
+            kept for a membrane: a tension or damping change on the drum builds a path in \
+            render (Engine::reconcile -> Paths::first_fit, crates/hooke/src/engine/reconcile.rs): \
+            fails until the modal kernel rescales a lattice's modes in place"]
+fn the_drum_retuned_does_not_allocate() {
+    assert_no_allocation_in("drum.toml", true);
 }
 
 #[test]

@@ -4,6 +4,8 @@ use crate::host::{load, melody, plugin_path, reference, reference_in, relative_d
 use clack_extensions::audio_ports::{AudioPortInfoBuffer, PluginAudioPorts};
 use clack_extensions::note_ports::{NoteDialect, NotePortInfoBuffer, PluginNotePorts};
 use hooke::format::tuning;
+use hooke::score::expression::ExciteParameter;
+use hooke::score::notes::NoteKind;
 use std::path::Path;
 
 /// Frames the rendering tests play: 0.74 s at 44.1 kHz, past the melody's last event.
@@ -171,4 +173,67 @@ fn a_new_instrument_parameter_restarts_the_plugin_with_that_instrument() {
         &reference(&shipped("marimba.toml"), FRAMES, &notes),
         "the marimba after the restart",
     );
+}
+
+/// The parameters' ids as a saved project and a host's automation name them, and their names.
+const PARAMETERS: [(&str, &str); 6] = [
+    ("gain", "Gain"),
+    ("tension", "Tension"),
+    ("damping", "Damping"),
+    ("position", "Position"),
+    ("hardness", "Hardness"),
+    ("preset", "Instrument"),
+];
+
+/// The CLAP id of the parameter id `id`: its string hash (`h = 31 h + byte`, 32 bits), the top
+/// bit cleared (VST3 keeps it for the host's parameters).
+fn clap_id(id: &str) -> u32 {
+    id.bytes().fold(0u32, |h, byte| h.wrapping_mul(31).wrapping_add(u32::from(byte))) & !(1 << 31)
+}
+
+#[test]
+fn the_parameters_keep_their_ids() {
+    let params = load(&plugin_path()).params();
+    let found: Vec<(u32, &str)> =
+        params.iter().map(|(id, name, ..)| (u32::from(*id), name.as_str())).collect();
+    let expected: Vec<(u32, &str)> = PARAMETERS.iter().map(|&(id, name)| (clap_id(id), name)).collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn position_and_hardness_parameters_play_as_the_live_core_plays_them() {
+    // The next notes plucked a quarter as far from the bridge and let go four times as fast
+    // (the ends of the parameters' ranges, which the host's normalised values reach exactly),
+    // then an A3 and an E4 (the library's tests measure what each factor does to a pluck).
+    let mut loaded = load(&plugin_path());
+    let (position, near) = loaded.param("Position", c"0.25");
+    let (hardness, hard) = loaded.param("Hardness", c"4");
+    let excite = |parameter, factor| NoteKind::Excite { parameter, factor };
+    let notes = [
+        (0, Input::Setting(position, near, excite(ExciteParameter::Position, 0.25))),
+        (0, Input::Setting(hardness, hard, excite(ExciteParameter::Hardness, 4.0))),
+        (10, Input::NoteOn(57, 100)),
+        (4000, Input::NoteOn(64, 100)),
+        (12_000, Input::NoteOff(57)),
+    ];
+    let played = loaded.render(512, FRAMES, &notes);
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference(&guitar, FRAMES, &notes), "the position and hardness");
+    let (difference, _) = relative_difference(&played, &reference(&guitar, FRAMES, &notes[2..]));
+    assert!(difference > 0.1, "the parameters changed nothing ({difference:e} of the peak)");
+}
+
+#[test]
+fn every_parameter_at_its_extremes_plays_finite_sound() {
+    for extreme in ["lowest", "highest"] {
+        let mut loaded = load(&plugin_path());
+        let settings: Vec<(usize, Input)> = (loaded.params().into_iter())
+            .filter(|(_, name, ..)| name != "Instrument")
+            .map(|(id, _, low, high)| (0, Input::Param(id, if extreme == "lowest" { low } else { high })))
+            .collect();
+        let inputs: Vec<(usize, Input)> = settings.into_iter().chain(melody()).collect();
+        let played = loaded.render(512, FRAMES, &inputs);
+        let finite = played.iter().flatten().all(|x| x.is_finite() && x.abs() <= 16.0);
+        assert!(finite, "every parameter at its {extreme}: a sample not finite or past 16 x full scale");
+    }
 }

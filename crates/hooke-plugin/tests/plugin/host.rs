@@ -35,6 +35,8 @@ pub enum Input {
     Midi([u8; 3]),
     /// A parameter's new value (CLAP's: a plain value).
     Param(ClapId, f64),
+    /// A parameter's new value, and what it says to the library's live input (on channel 1).
+    Setting(ClapId, f64, NoteKind),
     /// A CLAP tuning note expression: MIDI key (on channel 1) and semitones.
     Tuning(u8, f64),
     /// A CLAP pressure note expression: MIDI key (on channel 1) and pressure, 0 to 1.
@@ -53,6 +55,7 @@ impl Input {
             Input::NoteOff(key) => from_midi(&[0x80, key, 0]),
             Input::Midi(bytes) => from_midi(&bytes),
             Input::Param(..) => None,
+            Input::Setting(_, _, kind) => Some((0, kind)),
             Input::Tuning(note, semitones) => Some((0, NoteKind::Tuning { note, semitones })),
             Input::Pressure(note, amount) => Some((0, NoteKind::Pressure { note: Some(note), amount })),
             Input::Brightness(note, amount) => Some((0, NoteKind::Timbre { note: Some(note), amount })),
@@ -172,19 +175,26 @@ impl Loaded {
         self.load_state(&state);
     }
 
-    /// The id of the parameter called `name`, and the value its text `text` stands for.
-    pub fn param(&mut self, name: &str, text: &CStr) -> (ClapId, f64) {
+    /// Every parameter's id, name, lowest and highest value.
+    pub fn params(&mut self) -> Vec<(ClapId, String, f64, f64)> {
         let handle = self.instance.plugin_handle();
         let params: PluginParams = handle.get_extension().expect("the params extension");
         let mut buffer = ParamInfoBuffer::new();
-        let id = (0..params.count(&handle))
+        (0..params.count(&handle))
             .filter_map(|index| {
-                params
-                    .get_info(&handle, index, &mut buffer)
-                    .map(|info| (info.id, info.name == name.as_bytes()))
+                let info = params.get_info(&handle, index, &mut buffer)?;
+                let name = String::from_utf8_lossy(info.name).into_owned();
+                Some((info.id, name, info.min_value, info.max_value))
             })
-            .find_map(|(id, named)| named.then_some(id))
+            .collect()
+    }
+
+    /// The id of the parameter called `name`, and the value its text `text` stands for.
+    pub fn param(&mut self, name: &str, text: &CStr) -> (ClapId, f64) {
+        let id = (self.params().into_iter().find_map(|(id, named, ..)| (named == name).then_some(id)))
             .unwrap_or_else(|| panic!("no parameter called {name}"));
+        let handle = self.instance.plugin_handle();
+        let params: PluginParams = handle.get_extension().expect("the params extension");
         let value =
             params.text_to_value(&handle, id, text).unwrap_or_else(|| panic!("{name}: {text:?} refused"));
         (id, value)
@@ -265,7 +275,9 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
         }
         Input::NoteOff(note) => events.push(&NoteOffEvent::new(time, key(note), 0.0)),
         Input::Midi(bytes) => events.push(&MidiEvent::new(time, 0, bytes)),
-        Input::Param(id, value) => events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value)),
+        Input::Param(id, value) | Input::Setting(id, value, _) => {
+            events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value))
+        }
         Input::Tuning(note, semitones) => {
             events.push(&NoteExpressionEvent::new(time, key(note), NoteExpressionType::Tuning, semitones))
         }

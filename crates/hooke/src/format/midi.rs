@@ -9,6 +9,7 @@ use crate::format::SourceError;
 use crate::instrument::{Instrument, PartKind, Plucker};
 use crate::limits::{MAX_SCORE_DURATION, MAX_SCORE_EVENTS};
 use crate::model::number;
+use crate::score::live::struck_with;
 use crate::score::notes::{Gesture, NoteInput, NoteKind, NoteMap, Stroke, Unplayable, PLUCK_WIDTH};
 use crate::score::tuning::tuning_changes;
 use crate::score::Score;
@@ -285,12 +286,19 @@ pub fn score_text(gestures: &[Gesture], instrument: &Instrument, duration: f64, 
             Stroke::Pluck { plucker: None, peak } => {
                 writeln!(text, "shape = \"pulse\"\namplitude = {peak:?}\nwidth = {PLUCK_WIDTH:?}")
             }
-            Stroke::Strike { position: [x, y], velocity } => match instrument.parts[gesture.part].kind {
-                PartKind::String(_) | PartKind::Bar(_) => {
-                    writeln!(text, "position = {x:?}\nvelocity = {velocity:?}")
+            Stroke::Strike { position: [x, y], velocity, hardness } => {
+                let kind = &instrument.parts[gesture.part].kind;
+                if hardness != 1.0 {
+                    let (_, stiffness, _) = struck_with(kind, hardness);
+                    let _ = writeln!(text, "stiffness = {stiffness:?}");
                 }
-                _ => writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}"),
-            },
+                match kind {
+                    PartKind::String(_) | PartKind::Bar(_) => {
+                        writeln!(text, "position = {x:?}\nvelocity = {velocity:?}")
+                    }
+                    _ => writeln!(text, "position = [{x:?}, {y:?}]\nvelocity = {velocity:?}"),
+                }
+            }
             Stroke::Damp(decay) => writeln!(text, "decay = {decay:?}"),
             Stroke::Tension(value) => writeln!(text, "parameter = \"tension\"\nvalue = {value:?}"),
             Stroke::Damping(value) => writeln!(text, "parameter = \"damping\"\nvalue = {value:?}"),

@@ -3,6 +3,9 @@
 //! ringing string's damping as a finger resting on it harder would, and brightness moves where its next
 //! pluck pulls, nearer the bridge the brighter (the plucked string's partial `n` has the
 //! amplitude `sin(n pi p) / n^2` of a pull at `p`: Fletcher & Rossing 1998, chapter 2).
+//!
+//! And how every channel's next notes are excited ([`Excite`], a plugin's host parameters):
+//! where a pluck pulls or a hammer or mallet strikes, and how hard its felt or its release is.
 
 use super::notes::{Gesture, NoteInput};
 use super::strands::{channel_of, Factors, Strand};
@@ -38,6 +41,74 @@ impl Touch {
     pub(super) fn pluck(self, plucker: Plucker) -> Plucker {
         let from_bridge = (1.0 - plucker.position) * BRIGHTNESS_SPAN.powf(1.0 - 2.0 * self.brightness);
         Plucker { position: (1.0 - from_bridge).clamp(0.01, 0.99), ..plucker }
+    }
+}
+
+/// A factor on how the next notes are excited, for every channel, relative to the instrument as
+/// designed (1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExciteParameter {
+    /// Where: a string's pluck and hammer move their distance from the bridge by the factor, a
+    /// bar's or a plate's mallet its distance from the nearer end (of each side, on a plate).
+    Position,
+    /// How hard: a pluck's release takes its time divided by the factor (the shorter, the
+    /// brighter: the release's spectrum, `tests/pluck.rs`), a hammer's or a mallet's felt its
+    /// stiffness times the factor (a harder felt, a shorter contact).
+    Hardness,
+}
+
+/// The factors [`ExciteParameter`]s set (1: as designed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Excite {
+    position: f64,
+    hardness: f64,
+}
+
+impl Excite {
+    /// As the instrument is designed.
+    pub(super) const AS_DESIGNED: Self = Self { position: 1.0, hardness: 1.0 };
+
+    /// Sets `parameter`'s factor (kept within 1/64 to 64).
+    pub(super) fn set(&mut self, parameter: ExciteParameter, factor: f64) {
+        let factor = if factor.is_finite() { factor.clamp(1.0 / 64.0, 64.0) } else { 1.0 };
+        match parameter {
+            ExciteParameter::Position => self.position = factor,
+            ExciteParameter::Hardness => self.hardness = factor,
+        }
+    }
+
+    /// `plucker` moved and hardened: its distance from the bridge `1 - p` times the position
+    /// factor (kept inside the string, 0.01 to 0.99), its release time divided by the hardness
+    /// (kept within 1 us to 1 s).
+    pub(super) fn pluck(self, plucker: Plucker) -> Plucker {
+        let release = (plucker.release / self.hardness).clamp(1e-6, 1.0);
+        Plucker { position: self.along_string(plucker.position), release, ..plucker }
+    }
+
+    /// A string's point `x` (a fraction of its length from the end away from the bridge)
+    /// moved: its distance from the bridge `1 - x` times the position factor, within 0.01 to
+    /// 0.99.
+    pub(super) fn along_string(self, x: f64) -> f64 {
+        (1.0 - (1.0 - x) * self.position).clamp(0.01, 0.99)
+    }
+
+    /// A bar's or a plate's point `[x, y]` (fractions of its sides) moved: each coordinate's
+    /// distance from its nearer end times the position factor, on the same side, within 0.01
+    /// to 0.5 of the side.
+    pub(super) fn across(self, point: [f64; 2]) -> [f64; 2] {
+        point.map(|x| {
+            let from_end = (x.min(1.0 - x) * self.position).clamp(0.01, 0.5);
+            if x <= 0.5 {
+                from_end
+            } else {
+                1.0 - from_end
+            }
+        })
+    }
+
+    /// The factor on a hammer's or a mallet's felt stiffness.
+    pub(super) fn hardness(self) -> f64 {
+        self.hardness
     }
 }
 

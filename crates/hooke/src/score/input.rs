@@ -2,6 +2,7 @@
 //! file, a plugin's host or a script, and live MIDI bytes read as inputs.
 
 use super::controls::SetParameter;
+use super::expression::ExciteParameter;
 
 /// One input, at `time` (s), from `track` (a MIDI file's track; 0 live) and `channel` (0-15).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,6 +92,14 @@ pub enum NoteKind {
         /// The parameter.
         parameter: SetParameter,
         /// Its factor (> 0).
+        factor: f64,
+    },
+    /// A factor on how every channel's next notes are excited (a plugin's host parameter),
+    /// relative to the instrument as designed: where they pluck or strike, how hard.
+    Excite {
+        /// The parameter.
+        parameter: ExciteParameter,
+        /// Its factor (> 0; kept within 1/64 to 64).
         factor: f64,
     },
 }

@@ -42,6 +42,13 @@ fn clock() -> Option<Instant> {
 /// The hammer of a live strike on a part without its own ([`crate::instrument::KeyHammer`]):
 /// mass (kg), felt stiffness (N/m^exponent) and exponent, the score format's defaults.
 const HAMMER: (f64, f64, f64) = (5e-3, 1e9, 2.5);
+/// The hammer that strikes `kind` with a felt `hardness` times its own: the part's
+/// ([`PartKind::hammer`]) or [`HAMMER`]; mass (kg), felt stiffness (N/m^exponent), exponent.
+pub(crate) fn struck_with(kind: &PartKind, hardness: f64) -> (f64, f64, f64) {
+    let (mass, stiffness, exponent) = kind.hammer().map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
+    (mass, stiffness * hardness, exponent)
+}
+
 /// Excitations that may play at once without the engine allocating, at the least (an
 /// instrument with more strings has room for one on each: [`excitations_for`]).
 pub const MAX_EXCITATIONS: usize = 64;
@@ -124,7 +131,7 @@ impl Resolver {
                     None => Action::Pulse(Pulse { coordinate, peak, duration: PLUCK_WIDTH }),
                 }
             }
-            (Stroke::Strike { position: [x, y], velocity }, kind) => {
+            (Stroke::Strike { position: [x, y], velocity, hardness }, kind) => {
                 let mass = match kind {
                     PartKind::Membrane(membrane) => membrane.grid.mass_at(x, y),
                     PartKind::String(string) => string.masses[string.mass_at(x)],
@@ -132,8 +139,7 @@ impl Resolver {
                     PartKind::Bar(bar) => bar.masses[bar.mass_at(x)],
                     PartKind::Plate(plate) => plate.grid.mass_at(x, y),
                 };
-                let (hammer_mass, stiffness, exponent) =
-                    kind.hammer().map_or(HAMMER, |h| (h.mass, h.stiffness, h.exponent));
+                let (hammer_mass, stiffness, exponent) = struck_with(kind, hardness);
                 Action::Strike(Hammer {
                     coordinate: mass * dim,
                     velocity,

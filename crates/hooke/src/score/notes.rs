@@ -50,7 +50,7 @@ pub use super::input::{from_midi, NoteInput, NoteKind};
 pub use crate::instrument::{midi_note, note_name};
 use crate::instrument::{Damper, Instrument, PartKind, Plucker};
 use crate::score::controls::ControlMapping;
-use crate::score::expression::{express, Expression, Touch, TIMBRE_CONTROLLER};
+use crate::score::expression::{express, Excite, Expression, Touch, TIMBRE_CONTROLLER};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
 
@@ -97,6 +97,8 @@ pub enum Stroke {
         position: [f64; 2],
         /// Hammer speed, m/s.
         velocity: f64,
+        /// The factor on the hammer's felt stiffness (1: the part's own hammer).
+        hardness: f64,
     },
     /// `damp` with this time constant, s.
     Damp(f64),
@@ -198,6 +200,8 @@ pub struct NoteMap {
     retuned: [Option<f64>; 128],
     /// Per channel: the touch (pressure, brightness) its notes begin with.
     touch: [Touch; 16],
+    /// For every channel: where and how hard the next notes are excited ([`NoteKind::Excite`]).
+    excite: Excite,
 }
 
 impl NoteMap {
@@ -270,6 +274,7 @@ impl NoteMap {
             tuning: None,
             retuned: [None; 128],
             touch: [Touch::NEUTRAL; 16],
+            excite: Excite::AS_DESIGNED,
         }
     }
 
@@ -347,6 +352,7 @@ impl NoteMap {
         let push = |out: &mut Vec<Gesture>, part, stroke| out.push(Gesture { time, part, stroke });
         let strength = |velocity: u8| (f64::from(velocity.min(127)) / 127.0).powi(2);
         let factors = self.factors(channel);
+        let (excite, hardness) = (self.excite, self.excite.hardness());
         match (&mut self.target, input.kind) {
             (_, NoteKind::On { note, velocity: 0 }) => {
                 let off = NoteInput { kind: NoteKind::Off { note }, ..*input };
@@ -377,9 +383,13 @@ impl NoteMap {
                     out,
                     part,
                     match string.struck_at {
-                        Some(x) => Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) },
+                        Some(x) => Stroke::Strike {
+                            position: [excite.along_string(x), 0.5],
+                            velocity: strike_speed(velocity),
+                            hardness,
+                        },
                         None => Stroke::Pluck {
-                            plucker: Some(string.touch.pluck(string.plucker)),
+                            plucker: Some(excite.pluck(string.touch.pluck(string.plucker))),
                             peak: PLUCK_PEAK * strength(velocity),
                         },
                     },
@@ -458,6 +468,7 @@ impl NoteMap {
             (_, NoteKind::Retune { key, frequency }) => {
                 self.retuned[usize::from(key & 127)] = Some(frequency)
             }
+            (_, NoteKind::Excite { parameter, factor }) => self.excite.set(parameter, factor),
             (_, NoteKind::Set { parameter, factor }) => {
                 self.set.set(parameter, factor);
                 for channel in 0..16 {
@@ -466,7 +477,9 @@ impl NoteMap {
             }
             (Target::Membrane { part, .. }, NoteKind::On { note, velocity }) => {
                 let x = 0.5 + 0.4 * f64::from(note % 12) / 11.0;
-                push(out, *part, Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity) });
+                let stroke =
+                    Stroke::Strike { position: [x, 0.5], velocity: strike_speed(velocity), hardness };
+                push(out, *part, stroke);
             }
             (Target::Body { part, damped }, NoteKind::On { velocity, .. }) => {
                 if *damped {
@@ -482,7 +495,10 @@ impl NoteMap {
                     let reason = format!("no {what} sounds it (the {what}s: {})", names.join(", "));
                     return Err(Unplayable { input: *input, note, reason });
                 };
-                let stroke = Stroke::Strike { position: key.struck_at, velocity: strike_speed(velocity) };
+                // A bar is struck along its length alone (its `y` is not read).
+                let moved = excite.across(key.struck_at);
+                let position = if *what == "bar" { [moved[0], key.struck_at[1]] } else { moved };
+                let stroke = Stroke::Strike { position, velocity: strike_speed(velocity), hardness };
                 push(out, key.part, stroke);
             }
             (Target::Body { part, damped }, NoteKind::Off { .. }) if !*damped => {
