@@ -13,10 +13,11 @@
 mod params;
 mod presets;
 mod sound;
+mod voices;
 
 use hooke::format::tuning;
 use hooke::score::notes::NoteKind;
-use nice_plug::midi::{Channel, Key, MidiResult};
+use nice_plug::midi::{Channel, Key, MidiResult, VoiceID};
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
@@ -24,6 +25,7 @@ use sound::{Factor, Sound, TuningMessage};
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
+use voices::{Modulated, Voice, Voices};
 
 /// What the current sound was built from and for: a rebuild is needed when any changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,11 +51,19 @@ pub struct Hooke {
     built: Option<Built>,
     /// A restart was asked of the host since the preset changed.
     restart_asked: bool,
+    /// The notes the host gave ids, which it may modulate one by one.
+    voices: Voices,
 }
 
 impl Default for Hooke {
     fn default() -> Self {
-        Self { params: Arc::new(HookeParams::default()), sound: None, built: None, restart_asked: false }
+        Self {
+            params: Arc::new(HookeParams::default()),
+            sound: None,
+            built: None,
+            restart_asked: false,
+            voices: Voices::default(),
+        }
     }
 }
 
@@ -192,7 +202,7 @@ impl Plugin for Hooke {
         let mut done = 0;
         loop {
             while let Some(event) = next.as_ref().filter(|event| event.timing() as usize <= done) {
-                play(sound, event);
+                play(sound, &mut self.voices, params, event, context);
                 next = context.next_event();
             }
             if done == frames {
@@ -204,7 +214,7 @@ impl Plugin for Hooke {
         }
         // Events the host placed past the block's end (a host error) play now.
         while let Some(event) = next {
-            play(sound, &event);
+            play(sound, &mut self.voices, params, &event, context);
             next = context.next_event();
         }
         for frame in 0..frames {
@@ -218,18 +228,40 @@ impl Plugin for Hooke {
 }
 
 /// Plays `event`: a note's tuning, pressure or brightness expression (CLAP; a MIDI polyphonic
-/// aftertouch arrives as a pressure), a MIDI Tuning Standard message, or a MIDI message (notes,
-/// controllers, pitch bend, channel pressure).
-fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
+/// aftertouch arrives as a pressure), a polyphonic modulation of the tension or the damping, a
+/// MIDI Tuning Standard message, or a MIDI message (notes, controllers, pitch bend, channel
+/// pressure); a note with an id begins or ends its voice (`voices`), the host told of the
+/// voices that end.
+fn play(
+    sound: &mut Sound,
+    voices: &mut Voices,
+    params: &HookeParams,
+    event: &PluginNoteEvent<Hooke>,
+    context: &mut impl ProcessContext<Hooke>,
+) {
     // A wildcard key names no held note; a wildcard channel is taken as the first.
     let mut expression = |channel: Channel, key: Key, kind: &dyn Fn(u8) -> NoteKind| {
         if let Some(note) = key.number() {
             sound.send_kind(channel.number().unwrap_or(0), kind(note));
         }
     };
+    let mut ended = |voice: Option<Voice>, timing: u32| {
+        if let Some(voice) = voice {
+            let (channel, key) = (Channel::Number(voice.channel), Key::Number(voice.key));
+            let voice_id = VoiceID::ID(voice.id);
+            // A host whose output buffer is full misses the hint; the voice is gone either way.
+            let _ = context.try_send_event(NoteEvent::VoiceTerminated { timing, voice_id, channel, key });
+        }
+    };
     match *event {
         NoteEvent::PolyTuning { channel, key, tuning, .. } => {
-            expression(channel, key, &|note| NoteKind::Tuning { note, semitones: f64::from(tuning) })
+            let semitones = f64::from(tuning);
+            let voice = (channel.number().zip(key.number()))
+                .and_then(|(channel, key)| voices.tune(channel, key, semitones));
+            match voice {
+                Some(voice) => send_modulated(sound, params, voice, Modulated::Tension),
+                None => expression(channel, key, &|note| NoteKind::Tuning { note, semitones }),
+            }
         }
         NoteEvent::PolyPressure { channel, key, pressure, .. } => expression(channel, key, &|note| {
             NoteKind::Pressure { note: Some(note), amount: f64::from(pressure) }
@@ -237,13 +269,53 @@ fn play(sound: &mut Sound, event: &PluginNoteEvent<Hooke>) {
         NoteEvent::PolyBrightness { channel, key, brightness, .. } => expression(channel, key, &|note| {
             NoteKind::Timbre { note: Some(note), amount: f64::from(brightness) }
         }),
+        NoteEvent::PolyModulation { voice_id, poly_modulation_id, normalized_offset, .. } => {
+            let Some(parameter) = Modulated::from_id(poly_modulation_id) else { return };
+            if let Some(voice) = voices.modulate(voice_id, parameter, normalized_offset) {
+                send_modulated(sound, params, voice, parameter);
+            }
+        }
+        NoteEvent::MonoAutomation { poly_modulation_id, .. } => {
+            let Some(parameter) = Modulated::from_id(poly_modulation_id) else { return };
+            for voice in voices.modulating(parameter) {
+                send_modulated(sound, params, voice, parameter);
+            }
+        }
         NoteEvent::MidiSysEx { ref message, .. } => sound.retune(message),
         _ => {
+            if let NoteEvent::NoteOn { timing, voice_id, channel, key, .. } = *event {
+                let begun = (voice_id.id().zip(channel.number()).zip(key.number()))
+                    .map(|((id, channel), key)| voices.begin(id, channel, key));
+                ended(begun.flatten(), timing);
+            }
+            if let NoteEvent::NoteOff { timing, channel, key, .. } = *event {
+                let voice =
+                    channel.number().zip(key.number()).and_then(|(channel, key)| voices.end(channel, key));
+                ended(voice, timing);
+            }
             if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
                 sound.send(&bytes);
             }
         }
     }
+}
+
+/// Sends `voice`'s own `parameter` to the sound: the parameter's value with the voice's offset
+/// as a ratio to its value for every voice, the note's pitch offset for the tension, its
+/// damping factor for the damping.
+fn send_modulated(sound: &mut Sound, params: &HookeParams, voice: Voice, parameter: Modulated) {
+    let param = match parameter {
+        Modulated::Tension => &params.tension,
+        Modulated::Damping => &params.damping,
+    };
+    let offset = voice.offsets[parameter as usize];
+    let own = param.preview_plain(param.unmodulated_normalized_value() + offset);
+    let ratio = if offset == 0.0 { 1.0 } else { f64::from(own) / f64::from(param.value()) };
+    let kind = match parameter {
+        Modulated::Tension => voice.tuning(ratio),
+        Modulated::Damping => voice.damping(ratio),
+    };
+    sound.send_kind(voice.channel, kind);
 }
 
 impl ClapPlugin for Hooke {
@@ -254,6 +326,10 @@ impl ClapPlugin for Hooke {
     const CLAP_SUPPORT_URL: Option<&'static str> = None;
     const CLAP_FEATURES: &'static [ClapFeature] =
         &[ClapFeature::Instrument, ClapFeature::Synthesizer, ClapFeature::Stereo];
+    const CLAP_POLY_MODULATION_CONFIG: Option<PolyModulationConfig> = Some(PolyModulationConfig {
+        max_voice_capacity: voices::CAPACITY as u32,
+        supports_overlapping_voices: false,
+    });
 }
 
 impl Vst3Plugin for Hooke {

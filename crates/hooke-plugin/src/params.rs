@@ -1,6 +1,7 @@
 //! The plugin's parameters and the state it saves with a project.
 
 use crate::presets::Preset;
+use crate::voices::Modulated;
 use nice_plug::prelude::*;
 use std::sync::RwLock;
 
@@ -24,11 +25,12 @@ pub struct HookeParams {
     /// The strings' tension, a factor of the instrument's own (1: as designed; the pitch goes
     /// as its square root, so 1.06 is about 50 cents up): every string takes it at its next
     /// note, the strings sounding at once (as a pitch bend does). On a drum, the membrane's.
+    /// A CLAP host may modulate it voice by voice (`crate::voices`).
     #[id = "tension"]
     pub tension: FloatParam,
     /// The dampers of the strings' links, a factor of the instrument's own (1: as designed; more
     /// shortens the decays, the upper partials' most): taken as the tension is. On a drum, the
-    /// membrane's.
+    /// membrane's. A CLAP host may modulate it voice by voice.
     #[id = "damping"]
     pub damping: FloatParam,
     /// Where the next notes are plucked or struck, a factor on the distance from a string's
@@ -86,8 +88,8 @@ impl Default for HookeParams {
             .with_unit(" dB")
             .with_value_to_string(formatters::v2s_f32_gain_to_db(1))
             .with_string_to_value(formatters::s2v_f32_gain_to_db()),
-            tension: factor("Tension"),
-            damping: factor("Damping"),
+            tension: factor("Tension").with_poly_modulation_id(Modulated::Tension as u32),
+            damping: factor("Damping").with_poly_modulation_id(Modulated::Damping as u32),
             position: factor("Position"),
             hardness: factor("Hardness"),
             preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),

@@ -238,3 +238,21 @@ fn position_and_hardness_move_plucks_hammers_and_mallets_in_the_score_and_live()
     assert_eq!(at(far), 0.01);
     assert!((at(near) - (1.0 - 0.5 * (1.0 - hammer.position))).abs() < 1e-12, "{near:?}");
 }
+
+#[test]
+fn a_notes_own_damping_factor_damps_its_string_alone_and_ends_with_it() {
+    let instrument = guitar();
+    let mut map = NoteMap::new(&instrument, StringRule::LowestFret);
+    let _ = play(&mut map, &[&[0x90, 40, 100], &[0x90, 45, 100]]);
+    let mut send = |kind: NoteKind| {
+        let mut gestures = Vec::new();
+        map.play(&NoteInput { time: 0.3, track: 0, channel: 0, kind }, &mut gestures).unwrap();
+        dampings(&gestures)
+    };
+    // E2's own damping halved: its string alone; then fully pressed, 8 times that.
+    assert_eq!(send(NoteKind::Damping { note: 40, factor: 0.5 }), [(0, 0.5)]);
+    assert_eq!(send(NoteKind::Pressure { note: Some(40), amount: 1.0 }), [(0, 4.0)]);
+    // A new note on the string begins with its channel's damping (the pressure released first).
+    assert_eq!(send(NoteKind::Pressure { note: Some(40), amount: 0.0 }), [(0, 0.5)]);
+    assert_eq!(send(NoteKind::On { note: 40, velocity: 100 }), [(0, 1.0)]);
+}

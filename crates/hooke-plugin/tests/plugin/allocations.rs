@@ -4,6 +4,7 @@
 //! [`child`]) and expects it to finish.
 
 use crate::host::{load, melody, shipped, test_build_path, Input};
+use hooke::score::notes::NoteKind;
 use std::ffi::CStr;
 use std::process::Command;
 
@@ -12,8 +13,8 @@ const CHILD: &str = "HOOKE_ALLOCATION_CHILD";
 /// The child's environment variable that has it move the tension and the damping too (set: yes).
 const RETUNED: &str = "HOOKE_ALLOCATION_RETUNED";
 
-/// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74)
-/// and the parameters moving, on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
+/// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74),
+/// the parameters moving and a voice modulated, on the instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
 #[test]
 #[ignore = "the allocation tests run it in a child process"]
 fn child() {
@@ -26,8 +27,22 @@ fn child() {
         let (id, value) = loaded.param(name, text);
         Input::Param(id, value)
     };
+    let (Input::Param(tension, _), Input::Param(damping, _)) =
+        (param("Tension", c"1"), param("Damping", c"1"))
+    else {
+        unreachable!("parameters")
+    };
     let mut inputs = melody();
     inputs.extend([(1000, param("Position", c"0.7")), (1000, param("Hardness", c"2"))]);
+    // A voice modulated by the host, then ended.
+    let (tuned, damped) =
+        (NoteKind::Tuning { note: 62, semitones: 0.3 }, NoteKind::Damping { note: 62, factor: 2.0 });
+    inputs.extend([
+        (500, Input::VoiceOn(62, 90, 7)),
+        (700, Input::Modulate(tension, 7, 0.05, tuned)),
+        (800, Input::Modulate(damping, 7, 0.2, damped)),
+        (4500, Input::NoteOff(62)),
+    ]);
     if std::env::var_os(RETUNED).is_some() {
         inputs.extend([(3000, param("Tension", c"1.02")), (3000, param("Damping", c"1.5"))]);
     }

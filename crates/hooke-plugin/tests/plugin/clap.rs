@@ -237,3 +237,28 @@ fn every_parameter_at_its_extremes_plays_finite_sound() {
         assert!(finite, "every parameter at its {extreme}: a sample not finite or past 16 x full scale");
     }
 }
+
+#[test]
+fn polyphonic_modulation_moves_one_voice_as_its_own_expressions_and_its_end_is_told() {
+    // Two voices, A3 (id 1) and E4 (id 2); A3's tension to the top of its range (four times: an
+    // octave, 12 semitones) and E4's damping to the bottom (a quarter), by normalised offsets of
+    // 0.6 from the middle, where the parameters stand (past the ends, which hold); then A3 ends.
+    let mut loaded = load(&plugin_path());
+    let (tension, _) = loaded.param("Tension", c"1");
+    let (damping, _) = loaded.param("Damping", c"1");
+    let notes = [
+        (0, Input::VoiceOn(57, 100, 1)),
+        (0, Input::VoiceOn(64, 100, 2)),
+        (2000, Input::Modulate(tension, 1, 0.6, NoteKind::Tuning { note: 57, semitones: 12.0 })),
+        (2000, Input::Modulate(damping, 2, -0.6, NoteKind::Damping { note: 64, factor: 0.25 })),
+        (12_000, Input::NoteOff(57)),
+    ];
+    let played = loaded.render(512, FRAMES, &notes);
+    let guitar = shipped("acoustic-guitar.toml");
+    assert_same(&played, &reference(&guitar, FRAMES, &notes), "the modulated voices");
+    let (difference, _) =
+        relative_difference(&played, &reference(&guitar, FRAMES, &[notes[0], notes[1], notes[4]]));
+    assert!(difference > 0.1, "the modulation changed nothing ({difference:e} of the peak)");
+    // A3's voice ended in the block of its note off (frames 11 776 to 12 287); E4's rings on.
+    assert_eq!(loaded.ended, [(11_776, 1)]);
+}

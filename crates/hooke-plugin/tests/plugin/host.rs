@@ -4,8 +4,8 @@
 use clack_extensions::params::{ParamInfoBuffer, PluginParams};
 use clack_extensions::state::PluginState;
 use clack_host::events::event_types::{
-    MidiEvent, MidiSysExEvent, NoteExpressionEvent, NoteExpressionType, NoteOffEvent, NoteOnEvent,
-    ParamValueEvent,
+    MidiEvent, MidiSysExEvent, NoteEndEvent, NoteExpressionEvent, NoteExpressionType, NoteOffEvent,
+    NoteOnEvent, ParamModEvent, ParamValueEvent,
 };
 use clack_host::events::Match;
 use clack_host::prelude::*;
@@ -31,6 +31,11 @@ pub enum Input {
     NoteOn(u8, u8),
     /// A CLAP note off: MIDI key.
     NoteOff(u8),
+    /// A CLAP note on with a note id (a voice the host may modulate): MIDI key, velocity, id.
+    VoiceOn(u8, u8, u32),
+    /// A CLAP polyphonic modulation of a parameter on the note of id `.1` by the normalised
+    /// offset `.2`, and what it says to the library's live input (on channel 1).
+    Modulate(ClapId, u32, f64, NoteKind),
     /// A raw MIDI 1.0 message (CLAP's MIDI dialect).
     Midi([u8; 3]),
     /// A parameter's new value (CLAP's: a plain value).
@@ -53,6 +58,8 @@ impl Input {
         match self {
             Input::NoteOn(key, velocity) => from_midi(&[0x90, key, velocity]),
             Input::NoteOff(key) => from_midi(&[0x80, key, 0]),
+            Input::VoiceOn(key, velocity, _) => from_midi(&[0x90, key, velocity]),
+            Input::Modulate(_, _, _, kind) => Some((0, kind)),
             Input::Midi(bytes) => from_midi(&bytes),
             Input::Param(..) => None,
             Input::Setting(_, _, kind) => Some((0, kind)),
@@ -127,6 +134,9 @@ pub struct Loaded {
     /// Kept alive while the instance lives.
     pub entry: PluginEntry,
     pub instance: PluginInstance<TestHost>,
+    /// The note ids of the voices the plugin said ended (CLAP note end events), by the last
+    /// render, with the frame of each.
+    pub ended: Vec<(usize, u32)>,
 }
 
 /// Loads the plugin at `path` and makes an instance of its first plugin.
@@ -140,7 +150,7 @@ pub fn load(path: &Path) -> Loaded {
     let info = HostInfo::new("hooke tests", "hooke", "", "0").expect("host info");
     let instance = PluginInstance::<TestHost>::new(|_| Requests::default(), |_| (), &entry, &id, &info)
         .expect("the plugin instantiates");
-    Loaded { entry, instance }
+    Loaded { entry, instance, ended: Vec::new() }
 }
 
 impl Loaded {
@@ -222,6 +232,7 @@ impl Loaded {
         let mut events = EventBuffer::with_capacity(inputs.len());
         let mut sent = EventBuffer::new();
         let mut next = 0;
+        self.ended.clear();
         for start in (0..frames).step_by(block) {
             let end = (start + block).min(frames);
             events.clear();
@@ -246,6 +257,9 @@ impl Loaded {
                     None,
                 )
                 .expect("the block processes");
+            let ended = sent.iter().filter_map(|event| event.as_event::<NoteEndEvent>());
+            self.ended.extend(ended.filter_map(|end| end.note_id().into_specific()).map(|id| (start, id)));
+            sent.clear();
         }
         self.instance.deactivate(processor.stop_processing());
         output
@@ -274,6 +288,14 @@ fn push_event(events: &mut EventBuffer, time: u32, input: Input) {
             events.push(&NoteOnEvent::new(time, key(note), f64::from(velocity) / 127.0))
         }
         Input::NoteOff(note) => events.push(&NoteOffEvent::new(time, key(note), 0.0)),
+        Input::VoiceOn(note, velocity, id) => {
+            let pckn = Pckn::new(0u16, 0u16, u16::from(note), id);
+            events.push(&NoteOnEvent::new(time, pckn, f64::from(velocity) / 127.0))
+        }
+        Input::Modulate(param, id, amount, _) => {
+            let pckn = Pckn::new(0u16, 0u16, Match::<u16>::All, id);
+            events.push(&ParamModEvent::new(time, param, pckn, amount))
+        }
         Input::Midi(bytes) => events.push(&MidiEvent::new(time, 0, bytes)),
         Input::Param(id, value) | Input::Setting(id, value, _) => {
             events.push(&ParamValueEvent::new(time, id, Pckn::match_all(), value))

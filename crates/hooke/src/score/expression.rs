@@ -20,20 +20,23 @@ pub const BRIGHTNESS_SPAN: f64 = 2.0;
 /// The MIDI controller MPE sends the timbre on (its third dimension, "slide").
 pub const TIMBRE_CONTROLLER: u8 = 74;
 
-/// How a note is touched: pressure 0 to 1, brightness 0 to 1 (0.5 as the instrument plucks).
+/// How a note is touched: pressure 0 to 1, brightness 0 to 1 (0.5 as the instrument plucks),
+/// and its own damping factor (1: its channel's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Touch {
     pub(super) pressure: f64,
     pub(super) brightness: f64,
+    pub(super) damping: f64,
 }
 
 impl Touch {
     /// No pressure, the instrument's own brightness.
-    pub(super) const NEUTRAL: Self = Self { pressure: 0.0, brightness: 0.5 };
+    pub(super) const NEUTRAL: Self = Self { pressure: 0.0, brightness: 0.5, damping: 1.0 };
 
-    /// The factor pressure puts on the string's damping: `PRESSURE_DAMPING^pressure`.
+    /// The factor the touch puts on the string's damping: its own times what the pressure
+    /// puts, `PRESSURE_DAMPING^pressure`.
     pub(super) fn damping(self) -> f64 {
-        PRESSURE_DAMPING.powf(self.pressure)
+        self.damping * PRESSURE_DAMPING.powf(self.pressure)
     }
 
     /// `plucker` moved for brightness: its distance from the bridge `1 - p` times
@@ -112,11 +115,12 @@ impl Excite {
     }
 }
 
-/// A change of touch: how hard, or how bright.
+/// A change of touch: how hard, how bright, or the note's own damping factor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Expression {
     Pressure(f64),
     Brightness(f64),
+    Damping(f64),
 }
 
 /// Takes `expression` on `input`'s channel (`note: None`: the channel's `touch` and every string
@@ -134,6 +138,8 @@ pub(super) fn express(
     let set = |touch: &mut Touch| match expression {
         Expression::Pressure(amount) => touch.pressure = amount.clamp(0.0, 1.0),
         Expression::Brightness(amount) => touch.brightness = amount.clamp(0.0, 1.0),
+        Expression::Damping(factor) if factor.is_finite() => touch.damping = factor.clamp(1.0 / 64.0, 64.0),
+        Expression::Damping(_) => {}
     };
     if note.is_none() {
         set(touch);

@@ -59,6 +59,14 @@ pub enum NoteKind {
         /// From 0 (dull) to 1 (bright).
         amount: f64,
     },
+    /// A held note's own damping factor (a CLAP polyphonic modulation of the damping), times
+    /// its channel's (`set damping`) and its pressure's: its string's dampers and mode damping.
+    Damping {
+        /// The note on the input's channel.
+        note: u8,
+        /// The factor (> 0; kept within 1/64 to 64; 1: the channel's).
+        factor: f64,
+    },
     /// A controller (CC) other than the sustain pedal moved: controller number and value
     /// (0-127). It does something only when the map has a
     /// [`ControlMapping`](super::controls::ControlMapping) for it (or, CC 74, as [`NoteKind::Timbre`]).

@@ -440,6 +440,10 @@ impl NoteMap {
                 let brightness = Expression::Brightness(amount);
                 express(strings, &mut self.touch[channel], input, note, brightness, factors, out);
             }
+            (Target::Strings(strings), NoteKind::Damping { note, factor }) => {
+                let damping = Expression::Damping(factor);
+                express(strings, &mut self.touch[channel], input, Some(note), damping, factors, out);
+            }
             (_, NoteKind::Control { controller, value }) => {
                 let Some(mapping) = self.controls.iter().find(|m| m.controller == controller) else {
                     if controller == TIMBRE_CONTROLLER {
