@@ -2,10 +2,13 @@
 //! scripted performance on the guitar at 48 kHz (oversampled twice, 256-frame callbacks): a note
 //! every 1/8 s across the neck, note offs, the sustain pedal, pitch bends and two mapped controllers, recorded through
 //! the recording queue; and on a piano on its soundboard (the coupled modal path), whose keys'
-//! dampers fall and lift with every note and all at once with the pedal. A counting global
+//! dampers fall and lift with every note and all at once with the pedal; and on a drum (the
+//! modal kernel, unoversampled) whose tension and damping two controllers move, which the
+//! modal path retunes in place. A counting global
 //! allocator counts this thread's allocations while the callback body runs (the input side,
 //! which maps notes and solves nothing at play time, runs between callbacks and is not counted).
 
+use hooke::instrument::drum::{drum, DrumSpec};
 use hooke::instrument::guitar::{guitar, GuitarSpec};
 use hooke::instrument::piano::{piano, PianoSpec};
 use hooke::instrument::Instrument;
@@ -75,7 +78,7 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
     let rate = 48_000.0;
     let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
     let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
-    callback_allocates_nothing(&instrument, rate, controls, &script());
+    callback_allocates_nothing(&instrument, (rate, 2), controls, &script());
 }
 
 /// The piano's dampers and pedal change a drag the same on every mass of a string, which the
@@ -86,19 +89,36 @@ fn the_callback_body_allocates_nothing_while_a_pianos_dampers_and_pedal_move() {
     let keys = ["C3", "E3", "G3", "C4", "E4", "G4", "C5"].map(String::from).to_vec();
     let spec = PianoSpec { keys, masses: 24, ..PianoSpec::default() };
     let instrument = piano(&spec, SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
-    callback_allocates_nothing(&instrument, rate, Vec::new(), &piano_script());
+    callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script());
 }
 
-/// Plays `script` live on `instrument` (at `rate` Hz, oversampled twice, with `controls`) for
-/// 10 s and checks the callback body allocated nothing and lost nothing.
+/// A tension or a damping set on the drum's membrane scales every link alike: the modal path
+/// takes it in place, a new step for each mode in closed form, nothing analysed or allocated.
+#[test]
+fn the_callback_body_allocates_nothing_while_a_drums_tension_and_damping_move() {
+    let rate = 48_000.0;
+    let instrument = drum(&DrumSpec::default(), SchemeKind::SymplecticEuler, 1.0 / rate).unwrap();
+    let controls = vec!["1=tension:0.8:1.25".parse().unwrap(), "2=damping".parse().unwrap()];
+    let script = line(&[36, 38, 40, 41], 79, 0.1, (5, 0.5), |i, time| {
+        let value = (i * 13 % 128) as u8;
+        vec![
+            (time + 0.02, NoteKind::Control { controller: 1, value }),
+            (time + 0.07, NoteKind::Control { controller: 2, value: 127 - value }),
+        ]
+    });
+    callback_allocates_nothing(&instrument, (rate, 1), controls, &script);
+}
+
+/// Plays `script` live on `instrument` (at `rate` Hz, oversampled `oversample` times, with
+/// `controls`) for 10 s and checks the callback body allocated nothing and lost nothing.
 fn callback_allocates_nothing(
     instrument: &Instrument,
-    rate: f64,
+    (rate, oversample): (f64, usize),
     controls: Vec<hooke::score::controls::ControlMapping>,
     script: &[(f64, NoteKind)],
 ) {
     let options = LiveOptions {
-        performance: PerformanceOptions { oversample: 2, ..PerformanceOptions::default() },
+        performance: PerformanceOptions { oversample, ..PerformanceOptions::default() },
         rate,
         max_frames: 256,
         gain: 100.0,

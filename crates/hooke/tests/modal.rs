@@ -5,8 +5,12 @@
 //! invariants measured on the kernel's states: the energy-conserving scheme keeps a lossless
 //! string's energy, velocity Verlet, the energy-conserving scheme and the midpoint rule run
 //! backwards to their start, and Caldirola-Kanai contracts the area of a mode's phase plane by
-//! `e^{-gamma t}` (Chatziioannou 2019, eq. (20)), as the physics does.
+//! `e^{-gamma t}` (Chatziioannou 2019, eq. (20)), as the physics does. A tension or damping set
+//! and a damper on a whole string are taken in place (retuned: symplectic Euler's step in closed
+//! form, which equals the step the analysis measures on the scheme) and run as the general path
+//! runs them.
 
+use hooke::analysis::discrete::{mode_steps, symplectic_euler_mode_step, Oscillator};
 use hooke::analysis::energy::energy;
 use hooke::engine::excitation::{Bow, Excitation, Pulse};
 use hooke::engine::{Engine, EngineConfig, Event, PathKind, PickupSpec};
@@ -35,14 +39,23 @@ fn string_model() -> Model {
 /// constant force); `b`, 7 heavier masses with drag and no damper; `c`, 25 light stiff masses.
 /// Under gravity, two masses moving.
 fn strings_model() -> Model {
+    strings_pulled(true)
+}
+
+/// [`strings_model`], `pulled` by gravity and its anchors off zero, or not (every constant
+/// force zero).
+fn strings_pulled(pulled: bool) -> Model {
     let mut model = Model::new(1).unwrap();
-    model.set_gravity(&[-9.81]).unwrap();
+    if pulled {
+        model.set_gravity(&[-9.81]).unwrap();
+    }
     let strings = [
         ("a", 40, 1e-3, Some(2e-3), 3.0, 5e3, [1e-3, -5e-4]),
         ("b", 7, 4e-3, None, 1.0, 0.0, [0.0, 2e-4]),
         ("c", 25, 5e-4, Some(1e-3), 0.0, 2e3, [0.0; 2]),
     ];
     for (name, n, mass, damping, drag, kappa, ends) in strings {
+        let ends = if pulled { ends } else { [0.0; 2] };
         let left = model.add_anchor(Anchor::new(format!("{name}_nut")).position([ends[0]])).unwrap();
         let masses = (0..n)
             .map(|i| model.add_mass(Mass::new(format!("{name}{i}"), mass).drag(drag)).unwrap())
@@ -314,5 +327,100 @@ fn many_small_strings_heard_together_equal_the_general_path() {
         assert_eq!(path, PathKind::Modal, "{scheme}");
         let difference = relative_difference(&kernel, &general);
         assert!(difference < 1e-12, "{scheme}: {difference:e} of the peak");
+    }
+}
+
+#[test]
+fn symplectic_eulers_mode_step_in_closed_form_is_the_one_measured_on_the_scheme() {
+    let h = 1.0 / 48_000.0;
+    let oscillators: Vec<Oscillator> = [(0.0, 0.0), (1e6, 0.0), (4e8, 3.0), (3.9e9, 120.0), (9e8, 2000.0)]
+        .map(|(omega0_squared, gamma)| Oscillator { omega0_squared, gamma })
+        .to_vec();
+    let masses = vec![2e-3; oscillators.len()];
+    let measured = mode_steps(SchemeKind::SymplecticEuler, &oscillators, &masses, h).unwrap();
+    for ((oscillator, &m), measured) in oscillators.iter().zip(&masses).zip(&measured) {
+        let closed = symplectic_euler_mode_step(*oscillator, m, h);
+        let pairs = [
+            (closed.matrix[0][0], measured.matrix[0][0]),
+            (closed.matrix[0][1], measured.matrix[0][1]),
+            (closed.matrix[1][0], measured.matrix[1][0]),
+            (closed.matrix[1][1], measured.matrix[1][1]),
+            (closed.constant_force[0], measured.constant_force[0]),
+            (closed.constant_force[1], measured.constant_force[1]),
+            (closed.held_force[0], measured.held_force[0]),
+            (closed.held_force[1], measured.held_force[1]),
+            (closed.stiffness, measured.stiffness),
+            (closed.damping, measured.damping),
+        ];
+        for (i, (a, b)) in pairs.into_iter().enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-12 * b.abs().max(1e-300),
+                "{oscillator:?}, entry {i}: {a} against {b}"
+            );
+        }
+    }
+}
+
+/// Runs `model` with symplectic Euler at 48 kHz for 3000 steps in blocks of `block`, on the
+/// kernels or the general path: at step 800 every link's stiffness times 1.3 and damping times
+/// 2 (a tension and a damping set), at step 1700 a drag of 5 m N s/m on every mass of the
+/// first `dragged` masses (a damper); with the pulse of [`probe`] at step 300. The two channels
+/// and the paths that ran after each change.
+fn retuned(model: &Model, kernels: bool, block: u64, dragged: usize) -> (Vec<Vec<f64>>, [PathKind; 2]) {
+    let probe = probe(model.masses().len());
+    let mut config = EngineConfig::default().scheme(SchemeKind::SymplecticEuler).rate(48_000.0);
+    if !kernels {
+        config = config.general_only();
+    }
+    let mut engine = Engine::new(model, &probe.pickups, config).unwrap();
+    let pulse = Pulse { coordinate: probe.pulse, peak: 0.3, duration: 3e-4 };
+    engine.schedule(300, Event::Excite(Excitation::Pulse(pulse))).unwrap();
+    let mut output = vec![Vec::new(); 2];
+    let mut paths = [None; 2];
+    let mut step = 0;
+    while step < 3000 {
+        if step == 800 {
+            let (springs, dampers) = (engine.system().springs().clone(), engine.system().dampers().clone());
+            for s in 0..springs.coefficient.len() {
+                let (a, b) = (springs.a[s] as usize, springs.b[s] as usize);
+                let damper = (0..dampers.coefficient.len())
+                    .find(|&d| (dampers.a[d] as usize, dampers.b[d] as usize) == (a, b))
+                    .map_or(0.0, |d| dampers.coefficient[d]);
+                let (stiffness, damping) = (1.3 * springs.coefficient[s], 2.0 * damper);
+                engine.apply(Event::Link { a, b, stiffness, damping }).unwrap();
+            }
+        }
+        if step == 1700 {
+            for mass in 0..dragged {
+                engine.apply(Event::Drag { mass, drag: 5e-3 }).unwrap();
+            }
+        }
+        let next = [800, 1700, 3000].into_iter().find(|&at| at > step).unwrap_or(3000);
+        let run = block.min(next - step);
+        engine.advance(run, &mut output).unwrap();
+        step += run;
+        for (path, at) in paths.iter_mut().zip([800, 1700]) {
+            if step > at && path.is_none() {
+                *path = Some(engine.path());
+            }
+        }
+    }
+    (output, paths.map(|path| path.expect("a path after each change")))
+}
+
+#[test]
+fn a_tension_and_a_damping_set_and_a_damper_stay_on_the_modal_kernel_as_the_general_path_runs_them() {
+    // The membrane retuned whole; the strings (no constant force: it would move with the
+    // stiffness), each retuned, then string a (masses 0 to 39) damped.
+    for (model, dragged, what) in [(membrane_model(), 63, "membrane"), (strings_pulled(false), 40, "strings")]
+    {
+        let (general, _) = retuned(&model, false, 4096, dragged);
+        for block in [1, 64, 4096] {
+            let (kernel, paths) = retuned(&model, true, block, dragged);
+            assert_eq!(paths, [PathKind::Modal; 2], "{what}, blocks of {block}");
+            let difference = relative_difference(&kernel, &general);
+            eprintln!("{what}, blocks of {block}: {difference:.2e} of the peak");
+            assert!(difference < 1e-9, "{what}, blocks of {block}: {difference:e} of the peak");
+        }
     }
 }

@@ -165,6 +165,24 @@ pub fn mode_steps(
         .collect())
 }
 
+/// Symplectic Euler's step on one mode of modal mass `m` (kg), in closed form: the force at the
+/// step's start, `p' = p + h (-w0^2 q - gamma p + F / m)`, then `q' = q + h p'` (Morgan & Qiao
+/// 2009, eq. (26), on one mode), so `[[1 - h^2 w0^2, h (1 - h gamma)], [-h w0^2, 1 - h gamma]]`
+/// and a force of 1 N (constant or held alike) moves `q` by `h^2 / m` and `p` by `h / m`: what
+/// [`mode_steps`] measures on the scheme, to rounding, without building a system.
+pub fn symplectic_euler_mode_step(oscillator: Oscillator, m: f64, h: f64) -> ModeStep {
+    let Oscillator { omega0_squared: w2, gamma } = oscillator;
+    let decay = 1.0 - h * gamma;
+    let per_newton = [h * h / m, h / m];
+    ModeStep {
+        matrix: [[1.0 - h * h * w2, h * decay], [-h * w2, decay]],
+        constant_force: per_newton,
+        held_force: per_newton,
+        stiffness: m * w2,
+        damping: m * gamma,
+    }
+}
+
 /// The step of `scheme` on each oscillator, with step `h`. Each bank of up to 1024 oscillators
 /// (32 for `exact`) is one 1D system of unit masses, each tied to the ground by a spring
 /// `(w0 h)^2` and a damper `gamma h`, stepped with `dt = 1` from the states `q = 1, q' = 0` and `q = 0, q' = 1`

@@ -155,6 +155,12 @@ impl Lattices {
         (links == springs.len() && damped == dampers.len()).then_some(parts)
     }
 
+    /// The part holding mass `mass`, if any.
+    pub(crate) fn part_of(&self, mass: usize) -> Option<usize> {
+        let part = self.first.partition_point(|&first| first <= mass).checked_sub(1)?;
+        (part + 1 < self.first.len()).then_some(part)
+    }
+
     /// The part holding mass `mass` and the mass's index in it.
     pub(crate) fn locate(&self, mass: usize) -> Option<(&Lattice, usize)> {
         let part = self.first.partition_point(|&first| first <= mass).checked_sub(1)?;

@@ -49,6 +49,11 @@ impl Matrices {
     pub(super) fn get(&self, j: usize) -> Matrix {
         [[self.a[j], self.b[j]], [self.c[j], self.d[j]]]
     }
+
+    /// Sets mode `j`'s matrix.
+    pub(super) fn set(&mut self, j: usize, [[a, b], [c, d]]: Matrix) {
+        (self.a[j], self.b[j], self.c[j], self.d[j]) = (a, b, c, d);
+    }
 }
 
 /// `x y`.

@@ -185,6 +185,35 @@ impl ModalKernel {
         kernel
     }
 
+    /// Steps body `body`'s modes by `step(modes, j)` from now (`j` its mode, from 0; `modes` its
+    /// sine modes). Refused (`false`, nothing changed) where the kernel folds the decimation
+    /// (its folded matrices would be made again, `O(N)` a mode for a filter of `N` taps), or
+    /// where a force acts and a mode's response to it changes (its push would be made again
+    /// from the forces: symplectic Euler's response, `h^2 / m` and `h / m`, stays as it is when
+    /// the stiffness or the damping changes). Allocates nothing.
+    pub fn retune(&mut self, body: usize, step: impl Fn(&SineModes, usize) -> ModeStep) -> bool {
+        let Some((modes, range)) = self.bodies.parts().nth(body) else { return false };
+        let s = &self.steps;
+        let pushes_kept = |j: usize| {
+            let new = step(modes, j - range.start);
+            new.constant_force == [s.constant_q[j], s.constant_p[j]]
+                && new.held_force == [s.held_q[j], s.held_p[j]]
+        };
+        if self.folded.is_some() || self.forced && !range.clone().all(pushes_kept) {
+            return false;
+        }
+        let s = &mut self.steps;
+        for j in range.clone() {
+            let ModeStep { matrix, constant_force, held_force, stiffness, damping } =
+                step(modes, j - range.start);
+            s.matrices.set(j, matrix);
+            [s.constant_q[j], s.constant_p[j]] = constant_force;
+            [s.held_q[j], s.held_p[j]] = held_force;
+            (s.stiffness[j], s.damping[j]) = (stiffness, damping);
+        }
+        true
+    }
+
     /// Computes every mode's push from the constant and held forces.
     fn project_forces(&mut self) {
         let n = self.bodies.len();

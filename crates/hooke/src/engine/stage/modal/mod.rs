@@ -1,12 +1,14 @@
 //! The modal path: any scheme on uniform strings (a guitar's, stiff or not) or on a uniform
 //! membrane, on the [`ModalKernel`]. Each mode's step is the scheme's own, measured on one
 //! oscillator by the analysis ([`mode_steps`]), so the path runs every scheme at the cost
-//! of a four-coefficient recurrence per mode. It takes motion and held forces in place, and a
-//! change of a link, a drag or a mass that leaves the system as it was; it gives a mass's free
+//! of a four-coefficient recurrence per mode. It takes motion and held forces in place, a
+//! change of a link or a drag that leaves each lattice uniform (a tension or damping set, a
+//! damper on a whole string: [`retune`]), and a mass left as it was; it gives a mass's free
 //! force (for a hammer or a bow) without rebuilding the state. After any other change the
 //! engine rebuilds it (or another path) from the state.
 
 mod folding;
+mod retune;
 
 use super::{Motions, Stage};
 use crate::analysis::discrete::mode_steps;
@@ -19,6 +21,7 @@ use crate::kernel::modal::{Bodies, ModalKernel, SineModes};
 use crate::scheme::SchemeKind;
 use crate::system::{State, System};
 use folding::Folding;
+use retune::Found;
 
 /// A scheme on uniform strings or a uniform membrane, mode by mode.
 pub(crate) struct ModalStage {
@@ -28,6 +31,14 @@ pub(crate) struct ModalStage {
     dt: f64,
     /// The decimation folded into the kernel's outputs, when the run oversamples.
     folding: Option<Folding>,
+    /// The scheme the modes step by.
+    scheme: SchemeKind,
+    /// The system's revision the lattices were last retuned for ([`ModalStage::retune`]).
+    retuned_at: u64,
+    /// The system's springs and dampers when built (a change that adds one is refused).
+    links: [usize; 2],
+    /// What the last retune found of each lattice (scratch, one per lattice).
+    found: Vec<Found>,
 }
 
 impl ModalStage {
@@ -65,7 +76,10 @@ impl ModalStage {
         let folding = (oversample > 1)
             .then(|| Folding::new(&mut kernel, oversample, outputs.len(), state.step))
             .flatten();
-        Some(Self { kernel, lattices, step: state.step, dt, folding })
+        let links = [system.springs().len(), system.dampers().len()];
+        let found = vec![Found::default(); lattices.parts.len()];
+        let retuned_at = system.revision();
+        Some(Self { kernel, lattices, step: state.step, dt, folding, scheme, retuned_at, links, found })
     }
 
     /// Whether the spring and damper joining nodes `a` and `b`, as set in `system`, are the
@@ -93,10 +107,18 @@ impl ModalStage {
     /// Whether the link between nodes `a` and `b` (masses first, then anchors) is on a lattice
     /// and `holds(lattice, side)` along each of its sides.
     fn link_is(&self, a: usize, b: usize, holds: impl Fn(&Lattice, usize) -> bool) -> bool {
+        self.link_sides(a, b)
+            .is_some_and(|(part, sides)| sides.iter().all(|&side| holds(&self.lattices.parts[part], side)))
+    }
+
+    /// The lattice the link between nodes `a` and `b` (masses first, then anchors) is on, and
+    /// its sides there, if it is on one.
+    fn link_sides(&self, a: usize, b: usize) -> Option<(usize, &'static [usize])> {
         let masses = self.lattices.first[self.lattices.first.len() - 1];
-        let Some((lattice, start)) = self.lattices.locate(a.min(b)) else { return false };
-        let local = |node: usize| (node < masses).then(|| node - (a.min(b) - start));
-        lattice.sides(local(a), local(b)).iter().all(|&side| holds(lattice, side))
+        let part = self.lattices.part_of(a.min(b))?;
+        let start = self.lattices.first[part];
+        let local = |node: usize| (node < masses).then(|| node - start);
+        Some((part, self.lattices.parts[part].sides(local(a), local(b))))
     }
 }
 
@@ -113,8 +135,9 @@ impl Stage for ModalStage {
         self.kernel.motion(coordinate)
     }
 
-    /// Takes motions and held forces; a freed mass (none is stopped here); and a link, a drag
-    /// or a mass left as the lattice has it (a performance setting every link again).
+    /// Takes motions and held forces; a freed mass (none is stopped here); a link or a drag
+    /// that leaves its lattice uniform ([`ModalStage::retune`]: in place, with symplectic
+    /// Euler, unfolded); and a mass left as the lattice has it.
     fn take(&mut self, system: &System, change: &Change) -> bool {
         match *change {
             Change::Motion { coordinate, x, v } => {
@@ -128,8 +151,14 @@ impl Stage for ModalStage {
                 true
             }
             Change::Stop { stopped, .. } => !stopped,
-            Change::Link { a, b } => self.link_as_lattice(system, a, b),
-            Change::Drag { mass } => self.drag_as_lattice(system, mass),
+            Change::Link { a, b } => {
+                self.retune(system);
+                self.link_as_lattice(system, a, b)
+            }
+            Change::Drag { mass } => {
+                self.retune(system);
+                self.drag_as_lattice(system, mass)
+            }
             Change::Mass { mass } => self.mass_as_lattice(system, mass),
             Change::ModeDamping { .. } => false,
         }
@@ -158,8 +187,10 @@ impl Stage for ModalStage {
         self.advance_folding(system, steps, record, decimator, output)
     }
 
-    /// Where no mass is stopped and every link, drag and mass of `system` is the lattice's.
+    /// Where no mass is stopped and every link, drag and mass of `system` is the lattice's
+    /// (retuned first, where it can be).
     fn take_over(&mut self, system: &System, step: u64, motion: Motions, stopped: &[usize]) -> bool {
+        self.retune(system);
         let masses = system.mass_count();
         let (springs, dampers) = (system.springs(), system.dampers());
         let springs_as_they_were = (0..springs.len()).all(|s| {
