@@ -121,9 +121,10 @@ fn the_drum_retuned_does_not_allocate() {
 }
 
 #[test]
-#[ignore = "hooke's general path (the reed's energy-conserving scheme) rebuilds its scheme in \
-            render after a note (GeneralStage::step_once -> SchemeKind::build, \
-            crates/hooke/src/engine/stage/general.rs): fails until the library stops allocating there"]
+#[cfg_attr(
+    not(all(feature = "assert_process_allocs", debug_assertions)),
+    ignore = "needs a debug build with --features assert_process_allocs"
+)]
 fn the_reed_does_not_allocate() {
     assert_no_allocation("reed.toml");
 }

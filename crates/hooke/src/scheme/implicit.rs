@@ -72,6 +72,9 @@ impl Rule {
 pub(super) struct ImplicitStep {
     rule: Rule,
     dt: f64,
+    /// Whether the rule takes the dampers and drag (not in a splitting, which flows them).
+    wants_damping: bool,
+    /// Whether it does: it wants them and the system has any.
     damped: bool,
     newton: Newton,
     /// Each moving coordinate's mass, kg.
@@ -94,6 +97,11 @@ pub(super) struct ImplicitStep {
     external: Vec<f64>,
 }
 
+/// Whether anything in `system` damps: a damper, a drag or a mode damping.
+fn has_damping(system: &System) -> bool {
+    !system.dampers().is_empty() || !system.drag().is_empty() || system.has_mode_damping()
+}
+
 impl ImplicitStep {
     /// The scheme `rule` for `system` with step `dt`; `damped: false` leaves the dampers and drag
     /// out (for the splittings, which apply them as an exact flow). `solver` picks the Newton
@@ -101,12 +109,11 @@ impl ImplicitStep {
     pub fn new(system: &System, dt: f64, rule: Rule, damped: bool, solver: LinearSolver) -> Self {
         let n = system.mass_coordinates();
         let len = system.initial_state().x.len();
-        let has_damping =
-            !system.dampers().is_empty() || !system.drag().is_empty() || system.has_mode_damping();
         Self {
             rule,
             dt,
-            damped: damped && has_damping,
+            wants_damping: damped,
+            damped: damped && has_damping(system),
             newton: Newton::new(n, forces::is_linear(system), solver),
             mass: system.inverse_mass().iter().map(|inverse| 1.0 / inverse).collect(),
             last_x: vec![0.0; n],
@@ -124,6 +131,23 @@ impl ImplicitStep {
             start_force: vec![0.0; len],
             external: vec![0.0; len],
         }
+    }
+
+    /// Takes `system`'s values as they are now, where its sizes are the ones the step was made
+    /// for: the masses, whether anything damps, and the factorisation forgotten. Allocates
+    /// nothing.
+    pub fn retake(&mut self, system: &System) -> bool {
+        if system.mass_coordinates() != self.mass.len()
+            || system.node_ids().len() * system.dimension() != self.end.len()
+        {
+            return false;
+        }
+        for (mass, inverse) in self.mass.iter_mut().zip(system.inverse_mass()) {
+            *mass = 1.0 / inverse;
+        }
+        self.damped = self.wants_damping && has_damping(system);
+        self.newton.forget(forces::is_linear(system));
+        true
     }
 
     /// What the Newton solves have cost so far.
@@ -313,6 +337,10 @@ macro_rules! implicit_scheme {
 
             fn solver_stats(&self) -> Option<super::SolverStats> {
                 Some(self.step.stats())
+            }
+
+            fn retake(&mut self, system: &crate::system::System) -> bool {
+                self.step.retake(system)
             }
         }
     };

@@ -97,6 +97,14 @@ pub trait Scheme: Send {
     fn solver_stats(&self) -> Option<SolverStats> {
         None
     }
+
+    /// Takes `system`'s values as they are now (a link's stiffness, a drag, a mass) in place,
+    /// where its sizes are the ones it was built for; `false` where it must be built again (the
+    /// default: a scheme that keeps nothing of the system's values says so by taking them).
+    /// Allocates nothing.
+    fn retake(&mut self, _system: &System) -> bool {
+        false
+    }
 }
 
 /// The schemes Hooke knows, by kebab-case name.

@@ -106,6 +106,11 @@ impl Newton {
         Self { jacobian, residual: vec![0.0; n], linear, factored: false, stats: SolverStats::default() }
     }
 
+    /// Forgets the factorisation (the matrices it came from changed), `linear` as `R` is now.
+    pub fn forget(&mut self, linear: bool) {
+        (self.linear, self.factored) = (linear, false);
+    }
+
     /// What the solves have cost so far.
     pub fn stats(&self) -> SolverStats {
         self.stats

@@ -63,6 +63,11 @@ impl Scheme for Rk4 {
         SchemeKind::Rk4
     }
 
+    /// It keeps nothing of the system but buffers the size of its state.
+    fn retake(&mut self, _system: &System) -> bool {
+        true
+    }
+
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
         let (h, t) = (self.dt, state.t);
         let n = system.mass_coordinates();

@@ -38,6 +38,11 @@ impl Scheme for SymplecticEuler {
         SchemeKind::SymplecticEuler
     }
 
+    /// It keeps nothing of the system but buffers the size of its state.
+    fn retake(&mut self, _system: &System) -> bool {
+        true
+    }
+
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
         let h = self.dt;
         self.forces.update_each(system, state, |x, v, acceleration| {

@@ -73,6 +73,11 @@ impl Scheme for Vefrl {
         SchemeKind::Vefrl
     }
 
+    /// It keeps nothing of the system but buffers the size of its state.
+    fn retake(&mut self, _system: &System) -> bool {
+        true
+    }
+
     fn step(&mut self, system: &System, state: &mut State) -> Result<(), SchemeError> {
         let (h, t) = (self.dt, state.t);
         let n = system.mass_coordinates();

@@ -75,7 +75,10 @@ impl GeneralStage {
     /// counted.
     pub(crate) fn step_once(&mut self, system: &System) -> Result<(), RunError> {
         if self.built_for != system.revision() {
-            self.scheme = self.kind.build(system, self.dt);
+            // The scheme takes the new values in place where it can, else it is built again.
+            if !self.scheme.as_mut().is_ok_and(|scheme| scheme.retake(system)) {
+                self.scheme = self.kind.build(system, self.dt);
+            }
             self.built_for = system.revision();
         }
         let (step, time) = (self.state.step, self.state.t);
