@@ -12,6 +12,7 @@ mod input;
 pub mod live;
 pub mod notes;
 pub mod performance;
+mod reason;
 mod strands;
 pub mod tuning;
 

@@ -47,6 +47,7 @@
 //!   `PLUCK_PEAK (v / 127)^2` along x; the note off damps it. The pitch is the instrument's.
 
 pub use super::input::{from_midi, NoteInput, NoteKind};
+pub use super::reason::{NoteSet, Reason};
 pub use crate::instrument::{midi_note, note_name};
 use crate::instrument::{Damper, Instrument, PartKind, Plucker};
 use crate::score::controls::ControlMapping;
@@ -129,7 +130,7 @@ pub struct Unplayable {
     /// Its note.
     pub note: u8,
     /// Why: what the instrument can play.
-    pub reason: String,
+    pub reason: Reason,
 }
 
 /// What the map plays.
@@ -364,11 +365,7 @@ impl NoteMap {
                     (None, Some(tuning)) => tuning.retune(note),
                     (None, None) => Some(Retuned { note, tension: 1.0 }),
                 };
-                let retuned = retuned.ok_or_else(|| Unplayable {
-                    input: *input,
-                    note,
-                    reason: "its tuning leaves it unplayed, or outside the MIDI notes".into(),
-                })?;
+                let retuned = retuned.ok_or(Unplayable { input: *input, note, reason: Reason::Untuned })?;
                 let s = choose(strings, self.rule, input, retuned.note)?;
                 let string = &mut strings[s];
                 let part = string.part;
@@ -494,9 +491,7 @@ impl NoteMap {
             }
             (Target::Keys { keys, what }, NoteKind::On { note, velocity }) => {
                 let Some(key) = keys.iter().find(|key| key.note == i32::from(note)) else {
-                    let names: Vec<String> =
-                        keys.iter().map(|key| note_name(key.note.clamp(0, 127) as u8)).collect();
-                    let reason = format!("no {what} sounds it (the {what}s: {})", names.join(", "));
+                    let reason = Reason::NoKey { what, keys: NoteSet::of(keys.iter().map(|key| key.note)) };
                     return Err(Unplayable { input: *input, note, reason });
                 };
                 // A bar is struck along its length alone (its `y` is not read).

@@ -3,7 +3,9 @@
 
 use super::controls::SetParameter;
 use super::expression::Touch;
-use super::notes::{note_name, Gesture, NoteInput, NoteKind, StringRule, Stroke, Unplayable, RELEASE_DECAY};
+use super::notes::{
+    Gesture, NoteInput, NoteKind, NoteSet, Reason, StringRule, Stroke, Unplayable, RELEASE_DECAY,
+};
 use super::tuning::Retuned;
 use crate::instrument::Damper;
 
@@ -121,40 +123,29 @@ pub(super) fn choose(
     note: u8,
 ) -> Result<usize, Unplayable> {
     let fret = |s: &Strand| s.fret_of(note);
-    let unplayable = |reason: String| Unplayable { input: *input, note, reason };
-    let range = |s: &Strand| {
-        let top = s.open + s.frets as i32;
-        format!("{} to {}", note_name(s.open.clamp(0, 127) as u8), note_name(top.clamp(0, 127) as u8))
-    };
+    let unplayable = |reason: Reason| Unplayable { input: *input, note, reason };
+    let plays = |s: &Strand| NoteSet::span(s.open, s.open + s.frets as i32);
     if rule == StringRule::ByChannel {
-        let index = strings.len().checked_sub(1 + usize::from(input.channel)).ok_or_else(|| {
-            unplayable(format!(
-                "channel {} has no string (the instrument has {})",
-                input.channel + 1,
-                strings.len()
-            ))
-        })?;
+        let (channel, count) = (input.channel, strings.len());
+        let index = count.checked_sub(1 + usize::from(channel));
+        let index = index.ok_or(unplayable(Reason::NoStringForChannel { channel, strings: count }))?;
         return match fret(&strings[index]) {
             Some(_) => Ok(index),
-            None => Err(unplayable(format!(
-                "not on the string of channel {} (which plays {})",
-                input.channel + 1,
-                range(&strings[index])
-            ))),
+            None => Err(unplayable(Reason::OffTheChannelsString { channel, plays: plays(&strings[index]) })),
         };
     }
-    // The strings where the note lies, as an iterator: a playable note allocates nothing (it
-    // is mapped on a live input thread, or in a plugin's audio callback).
+    // The strings where the note lies, as an iterator: a note allocates nothing, played or
+    // refused (it is mapped on a live input thread, or in a plugin's audio callback).
     let candidates = || (0..strings.len()).filter(|&s| fret(&strings[s]).is_some());
     let Some(first) = candidates().next() else {
-        let low = strings.iter().map(|s| s.open).min().unwrap_or(0);
-        let high = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
-        let reason = if i32::from(note) < low {
-            format!("below the lowest string ({})", note_name(low.clamp(0, 127) as u8))
-        } else if i32::from(note) > high {
-            format!("above the highest fret ({})", note_name(high.clamp(0, 127) as u8))
+        let lowest = strings.iter().map(|s| s.open).min().unwrap_or(0);
+        let highest = strings.iter().map(|s| s.open + s.frets as i32).max().unwrap_or(0);
+        let reason = if i32::from(note) < lowest {
+            Reason::BelowTheStrings { lowest }
+        } else if i32::from(note) > highest {
+            Reason::AboveTheFrets { highest }
         } else {
-            format!("on no string ({})", strings.iter().map(range).collect::<Vec<_>>().join(", "))
+            Reason::OnNoString { plays: strings.iter().fold(NoteSet::default(), |set, s| set.with(plays(s))) }
         };
         return Err(unplayable(reason));
     };
