@@ -4,7 +4,7 @@
 //! pluck pulls, nearer the bridge the brighter (the plucked string's partial `n` has the
 //! amplitude `sin(n pi p) / n^2` of a pull at `p`: Fletcher & Rossing 1998, chapter 2).
 //!
-//! And how every channel's next notes are excited ([`Excite`], a plugin's host parameters):
+//! And how every channel's next notes are excited ([`ExciteParameter`], a plugin's host parameters):
 //! where a pluck pulls or a hammer or mallet strikes, and how hard its felt or its release is.
 
 use super::notes::{Gesture, NoteInput};

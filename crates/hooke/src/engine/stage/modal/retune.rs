@@ -2,7 +2,7 @@
 //! of the membrane scaled alike) or a drag on every mass of one (a damper) leaves each lattice
 //! uniform, the lattice takes its new values and its modes their new steps, in place, with no
 //! analysis and no allocation: the modes of a uniform lattice are its sine modes whatever its
-//! values, and only each mode's `w0^2` and `gamma` move ([`Lattice::oscillator`]). Symplectic
+//! values, and only each mode's `w0^2` and `gamma` move ([`crate::analysis::structure::Lattice::oscillator`]). Symplectic
 //! Euler's step on a mode has a closed form ([`symplectic_euler_mode_step`]); another scheme's
 //! is measured by the analysis, and a run that folds its decimation would fold it again, so
 //! those rebuild as before.
