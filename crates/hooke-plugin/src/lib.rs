@@ -190,13 +190,8 @@ impl Plugin for Hooke {
             return ProcessStatus::Normal;
         };
         let params = &self.params;
-        for (factor, param) in Factor::ALL.into_iter().zip([
-            &params.tension,
-            &params.damping,
-            &params.position,
-            &params.hardness,
-        ]) {
-            sound.set(factor, f64::from(param.value()));
+        for factor in Factor::ALL {
+            sound.set(factor, f64::from(params.of(factor).value()));
         }
         let mut next = context.next_event();
         let mut done = 0;
@@ -304,10 +299,7 @@ fn play(
 /// as a ratio to its value for every voice, the note's pitch offset for the tension, its
 /// damping factor for the damping.
 fn send_modulated(sound: &mut Sound, params: &HookeParams, voice: Voice, parameter: Modulated) {
-    let param = match parameter {
-        Modulated::Tension => &params.tension,
-        Modulated::Damping => &params.damping,
-    };
+    let param = params.of(parameter.factor());
     let offset = voice.offsets[parameter as usize];
     let own = param.preview_plain(param.unmodulated_normalized_value() + offset);
     let ratio = if offset == 0.0 { 1.0 } else { f64::from(own) / f64::from(param.value()) };

@@ -1,6 +1,7 @@
 //! The plugin's parameters and the state it saves with a project.
 
 use crate::presets::Preset;
+use crate::sound::Factor;
 use crate::voices::Modulated;
 use nice_plug::prelude::*;
 use std::sync::RwLock;
@@ -57,6 +58,18 @@ pub struct HookeParams {
     /// See [`HookeParams::tuning_file`].
     #[persist = "keyboard-map-file"]
     pub keyboard_map_file: RwLock<String>,
+}
+
+impl HookeParams {
+    /// The parameter that sets `factor`.
+    pub fn of(&self, factor: Factor) -> &FloatParam {
+        match factor {
+            Factor::Tension => &self.tension,
+            Factor::Damping => &self.damping,
+            Factor::Position => &self.position,
+            Factor::Hardness => &self.hardness,
+        }
+    }
 }
 
 /// A factor parameter over [`FACTOR_RANGE`], 1 (as designed) in the middle of the host's slider.

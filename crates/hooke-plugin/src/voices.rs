@@ -7,6 +7,7 @@
 //! note off, or when a note on the same channel and key begins; the host is told
 //! (`NoteEvent::VoiceTerminated`).
 
+use crate::sound::Factor;
 use hooke::score::notes::NoteKind;
 
 /// The most voices held at once: one per key.
@@ -22,6 +23,14 @@ pub enum Modulated {
 }
 
 impl Modulated {
+    /// The host parameter it is.
+    pub fn factor(self) -> Factor {
+        match self {
+            Self::Tension => Factor::Tension,
+            Self::Damping => Factor::Damping,
+        }
+    }
+
     /// The parameter of polyphonic modulation id `id`, if any.
     pub fn from_id(id: u32) -> Option<Self> {
         [Self::Tension, Self::Damping].into_iter().find(|m| *m as u32 == id)

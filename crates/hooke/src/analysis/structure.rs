@@ -163,11 +163,8 @@ impl Lattices {
 
     /// The part holding mass `mass` and the mass's index in it.
     pub(crate) fn locate(&self, mass: usize) -> Option<(&Lattice, usize)> {
-        let part = self.first.partition_point(|&first| first <= mass).checked_sub(1)?;
-        self.parts
-            .get(part)
-            .map(|lattice| (lattice, mass - self.first[part]))
-            .filter(|_| part + 1 < self.first.len())
+        let part = self.part_of(mass)?;
+        Some((&self.parts[part], mass - self.first[part]))
     }
 }
 

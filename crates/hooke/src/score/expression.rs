@@ -47,6 +47,12 @@ impl Touch {
     }
 }
 
+/// A factor set from outside (a host's parameter, a modulation) kept within 1/64 to 64; `None`
+/// where it is not a number.
+fn bounded(factor: f64) -> Option<f64> {
+    (!factor.is_nan()).then(|| factor.clamp(1.0 / 64.0, 64.0))
+}
+
 /// A factor on how the next notes are excited, for every channel, relative to the instrument as
 /// designed (1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,9 +77,9 @@ impl Excite {
     /// As the instrument is designed.
     pub(super) const AS_DESIGNED: Self = Self { position: 1.0, hardness: 1.0 };
 
-    /// Sets `parameter`'s factor (kept within 1/64 to 64).
+    /// Sets `parameter`'s factor ([`bounded`]; a factor that is not a number is ignored).
     pub(super) fn set(&mut self, parameter: ExciteParameter, factor: f64) {
-        let factor = if factor.is_finite() { factor.clamp(1.0 / 64.0, 64.0) } else { 1.0 };
+        let Some(factor) = bounded(factor) else { return };
         match parameter {
             ExciteParameter::Position => self.position = factor,
             ExciteParameter::Hardness => self.hardness = factor,
@@ -138,8 +144,7 @@ pub(super) fn express(
     let set = |touch: &mut Touch| match expression {
         Expression::Pressure(amount) => touch.pressure = amount.clamp(0.0, 1.0),
         Expression::Brightness(amount) => touch.brightness = amount.clamp(0.0, 1.0),
-        Expression::Damping(factor) if factor.is_finite() => touch.damping = factor.clamp(1.0 / 64.0, 64.0),
-        Expression::Damping(_) => {}
+        Expression::Damping(factor) => touch.damping = bounded(factor).unwrap_or(touch.damping),
     };
     if note.is_none() {
         set(touch);

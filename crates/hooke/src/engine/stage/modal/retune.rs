@@ -12,23 +12,17 @@ use crate::analysis::discrete::symplectic_euler_mode_step;
 use crate::scheme::SchemeKind;
 use crate::system::System;
 
-/// What one pass over the system found of a lattice: its links' stiffness and damping along x
-/// and y (the first met: `None` where none), and whether every link agreed.
+/// Which value of a link a pass meets.
+const STIFFNESS: usize = 0;
+const DAMPING: usize = 1;
+
+/// What one pass over the system found of a lattice: its links' stiffness and damping (by
+/// [`STIFFNESS`] and [`DAMPING`]) along x and y (the first met: `None` where none), and
+/// whether every link agreed.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Found {
-    stiffness: [Option<f64>; 2],
-    damping: [Option<f64>; 2],
+    values: [[Option<f64>; 2]; 2],
     uneven: bool,
-}
-
-impl Found {
-    /// Meets a link's `value` along `side` of `values`: the first sets it, another must agree.
-    fn meet(values: &mut [Option<f64>; 2], uneven: &mut bool, side: usize, value: f64) {
-        match values[side] {
-            None => values[side] = Some(value),
-            Some(first) => *uneven |= first != value,
-        }
-    }
 }
 
 impl ModalStage {
@@ -45,13 +39,10 @@ impl ModalStage {
             return;
         }
         self.found.fill(Found::default());
-        for s in 0..springs.len() {
-            let (a, b) = (springs.a[s] as usize, springs.b[s] as usize);
-            self.meet_link(a, b, |found| (&mut found.stiffness, springs.coefficient[s]));
-        }
-        for d in 0..dampers.len() {
-            let (a, b) = (dampers.a[d] as usize, dampers.b[d] as usize);
-            self.meet_link(a, b, |found| (&mut found.damping, dampers.coefficient[d]));
+        for (which, links) in [(STIFFNESS, springs), (DAMPING, dampers)] {
+            for l in 0..links.coefficient.len() {
+                self.meet_link(links.a[l] as usize, links.b[l] as usize, which, links.coefficient[l]);
+            }
         }
         for part in 0..self.lattices.parts.len() {
             self.retune_part(system, part);
@@ -59,21 +50,17 @@ impl ModalStage {
     }
 
     /// Meets the link between nodes `a` and `b` on its lattice's side (or sides, on a
-    /// membrane's rim): `value_of` picks the values it is met in and its value.
-    fn meet_link(
-        &mut self,
-        a: usize,
-        b: usize,
-        value_of: impl Fn(&mut Found) -> (&mut [Option<f64>; 2], f64),
-    ) {
+    /// membrane's rim), its `which` value being `value`: the first met sets it, another must
+    /// agree.
+    fn meet_link(&mut self, a: usize, b: usize, which: usize, value: f64) {
         let Some((part, sides)) = self.link_sides(a, b) else { return };
         let found = &mut self.found[part];
-        let mut uneven = found.uneven;
-        let (values, value) = value_of(found);
         for &side in sides {
-            Found::meet(values, &mut uneven, side, value);
+            match found.values[which][side] {
+                None => found.values[which][side] = Some(value),
+                Some(first) => found.uneven |= first != value,
+            }
         }
-        found.uneven = uneven;
     }
 
     /// Lattice `part` takes what the pass found, and its masses' drag, where all agree and
@@ -91,8 +78,8 @@ impl ModalStage {
         }
         let was = (lattice.stiffness, lattice.damping, lattice.drag);
         for side in 0..2 {
-            lattice.stiffness[side] = found.stiffness[side].unwrap_or(lattice.stiffness[side]);
-            lattice.damping[side] = found.damping[side].unwrap_or(lattice.damping[side]);
+            lattice.stiffness[side] = found.values[STIFFNESS][side].unwrap_or(lattice.stiffness[side]);
+            lattice.damping[side] = found.values[DAMPING][side].unwrap_or(lattice.damping[side]);
         }
         lattice.drag = drag;
         if (lattice.stiffness, lattice.damping, lattice.drag) == was {
