@@ -31,6 +31,8 @@ pub enum FitKind {
     Guitar,
     /// A struck bar (one recording), written as a marimba of one key.
     Bar,
+    /// A struck bell (one recording), written as a bell of one key.
+    Bell,
 }
 
 /// Arguments of `hooke fit`.
@@ -43,7 +45,8 @@ pub struct FitArgs {
     #[arg(long = "as", value_enum)]
     pub kind: FitKind,
     /// The note each recording plays (a name such as "E2" or a frequency in Hz), one for every
-    /// recording, in order; without it the pitch is found from 25 Hz to 4.5 kHz.
+    /// recording, in order; without it the pitch is found from 25 Hz to 4.5 kHz. A bell's is its
+    /// strike note (without it, half its loudest mode's frequency).
     #[arg(long, num_args = 1.., value_delimiter = ',')]
     pub note: Vec<String>,
     /// The scheme the instrument is designed for and written with.
@@ -100,7 +103,11 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
     if args.kind != FitKind::Guitar && args.recordings.len() != 1 {
         return Err(miette!(
             "--as {}: expected one recording; found {} (use --as guitar for several strings)",
-            if args.kind == FitKind::Bar { "bar" } else { "string" },
+            match args.kind {
+                FitKind::Bar => "bar",
+                FitKind::Bell => "bell",
+                _ => "string",
+            },
             args.recordings.len()
         ));
     }
@@ -114,8 +121,10 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
     } else {
         args.note.iter().map(|note| parse_note(note).map(Some)).collect::<miette::Result<_>>()?
     };
-    if args.kind == FitKind::Bar {
-        return crate::fit_bar::fit_bar(args, hints[0], interrupt);
+    match args.kind {
+        FitKind::Bar => return crate::fit_bar::fit_bar(args, hints[0], interrupt),
+        FitKind::Bell => return crate::fit_bell::fit_bell(args, hints[0], interrupt),
+        FitKind::String | FitKind::Guitar => {}
     }
     let recorded: Vec<Recorded> = args
         .recordings

@@ -2,16 +2,14 @@
 //! a recorded strike (docs/fit.md): the first two bending modes measured
 //! (`hooke::analysis::recording::measure_bar`) and a bar designed to have them as simulated.
 
-use crate::fit::{level_matched, play, write_instrument, FitArgs};
+use crate::fit::{write_instrument, FitArgs};
+use crate::fit_struck::{print_report, read_recording, strike_resynthesis};
 use crate::interrupt::Interrupt;
-use crate::render::write_text;
-use crate::run::write_wav_file;
 use hooke::analysis::recording::fit::{fit_bar as fit_modes, BarFit};
 use hooke::analysis::recording::{measure_bar, t60, BarMeasurement};
 use hooke::format::instrument::{fitted_names, marimba_toml};
 use hooke::instrument::fitted::fitted_marimba;
 use hooke::instrument::MIDDLE_C_HZ;
-use hooke::io::{read_wav, SampleFormat, WavOptions};
 use miette::miette;
 use std::fmt::Write as _;
 
@@ -20,14 +18,13 @@ pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miet
     if args.plot.is_some() {
         return Err(miette!("--plot: draws a string's partials; a bar's two modes are in the report"));
     }
-    let path = &args.recordings[0];
-    let wav = read_wav(path).map_err(|e| miette!("{}: expected a readable WAV file: {e}", path.display()))?;
-    let samples = wav.mono();
-    let bar =
-        measure_bar(&samples, wav.rate, hint).map_err(|e| miette!("{}: expected {e}", path.display()))?;
+    let recording = read_recording(args)?;
+    let path = &recording.path;
+    let bar = measure_bar(&recording.samples, recording.rate, hint)
+        .map_err(|e| miette!("{}: expected {e}", path.display()))?;
     let fit = fit_modes(&bar);
     let key = fitted_names(&[fit.frequency_hz]).remove(0);
-    let rate = args.rate.map_or(wav.rate, f64::from);
+    let rate = args.rate.map_or(recording.rate, f64::from);
     let (spec, lengthened) = fitted_marimba(&key, &fit, args.scheme, 1.0 / rate)
         .map_err(|e| miette!("{}: no bar for the modes measured: {e}", path.display()))?;
     let mut comment = format!(
@@ -46,33 +43,14 @@ pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miet
     }
     let text = marimba_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
-    let simulated = match &args.wav {
-        Some(wav_path) => {
-            let length = samples.len() as f64 / wav.rate;
-            let score = format!(
-                "[score]\nduration = {length:?}\n\n[[strike]]\ntime = {:?}\npart = {key:?}\nvelocity = 1.0\n",
-                bar.onset_s
-            );
-            let sound = play(&text, &score, length, rate, args.scheme, interrupt)?;
-            let sound = level_matched(sound, rate, (&samples, wav.rate), bar.onset_s);
-            let format = WavOptions { format: SampleFormat::Float32, normalize: false };
-            write_wav_file(wav_path, std::slice::from_ref(&sound), rate as u32, format)?;
-            eprintln!("wrote {}", wav_path.display());
-            let measured = measure_bar(&sound, rate, Some(fit.frequency_hz)).map_err(|e| {
-                miette!("--wav {}: the resynthesis could not be measured: {e}", wav_path.display())
-            })?;
-            Some(measured)
-        }
-        None => None,
-    };
+    let simulated = strike_resynthesis(args, &text, &key, bar.onset_s, &recording, rate, interrupt)?
+        .map(|sound| measure_bar(&sound, rate, Some(fit.frequency_hz)))
+        .transpose()
+        .map_err(|e| miette!("--wav: the resynthesis could not be measured: {e}"))?;
     // What the instrument has: the fit, with the second decay as the bar could take it.
     let fit = BarFit { high_decay: spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz, ..fit };
     let report = table(&path.display().to_string(), &bar, &fit, simulated.as_ref());
-    println!("{report}");
-    if let Some(report_path) = &args.report {
-        write_text(report_path, &report).map_err(|e| miette!("--report {}: {e}", report_path.display()))?;
-        eprintln!("wrote {}", report_path.display());
-    }
+    print_report(&report, args)?;
     Ok(())
 }
 

@@ -10,6 +10,8 @@ mod device;
 mod diagnostics;
 mod fit;
 mod fit_bar;
+mod fit_bell;
+mod fit_struck;
 mod interrupt;
 mod limits;
 mod load;

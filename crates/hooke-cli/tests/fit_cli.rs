@@ -266,3 +266,56 @@ fn the_fitted_file_plays_a_midi_note_plucked_where_the_recording_was() {
     assert!((second[6] - 20.0 / 101.0).abs() < 0.02, "plucked at {} from the bridge", second[6]);
     assert!((second[7] / first[7]).log2().abs() < 1.0, "let go over {} ms, then {} ms", first[7], second[7]);
 }
+
+#[test]
+fn a_struck_bell_is_fitted_as_a_bell_that_sounds_its_modes_and_plays_a_midi_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bell.toml"),
+        "[bell]\nkeys = [\"G4\"]\nstereo = false\n[render]\nscheme = \"symplectic-euler\"\nrate = 44100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("strike.toml"),
+        "[score]\nduration = 3.0\n[[strike]]\ntime = 0.1\npart = \"G4\"\nvelocity = 1.0\n",
+    )
+    .unwrap();
+    let rendered = hooke(&["render", "bell.toml", "strike.toml", "-o", "bell.wav"], dir.path());
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let plot = hooke(&["fit", "bell.wav", "--as", "bell", "-o", "x.toml", "--plot", "x.svg"], dir.path());
+    assert!(!plot.status.success() && stderr(&plot).contains("--plot"), "{}", stderr(&plot));
+    assert!(!dir.path().join("x.toml").exists(), "a refused fit writes nothing");
+    let fitted =
+        hooke(&["fit", "bell.wav", "--as", "bell", "-o", "fitted.toml", "--wav", "re.wav"], dir.path());
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    // The default bell's partials (docs/score-format.md, [bell]): hum, prime, tierce, quint,
+    // nominal, deciem, undeciem, duodeciem, double octave, over G4's strike note.
+    let ratios = [0.5, 1.0, 1.2, 1.5, 2.0, 2.5, 2.67, 3.0, 4.0];
+    let g4 = 391.995_435_981_749_3;
+    let report = stdout(&fitted);
+    for (mode, ratio) in ratios.iter().enumerate() {
+        let row: Vec<f64> = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", mode + 1)))
+            .unwrap_or_else(|| panic!("mode {}\n{report}", mode + 1))
+            .split('|')
+            .filter_map(|c| c.trim().parse().ok())
+            .collect();
+        // mode, recorded Hz, ratio, T60, level; mass; simulated Hz, T60, level.
+        let cents = |hz: f64| 1200.0 * (hz / (ratio * g4)).log2();
+        assert!(cents(row[1]).abs() < 0.1 && cents(row[6]).abs() < 0.1, "mode {}\n{report}", mode + 1);
+        assert!((row[7] / row[3] - 1.0).abs() < 0.02, "mode {}: T60\n{report}", mode + 1);
+        assert!((row[8] - row[4]).abs() < 0.5, "mode {}: level\n{report}", mode + 1);
+    }
+    let text = std::fs::read_to_string(dir.path().join("fitted.toml")).unwrap();
+    assert!(
+        text.contains("[bell]") && text.contains("keys = [\"G4\"]") && text.contains("tuning = [391.99"),
+        "{text}"
+    );
+    std::fs::write(dir.path().join("g4.mid"), one_note(67)).unwrap();
+    let played = hooke(&["render", "fitted.toml", "g4.mid", "-o", "midi.wav"], dir.path());
+    assert!(played.status.success(), "{}", stderr(&played));
+    let again = hooke(&["fit", "midi.wav", "--as", "bell", "-o", "again.toml"], dir.path());
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).contains("9 modes"), "{}", stdout(&again));
+}

@@ -1,10 +1,12 @@
-//! `hooke.fit`: strings fitted to recorded notes, or a bar to a strike (docs/fit.md), the library's measure and fit
+//! `hooke.fit`: strings fitted to recorded notes, or a bar or a bell to a strike (docs/fit.md), the library's measure and fit
 //! with no loop of their own; the pure-Python `hooke.fit` wraps the result.
 
-use hooke::analysis::recording::fit::{fit_bar as fit_bar_modes, fit_string};
-use hooke::analysis::recording::{measure_bar, measure_note};
-use hooke::format::instrument::{fitted_names, guitar_toml, marimba_toml, parse as parse_instrument};
-use hooke::instrument::fitted::{fitted_guitar, fitted_marimba, FittedString};
+use hooke::analysis::recording::fit::{fit_bar as fit_bar_modes, fit_bell as fit_bell_modes, fit_string};
+use hooke::analysis::recording::{measure_bar, measure_bell, measure_note, MeasuredPartial};
+use hooke::format::instrument::{
+    bell_toml, fitted_names, guitar_toml, marimba_toml, parse as parse_instrument,
+};
+use hooke::instrument::fitted::{fitted_bell, fitted_guitar, fitted_marimba, FittedString};
 use hooke::instrument::MIDDLE_C_HZ;
 use hooke::limits::MAX_READ_SAMPLES;
 use hooke::scheme::SchemeKind;
@@ -98,18 +100,17 @@ pub(crate) fn fit<'py>(
     Ok(out)
 }
 
-/// Fits a marimba bar to a recorded strike (mono, full scale 1) at `rate` Hz, its first mode near
-/// `note` Hz where given; returns a dict: `instrument` (the file's text, for `scheme`, written
-/// with `output_rate`, default `rate`), `name` (the key), `onset_s`, `frequency_hz`, `ratio`,
-/// `decay` and `high_decay` (time constants, s, as measured), `designed_high_decay` (the second
-/// as the bar's dampers can give it, s) and `modes` (per mode: `frequency_hz`, `decay_rate`,
-/// `t60`, `amplitude`).
+/// Fits a struck `kind` (`"bar"` or `"bell"`) to a recorded strike (mono, full scale 1) at `rate`
+/// Hz; returns a dict: `instrument` (the file's text, for `scheme`, written with `output_rate`,
+/// default `rate`), `name` (the key), `onset_s`, `modes` (per mode: `frequency_hz`,
+/// `decay_rate`, `t60`, `amplitude`) and what the kind adds ([`fit_bar`], [`fit_bell`]).
 #[pyfunction]
-#[pyo3(signature = (recording, rate, *, note = None, scheme = "symplectic-euler", output_rate = None))]
-pub(crate) fn fit_bar<'py>(
+#[pyo3(signature = (recording, rate, *, kind, note = None, scheme = "symplectic-euler", output_rate = None))]
+pub(crate) fn fit_struck<'py>(
     py: Python<'py>,
     recording: PyReadonlyArray1<'py, f64>,
     rate: f64,
+    kind: &str,
     note: Option<f64>,
     scheme: &str,
     output_rate: Option<f64>,
@@ -120,7 +121,33 @@ pub(crate) fn fit_bar<'py>(
         let expected = format!("at most {MAX_READ_SAMPLES} samples");
         return Err(crate::model_rule("fit", "samples", expected, samples.len()));
     }
-    let output_rate = output_rate.unwrap_or(rate);
+    let struck = Struck { samples, rate, note, scheme, output_rate: output_rate.unwrap_or(rate) };
+    match kind {
+        "bar" => fit_bar(py, &struck),
+        "bell" => fit_bell(py, &struck),
+        _ => Err(crate::model_rule("fit", "kind", "\"bar\" or \"bell\"", format!("{kind:?}"))),
+    }
+}
+
+/// A recorded strike and what to fit it for.
+struct Struck<'a> {
+    /// Its samples (mono, full scale 1).
+    samples: &'a [f64],
+    /// Its rate, Hz.
+    rate: f64,
+    /// The note expected, Hz: a bar's first mode, a bell's strike note.
+    note: Option<f64>,
+    /// The scheme the instrument is designed for.
+    scheme: SchemeKind,
+    /// The rate it is written with, Hz.
+    output_rate: f64,
+}
+
+/// A marimba bar, its first mode near `note` where given; adds `frequency_hz`, `ratio`, `decay`
+/// and `high_decay` (time constants, s, as measured) and `designed_high_decay` (the second as the
+/// bar's dampers can give it, s).
+fn fit_bar<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict>> {
+    let Struck { samples, rate, note, scheme, output_rate } = *struck;
     let (bar, fit) = py
         .detach(|| measure_bar(samples, rate, note).map(|bar| (bar.clone(), fit_bar_modes(&bar))))
         .map_err(|e| PyValueError::new_err(format!("fit: expected {e}")))?;
@@ -128,27 +155,63 @@ pub(crate) fn fit_bar<'py>(
     let (spec, _) = py
         .detach(|| fitted_marimba(&key, &fit, scheme, 1.0 / output_rate))
         .map_err(|e| PyValueError::new_err(format!("fit: no bar for the modes measured: {e}")))?;
-    let out = PyDict::new(py);
     let text = marimba_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md).");
-    py.detach(|| buildable(&text, scheme, output_rate))?;
-    out.set_item("instrument", text)?;
-    out.set_item("name", &key)?;
-    out.set_item("onset_s", bar.onset_s)?;
+    let out = struck_dict(py, text, struck, &key, bar.onset_s, &bar.modes)?;
     out.set_item("frequency_hz", fit.frequency_hz)?;
     out.set_item("ratio", fit.ratio)?;
     out.set_item("decay", fit.decay)?;
     out.set_item("high_decay", fit.high_decay)?;
     out.set_item("designed_high_decay", spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz)?;
-    let mut modes = Vec::with_capacity(2);
-    for mode in &bar.modes {
-        let row = PyDict::new(py);
-        row.set_item("frequency_hz", mode.main.frequency_hz)?;
-        row.set_item("decay_rate", mode.decay_rate)?;
-        row.set_item("t60", mode.t60())?;
-        row.set_item("amplitude", mode.main.amplitude)?;
-        modes.push(row);
-    }
-    out.set_item("modes", modes)?;
+    Ok(out)
+}
+
+/// A bell, its strike note `note` where given (else half its loudest mode's); adds `strike_hz`
+/// and `decays_moved` (the largest relative change the bell's body made to a decay, 0 where
+/// none).
+fn fit_bell<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict>> {
+    let Struck { samples, rate, note, scheme, output_rate } = *struck;
+    let (bell, fit) = py
+        .detach(|| measure_bell(samples, rate).map(|bell| (bell.clone(), fit_bell_modes(&bell, note))))
+        .map_err(|e| PyValueError::new_err(format!("fit: expected {e}")))?;
+    let key = fitted_names(&[fit.strike_hz]).remove(0);
+    let (spec, moved) = py
+        .detach(|| fitted_bell(&key, &fit, scheme, 1.0 / output_rate))
+        .map_err(|e| PyValueError::new_err(format!("fit: no bell for the modes measured: {e}")))?;
+    let text = bell_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md).");
+    let out = struck_dict(py, text, struck, &key, bell.onset_s, &bell.modes)?;
+    out.set_item("strike_hz", fit.strike_hz)?;
+    out.set_item("decays_moved", moved)?;
+    Ok(out)
+}
+
+/// The dict every struck fit returns: the instrument file's `text` (checked to build), the key's
+/// `name`, `onset_s` and each mode as a dict of `frequency_hz`, `decay_rate` (1/s), `t60` (s)
+/// and `amplitude`.
+fn struck_dict<'py>(
+    py: Python<'py>,
+    text: String,
+    struck: &Struck,
+    name: &str,
+    onset_s: f64,
+    modes: &[MeasuredPartial],
+) -> PyResult<Bound<'py, PyDict>> {
+    py.detach(|| buildable(&text, struck.scheme, struck.output_rate))?;
+    let out = PyDict::new(py);
+    out.set_item("instrument", text)?;
+    out.set_item("name", name)?;
+    out.set_item("onset_s", onset_s)?;
+    let rows = modes
+        .iter()
+        .map(|mode| {
+            let row = PyDict::new(py);
+            row.set_item("frequency_hz", mode.main.frequency_hz)?;
+            row.set_item("decay_rate", mode.decay_rate)?;
+            row.set_item("t60", mode.t60())?;
+            row.set_item("amplitude", mode.main.amplitude)?;
+            Ok(row)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    out.set_item("modes", rows)?;
     Ok(out)
 }
 

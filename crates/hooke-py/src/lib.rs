@@ -97,7 +97,7 @@ fn _hooke(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(analysis::design_string, module)?)?;
     module.add_function(wrap_pyfunction!(analysis::warping_curve, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
-    module.add_function(wrap_pyfunction!(fit::fit_bar, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::fit_struck, module)?)?;
     errors::register(module)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -147,3 +147,28 @@ def test_a_struck_bar_is_fitted_as_a_marimba_key(tmp_path):
     score.write_text('[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = "G4"\nvelocity = 1.0\n')
     audio = hooke.render(found.save(tmp_path / "bar.toml"), score)
     assert audio.shape[1] == int(RATE) and np.abs(audio).max() > 0
+
+
+def test_a_struck_bell_is_fitted_as_a_bell_of_one_key(tmp_path):
+    """Five damped modes synthesised with numpy at a bell's ratios (hum, prime, tierce, quint,
+    nominal; the nominal loudest): the fit finds each with its decay and level, its strike note
+    half the nominal's, and the bell it writes plays."""
+    t = np.arange(int(3.0 * RATE)) / RATE
+    u = np.clip(t - 0.05, 0.0, None)
+    strike = 440.0
+    modes = [(0.5, 2.0, 0.3), (1.0, 1.5, 0.4), (1.2, 1.2, 0.6), (1.5, 0.8, 0.3), (2.0, 1.0, 1.0)]
+    bell = sum(a * np.sin(2 * np.pi * r * strike * u) * np.exp(-u / tau) for r, tau, a in modes)
+    bell *= 0.5 / np.abs(bell).max()
+    found = hooke.fit(bell, RATE, kind="bell")
+    assert abs(1200 * np.log2(found.bell["strike_hz"] / strike)) < 0.1
+    assert found.bell["name"] == "A4" and "[bell]" in found.instrument
+    assert len(found.bell["modes"]) == len(modes)
+    loudest = max(m["amplitude"] for m in found.bell["modes"])
+    for mode, (r, tau, a) in zip(found.bell["modes"], modes):
+        assert abs(1200 * np.log2(mode["frequency_hz"] / (r * strike))) < 0.1
+        assert 1.0 / mode["decay_rate"] == pytest.approx(tau, rel=0.02)
+        assert mode["amplitude"] / loudest == pytest.approx(a, rel=0.05)
+    score = tmp_path / "strike.toml"
+    score.write_text('[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = "A4"\nvelocity = 1.0\n')
+    audio = hooke.render(found.save(tmp_path / "bell.toml"), score)
+    assert audio.shape[1] == int(RATE) and np.abs(audio).max() > 0

@@ -15,7 +15,7 @@ use hooke::scheme::SchemeKind;
 use hooke::score::performance::PerformanceOptions;
 use std::f64::consts::PI;
 
-const RATE: f64 = 44_100.0;
+pub(crate) const RATE: f64 = 44_100.0;
 
 /// When the note is plucked, s.
 const ONSET: f64 = 0.1;
@@ -206,16 +206,13 @@ fn recordings_that_cannot_be_fitted_are_refused_with_what_was_found() {
     );
 }
 
-/// A marimba bar Hooke designs (first mode at `key`, second `ratio` times it, time constants
-/// 0.3 s and 0.18 s at C4, as `1 / f` elsewhere), struck by its mallet; the fit gives back the
-/// first mode to 0.1 cent, the ratio to 0.1% and both decays to 2%.
-fn assert_bar_fit_recovers(key: &str, pitch: f64, ratio: f64, snr_db: Option<f64>) {
-    let spec = MarimbaSpec { keys: vec![key.into()], ratio, stereo: false, ..MarimbaSpec::default() };
-    let (oversample, instrument) = hooke::instrument::InstrumentSpec::Marimba(spec.clone())
-        .build_stable(SchemeKind::SymplecticEuler, RATE, None)
-        .unwrap();
-    let score =
-        format!("[score]\nduration = 2.0\n[[strike]]\ntime = {ONSET}\npart = \"{key}\"\nvelocity = 1.0\n");
+/// `seconds` of the instrument `spec` whose part `key` is struck at [`ONSET`] at 1 m/s, brought
+/// to a peak of 0.5, with white noise `snr_db` under it when given ([`add_noise`]).
+pub(crate) fn struck(spec: &InstrumentSpec, key: &str, seconds: f64, snr_db: Option<f64>) -> Vec<f64> {
+    let (oversample, instrument) = spec.build_stable(SchemeKind::SymplecticEuler, RATE, None).unwrap();
+    let score = format!(
+        "[score]\nduration = {seconds:?}\n[[strike]]\ntime = {ONSET:?}\npart = \"{key}\"\nvelocity = 1.0\n"
+    );
     let mut sound =
         render(&instrument, &score, PerformanceOptions { oversample, ..Default::default() }).remove(0);
     let peak = sound.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -223,6 +220,15 @@ fn assert_bar_fit_recovers(key: &str, pitch: f64, ratio: f64, snr_db: Option<f64
     if let Some(snr_db) = snr_db {
         add_noise(&mut sound, snr_db);
     }
+    sound
+}
+
+/// A marimba bar Hooke designs (first mode at `key`, second `ratio` times it, time constants
+/// 0.3 s and 0.18 s at C4, as `1 / f` elsewhere), struck by its mallet; the fit gives back the
+/// first mode to 0.1 cent, the ratio to 0.1% and both decays to 2%.
+fn assert_bar_fit_recovers(key: &str, pitch: f64, ratio: f64, snr_db: Option<f64>) {
+    let spec = MarimbaSpec { keys: vec![key.into()], ratio, stereo: false, ..MarimbaSpec::default() };
+    let sound = struck(&InstrumentSpec::Marimba(spec.clone()), key, 2.0, snr_db);
     let fit = fit_bar(&measure_bar(&sound, RATE, None).unwrap());
     let label = format!("{key} ratio {ratio}: {fit:?}");
     assert!((1200.0 * (fit.frequency_hz / pitch).log2()).abs() < 0.1, "{label}");

@@ -26,6 +26,7 @@ mod expression;
 mod extreme_damping;
 mod files;
 mod fit;
+mod fit_bell;
 mod folding;
 mod fret_tuning;
 mod generators;

@@ -16,8 +16,8 @@ class Fit:
     """What ``hooke.fit`` found and designed."""
 
     instrument: str
-    """The instrument file's text (``[guitar]``, one string per recording, or ``[marimba]`` of one
-    key for a bar); ``save`` writes it."""
+    """The instrument file's text (``[guitar]``, one string per recording, ``[marimba]`` of one
+    key for a bar, or ``[bell]`` of one key for a bell); ``save`` writes it."""
     strings: List[Dict[str, Any]] = field(default_factory=list)
     """Per recording: ``name``, ``onset_s`` (s), ``fundamental_hz``, ``inharmonicity`` (B),
     ``constant_loss`` (1/s), ``linear_loss`` (1/s per Hz) and ``quadratic_loss`` (s) of the loss law, ``pluck_position``
@@ -29,6 +29,11 @@ class Fit:
     """For a bar: ``name``, ``onset_s``, ``frequency_hz``, ``ratio``, ``decay`` and ``high_decay``
     (time constants, s, as measured), ``designed_high_decay`` (as the bar's dampers can give it)
     and ``modes`` (``frequency_hz``, ``decay_rate``, ``t60``, ``amplitude``)."""
+
+    bell: Optional[Dict[str, Any]] = None
+    """For a bell: ``name``, ``onset_s``, ``strike_hz``, ``decays_moved`` (the largest relative
+    change its body made to a decay, 0 where none) and ``modes`` (``frequency_hz``,
+    ``decay_rate``, ``t60``, ``amplitude``), lowest first."""
 
     def save(self, path: Union[str, Path]) -> Path:
         """Writes the instrument file to ``path`` and returns the path."""
@@ -66,9 +71,10 @@ def fit(
     """Measures the note in ``samples`` (full scale 1; mono, or (channels, frames) averaged) at
     ``rate`` Hz and designs a string that sounds it with ``scheme`` (docs/fit.md). ``kind``:
     ``"string"`` (one recording), ``"guitar"`` (a list of recordings, one string each) or
-    ``"bar"`` (one struck bar: its first two modes, as a marimba key).
+    ``"bar"`` (one struck bar: its first two modes, as a marimba key) or ``"bell"`` (one struck
+    bell: every mode, as a bell of one key).
     ``note``: the fundamental expected, Hz (one per recording for a guitar), to search within 60
-    cents of it. Raises ValueError saying what it found for a recording it cannot fit (silence,
+    cents of it; a bell's strike note (without it, half its loudest mode's frequency). Raises ValueError saying what it found for a recording it cannot fit (silence,
     clipping, more than one note, too short, a rate under 8 kHz)."""
     if kind == "string":
         recordings = [_mono(samples)]
@@ -76,10 +82,10 @@ def fit(
     elif kind == "guitar":
         recordings = [_mono(s) for s in samples]
         notes = list(note) if note is not None else [None] * len(recordings)
-    elif kind == "bar":
-        result = _hooke.fit_bar(_mono(samples), float(rate), note=note, scheme=scheme, output_rate=output_rate)
-        return Fit(instrument=result.pop("instrument"), bar=result)
+    elif kind in ("bar", "bell"):
+        result = _hooke.fit_struck(_mono(samples), float(rate), kind=kind, note=note, scheme=scheme, output_rate=output_rate)
+        return Fit(instrument=result.pop("instrument"), **{kind: result})
     else:
-        raise ValueError(f'fit: expected kind "string", "guitar" or "bar"; found {kind!r}')
+        raise ValueError(f'fit: expected kind "string", "guitar", "bar" or "bell"; found {kind!r}')
     result = _hooke.fit(recordings, float(rate), notes=notes, scheme=scheme, output_rate=output_rate)
     return Fit(instrument=result["instrument"], strings=result["strings"])

@@ -403,13 +403,15 @@ def fit(
     """instrument (the instrument file's text) and strings (per recording: the fit and its
     partials); see hooke.fit."""
 
-def fit_bar(
+def fit_struck(
     recording: np.ndarray,
     rate: float,
     *,
+    kind: str,
     note: Optional[float] = None,
     scheme: Scheme = "symplectic-euler",
     output_rate: Optional[float] = None,
 ) -> Dict[str, Any]:
-    """instrument (the marimba file's text), name, onset_s, frequency_hz, ratio, decay,
-    high_decay, designed_high_decay and modes; see hooke.fit(kind="bar")."""
+    """instrument (the file's text), name, onset_s and modes, and for kind "bar" frequency_hz,
+    ratio, decay, high_decay and designed_high_decay, for kind "bell" strike_hz and
+    decays_moved; see hooke.fit(kind="bar" or "bell")."""

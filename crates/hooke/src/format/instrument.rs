@@ -474,17 +474,46 @@ pub fn fitted_names(fundamentals_hz: &[f64]) -> Vec<String> {
 /// after the comment lines `comment`. What `hooke fit --as bar` writes.
 pub fn marimba_toml(spec: &MarimbaSpec, scheme: SchemeKind, rate: f64, comment: &str) -> String {
     let mut text = commented(comment);
-    let keys: Vec<String> = spec.keys.iter().map(|k| format!("{k:?}")).collect();
-    text.push_str(&format!("\n[marimba]\nkeys = [{}]\n", keys.join(", ")));
-    if let Some(tuning) = &spec.tuning {
-        let hz: Vec<String> = tuning.iter().map(|f| format!("{f:?}")).collect();
-        text.push_str(&format!("tuning = [{}]\n", hz.join(", ")));
-    }
+    text.push_str(&keys_lines("marimba", &spec.keys, spec.tuning.as_deref()));
     text.push_str(&format!(
         "masses = {}\nratio = {:?}\ndecay = {:?}\nhigh_decay = {:?}\nstereo = {}\n",
         spec.masses, spec.ratio, spec.decay, spec.high_decay, spec.stereo
     ));
     text.push_str(&render_table(scheme, rate));
+    text
+}
+
+/// The instrument file of a bell (`[bell]` with the fields a fit sets, and `[render]`), after the
+/// comment lines `comment`. What `hooke fit --as bell` writes.
+pub fn bell_toml(spec: &BellSpec, scheme: SchemeKind, rate: f64, comment: &str) -> String {
+    let mut text = commented(comment);
+    text.push_str(&keys_lines("bell", &spec.keys, spec.tuning.as_deref()));
+    text.push_str(
+        "partials = [  # ratio to the strike note; time constant (s) and effective mass (kg) at C4\n",
+    );
+    for p in &spec.partials {
+        text.push_str(&format!(
+            "  {{ ratio = {:?}, decay = {:?}, mass = {:?} }},\n",
+            p.ratio, p.decay, p.mass
+        ));
+    }
+    text.push_str(&format!(
+        "]\nclapper_mass = {:?}\nclapper_stiffness = {:?}\nclapper_exponent = {:?}\nstereo = {}\n",
+        spec.clapper_mass, spec.clapper_stiffness, spec.clapper_exponent, spec.stereo
+    ));
+    text.push_str(&render_table(scheme, rate));
+    text
+}
+
+/// The table header `[table]`, after a blank line, with its `keys` and, where given, their
+/// `tuning`.
+fn keys_lines(table: &str, keys: &[String], tuning: Option<&[f64]>) -> String {
+    let keys: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    let mut text = format!("\n[{table}]\nkeys = [{}]\n", keys.join(", "));
+    if let Some(tuning) = tuning {
+        let hz: Vec<String> = tuning.iter().map(|f| format!("{f:?}")).collect();
+        text.push_str(&format!("tuning = [{}]\n", hz.join(", ")));
+    }
     text
 }
 

@@ -16,7 +16,7 @@
 //! each bell's velocity at the struck point, panned from the lowest key (left) to the highest
 //! (right).
 
-use super::{check_fields, check_stable, key_pitches, pan_gains, BarPart, Instrument, InstrumentError};
+use super::{check_fields, check_stable, pan_gains, tuned_pitches, BarPart, Instrument, InstrumentError};
 use super::{KeyHammer, Part, PartKind, MIDDLE_C_HZ, POSITIVE};
 use crate::analysis::design::{digital_target, invert_pole};
 use crate::engine::PickupSpec;
@@ -44,6 +44,9 @@ pub struct BellSpec {
     /// The keys, as note names (`"C4"`): one bell each, whose strike note (its prime, half its
     /// nominal) is the key's pitch, and the name a score gives the part.
     pub keys: Vec<String>,
+    /// Each key's strike note, Hz (one per key), instead of its equal-tempered pitch: a bell
+    /// tuned as a recording's (`hooke fit --as bell`). `None`: the keys' pitches.
+    pub tuning: Option<Vec<f64>>,
     /// The partials, at distinct ratios (1 to [`MAX_BODY_MODES`]).
     pub partials: Vec<BellPartial>,
     /// The clapper's mass at C4, kg (as `1 / f^3` elsewhere).
@@ -77,6 +80,7 @@ impl Default for BellSpec {
     fn default() -> Self {
         Self {
             keys: ["C4", "E4", "G4", "C5"].map(String::from).to_vec(),
+            tuning: None,
             partials: CHURCH_BELL.to_vec(),
             clapper_mass: 0.3,
             clapper_stiffness: 2e9,
@@ -97,16 +101,12 @@ pub fn bell(spec: &BellSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
     };
     check_fields("bell", &clapper.head_checks(["clapper_mass", "clapper_stiffness", "clapper_exponent"]))?;
     check_partials(&spec.partials)?;
-    let pitches = key_pitches("bell", &spec.keys)?;
+    let pitches = tuned_pitches("bell", &spec.keys, spec.tuning.as_deref())?;
     let mut model = Model::new(1)?;
     let mut parts = Vec::with_capacity(spec.keys.len());
     for (key, &pitch) in spec.keys.iter().zip(&pitches) {
         let size = MIDDLE_C_HZ / pitch;
-        let modes = spec
-            .partials
-            .iter()
-            .map(|partial| designed_mode(partial, pitch, size, scheme, dt))
-            .collect::<Result<Vec<_>, _>>()
+        let modes = designed_modes(&spec.partials, pitch, scheme, dt)
             .map_err(|source| InstrumentError::Analysis { part: format!("bell \"{key}\""), source })?;
         let nodes = model.add_body(BodySpec::new(key.clone(), modes))?;
         let masses = nodes.iter().map(|&node| model.node_index(node)).collect();
@@ -126,6 +126,18 @@ pub fn bell(spec: &BellSpec, scheme: SchemeKind, dt: f64) -> Result<Instrument, 
         }
     }
     Ok(Instrument { kind: "bell", model, parts, pickups, scheme, dt })
+}
+
+/// The analog modes that `scheme` at step `dt` sounds as `partials` of a bell of strike note
+/// `pitch` (Hz) ([`designed_mode`]).
+pub(crate) fn designed_modes(
+    partials: &[BellPartial],
+    pitch: f64,
+    scheme: SchemeKind,
+    dt: f64,
+) -> Result<Vec<BodyMode>, crate::analysis::error::AnalysisError> {
+    let size = MIDDLE_C_HZ / pitch;
+    partials.iter().map(|partial| designed_mode(partial, pitch, size, scheme, dt)).collect()
 }
 
 /// The analog mode that `scheme` at step `dt` sounds as `partial` of a bell of strike note

@@ -1,15 +1,18 @@
 //! Instruments fitted to recordings ([`crate::analysis::recording::fit`]): a guitar with one
 //! string for each recorded note, designed (as every guitar is, [`super::guitar`]) for the
 //! scheme and rate it runs at, so that the *simulated* partials have the recording's
-//! fundamental, inharmonicity and loss law; and a marimba of one bar whose simulated modes have
-//! a recorded strike's.
+//! fundamental, inharmonicity and loss law; a marimba of one bar whose simulated modes have a
+//! recorded strike's; and a bell whose modes have a recorded bell's frequencies, decays and
+//! levels.
 
+use super::bell::{designed_modes, BellPartial, BellSpec, CHURCH_BELL};
 use super::guitar::GuitarSpec;
 use super::marimba::MarimbaSpec;
-use super::{Plucker, MIDDLE_C_HZ};
+use super::{InstrumentError, Plucker, MIDDLE_C_HZ};
 use crate::analysis::bar_design::{shortest_decay_ratio, BarTarget};
 use crate::analysis::error::AnalysisError;
-use crate::analysis::recording::fit::{BarFit, StringFit};
+use crate::analysis::recording::fit::{BarFit, BellFit, StringFit};
+use crate::model::{nearest_decay_times, BodySpec, Model};
 use crate::scheme::SchemeKind;
 
 /// The tension the fitted strings are given, N (a guitar string's is 60-110 N): with the scale
@@ -127,3 +130,69 @@ pub fn fitted_marimba(
 /// How far above the shortest a fitted bar's second decay is held, a factor: the shortest is
 /// measured near the design, not on it.
 pub const DECAY_MARGIN: f64 = 1.02;
+
+/// Rounds [`fitted_bell`] takes to bring its decays to what a bell's body can give.
+const BELL_DECAY_ROUNDS: usize = 8;
+
+/// How far inside a bell's body's reach [`fitted_bell`] first moves decays that were out of it: a
+/// rate this fraction of the slowest mode's added to every mode's (twice as far each round).
+const BELL_INWARD: f64 = 0.01;
+
+/// The bell of one key, `key` (a note name, what a score and a MIDI note call it), tuned to
+/// `fit` for `scheme` at step `h` (s): its strike note, and each mode's ratio and decay (given at
+/// C4 as the bell takes them); mono, struck by the default clapper. Each mode's effective mass
+/// is what makes the clapper sound it at the level measured: struck by a force `F(t)`, a mode of
+/// effective mass `m_k` sounds at the struck point with the velocity amplitude `|F^(w_k)| /
+/// m_k`, and the clapper's contact is short (about 0.1 ms at C4, the force's spectrum flat
+/// within 1 dB up to ten times the strike note), so `m_k = c / a_k` for the measured amplitudes
+/// `a_k`, `c` making the modes weigh as much together as the default bell's at that pitch. A
+/// bell's body realises its modes as a chain of masses whose drags and dampers cannot give every
+/// set of decays ([`crate::model::nearest_decay_times`]): where the measured ones are out of its
+/// reach, each decay is moved to the nearest it can give and a little inside ([`BELL_INWARD`]),
+/// until the body realises them, at most [`BELL_DECAY_ROUNDS`] times (the scheme's pole mapping
+/// moves them again a little); the bell built from the result says why where it still cannot. Returns the bell and the largest
+/// relative change made to a decay (0 where none was needed).
+pub fn fitted_bell(
+    key: &str,
+    fit: &BellFit,
+    scheme: SchemeKind,
+    h: f64,
+) -> Result<(BellSpec, f64), InstrumentError> {
+    let defaults = BellSpec::default();
+    let size = MIDDLE_C_HZ / fit.strike_hz;
+    let total = CHURCH_BELL.iter().map(|p| p.mass).sum::<f64>();
+    let inverse: f64 = fit.modes.iter().map(|m| 1.0 / m.amplitude).sum();
+    let mut partials: Vec<BellPartial> = fit
+        .modes
+        .iter()
+        .map(|m| BellPartial { ratio: m.ratio, decay: m.decay / size, mass: total / (m.amplitude * inverse) })
+        .collect();
+    let asked = partials.clone();
+    let part = || format!("bell \"{key}\"");
+    for round in 0..BELL_DECAY_ROUNDS {
+        let modes = designed_modes(&partials, fit.strike_hz, scheme, h)
+            .map_err(|source| InstrumentError::Analysis { part: part(), source })?;
+        let realised = Model::new(1).and_then(|mut model| model.add_body(BodySpec::new(key, modes.clone())));
+        if realised.is_ok() {
+            break;
+        }
+        let nearest = nearest_decay_times(&modes)?;
+        // Inside the reach rather than on its edge, where the realisation's own corrections
+        // could not follow: every drag made positive by a rate added to every mode, as a drag
+        // proportional to each mass adds; further in at each round.
+        let inward =
+            BELL_INWARD * 2f64.powi(round as i32) / nearest.iter().fold(0.0f64, |m, tau| m.max(*tau));
+        for ((partial, mode), tau) in partials.iter_mut().zip(&modes).zip(&nearest) {
+            partial.decay *= 1.0 / (1.0 / tau + inward) / mode.decay_time;
+        }
+    }
+    let moved = partials.iter().zip(&asked).fold(0.0f64, |m, (p, a)| m.max((p.decay / a.decay - 1.0).abs()));
+    let spec = BellSpec {
+        keys: vec![key.to_string()],
+        tuning: Some(vec![fit.strike_hz]),
+        partials,
+        stereo: false,
+        ..defaults
+    };
+    Ok((spec, moved))
+}

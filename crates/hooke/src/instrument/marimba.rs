@@ -14,7 +14,7 @@
 //! fundamental sounds stronger and shorter through them than here.
 
 use super::{
-    check_fields, check_stable, key_pitches, pan_gains, BarPart, Instrument, InstrumentError, KeyHammer,
+    check_fields, check_stable, pan_gains, tuned_pitches, BarPart, Instrument, InstrumentError, KeyHammer,
     Part, PartKind, MIDDLE_C_HZ, POSITIVE,
 };
 use crate::analysis::bar_design::{design_bar, BarTarget};
@@ -109,17 +109,7 @@ pub fn marimba(spec: &MarimbaSpec, scheme: SchemeKind, dt: f64) -> Result<Instru
             ("ratio", spec.ratio, "a ratio > 1", |r| r.is_finite() && r > 1.0),
         ],
     )?;
-    let mut pitches = key_pitches("marimba", &spec.keys)?;
-    if let Some(tuning) = &spec.tuning {
-        if tuning.len() != pitches.len() {
-            let expected = format!("one frequency for each of the {} keys", pitches.len());
-            return Err(ModelError::new("marimba", "tuning", expected, tuning.len()).into());
-        }
-        if let Some(bad) = tuning.iter().find(|hz| !(hz.is_finite() && **hz > 0.0)) {
-            return Err(ModelError::new("marimba", "tuning", "frequencies > 0 Hz", bad).into());
-        }
-        pitches.clone_from(tuning);
-    }
+    let pitches = tuned_pitches("marimba", &spec.keys, spec.tuning.as_deref())?;
     let mut model = Model::new(1)?;
     let frame = model.add_anchor(Anchor::new("frame"))?;
     let mut parts = Vec::with_capacity(spec.keys.len());

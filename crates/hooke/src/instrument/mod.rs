@@ -510,6 +510,25 @@ pub(crate) fn key_pitches(instrument: &str, keys: &[String]) -> Result<Vec<f64>,
         .collect()
 }
 
+/// The pitch of each of `instrument`'s `keys` ([`key_pitches`]), or `tuning` where given: one
+/// frequency for each key, Hz, as a fitted instrument's keys are tuned to a recording's.
+pub(crate) fn tuned_pitches(
+    instrument: &str,
+    keys: &[String],
+    tuning: Option<&[f64]>,
+) -> Result<Vec<f64>, ModelError> {
+    let pitches = key_pitches(instrument, keys)?;
+    let Some(tuning) = tuning else { return Ok(pitches) };
+    if tuning.len() != pitches.len() {
+        let expected = format!("one frequency for each of the {} keys", pitches.len());
+        return Err(ModelError::new(instrument, "tuning", expected, tuning.len()));
+    }
+    if let Some(bad) = tuning.iter().find(|hz| !(hz.is_finite() && **hz > 0.0)) {
+        return Err(ModelError::new(instrument, "tuning", "frequencies > 0 Hz", bad));
+    }
+    Ok(tuning.to_vec())
+}
+
 /// Iterations a secant search allows.
 const SECANT_ITERATIONS: usize = 40;
 

@@ -65,8 +65,8 @@ pub use error::{clip, number, quoted};
 pub(crate) use forces::interpolate;
 pub use forces::{ExternalForce, ForceSpec, Samples, Signal, Sinusoid};
 pub use generate::{
-    BarSpec, BodyMode, BodySpec, ChainSpec, MembraneSpec, PlateSpec, Pluck, StringSpec, MAX_BODY_MODES,
-    MAX_UNDERCUT_DEPTH, MAX_UNDERCUT_MASSES, UNDERCUT_WIDTH,
+    nearest_decay_times, BarSpec, BodyMode, BodySpec, ChainSpec, MembraneSpec, PlateSpec, Pluck, StringSpec,
+    MAX_BODY_MODES, MAX_UNDERCUT_DEPTH, MAX_UNDERCUT_MASSES, UNDERCUT_WIDTH,
 };
 pub use mode_damping::{sine_modes, ModeDamping};
 pub(crate) use validate::{check_finite, check_positive};

@@ -1,7 +1,7 @@
 //! A string fitted to a measured note: its fundamental and inharmonicity (the measure's own
 //! fit), the loss law `sigma(f) = sigma_0 + sigma_f f + sigma_1 xi(f)` of
 //! [`crate::analysis::string_partials`] through the partials' decays, and where along it the
-//! string was plucked.
+//! string was plucked; a bar's two modes or a bell's modes as measured ([`fit_bar`], [`fit_bell`]).
 //!
 //! **Loss.** `sigma_0`, `sigma_f` and `sigma_1` minimise the relative decay errors of partials 1
 //! to [`LOSS_PARTIALS`], each weighted by `1 / sqrt(n)`: `sum_n ((sigma_0 + sigma_f f_n + sigma_1
@@ -26,7 +26,7 @@
 //! hides partials too). `p` and `1 - p` give the same levels:
 //! the fit gives the one nearer an end, `p <= 1/2`.
 
-use super::modes::BarMeasurement;
+use super::modes::{BarMeasurement, BellMeasurement};
 use super::partials::NoteMeasurement;
 use super::partials::RANGE_DB;
 use super::RecordingError;
@@ -308,4 +308,42 @@ pub fn fit_bar(bar: &BarMeasurement) -> BarFit {
         decay: 1.0 / first.decay_rate,
         high_decay: 1.0 / second.decay_rate,
     }
+}
+
+/// One mode of a fitted bell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BellMode {
+    /// Its frequency over the strike note's.
+    pub ratio: f64,
+    /// Its time constant (decay of the amplitude to `1/e`), s.
+    pub decay: f64,
+    /// Its amplitude at the onset, in the recording's units.
+    pub amplitude: f64,
+}
+
+/// A bell that sounds like a measured strike: its strike note and its modes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BellFit {
+    /// The strike note, Hz.
+    pub strike_hz: f64,
+    /// The modes, lowest first.
+    pub modes: Vec<BellMode>,
+}
+
+/// The bell fitted to `bell`, its strike note `strike_hz` (Hz) where given, or else half its
+/// strongest mode's frequency: a tuned bell's nominal (twice the strike note) is its loudest
+/// partial at the strike, and the strike note is heard from it (Fletcher & Rossing 1998, ch. 21).
+pub fn fit_bell(bell: &BellMeasurement, strike_hz: Option<f64>) -> BellFit {
+    let loudest = bell.modes.iter().max_by(|a, b| a.main.amplitude.total_cmp(&b.main.amplitude));
+    let strike_hz = strike_hz.or(loudest.map(|m| m.main.frequency_hz / 2.0)).unwrap_or(1.0);
+    let modes = bell
+        .modes
+        .iter()
+        .map(|m| BellMode {
+            ratio: m.main.frequency_hz / strike_hz,
+            decay: 1.0 / m.decay_rate,
+            amplitude: m.main.amplitude,
+        })
+        .collect();
+    BellFit { strike_hz, modes }
 }

@@ -1,7 +1,7 @@
 //! A recording of one note, measured: where it starts, its pitch, and each partial's frequency,
-//! amplitude and decay ([`measure_note`]), or a struck bar's two modes ([`measure_bar`]); the
-//! inharmonicity and loss law of a string that would sound them and where it was plucked, or the
-//! bar's modes and decays ([`fit`]). What `hooke fit` designs an instrument from (docs/fit.md).
+//! amplitude and decay ([`measure_note`]), or a struck bar's two modes ([`measure_bar`]), or a
+//! bell's modes ([`measure_bell`]); the inharmonicity and loss law of a string that would sound
+//! them and where it was plucked, or the bar's or the bell's modes and decays ([`fit`]). What `hooke fit` designs an instrument from (docs/fit.md).
 //!
 //! The partials are found one band at a time (module `band`): the recording is shifted so that the
 //! partial expected next sits at 0 Hz, low-passed to half the distance to its neighbours and
@@ -18,7 +18,7 @@ mod partials;
 mod pitch;
 
 pub use band::Sinusoid;
-pub use modes::{measure_bar, BarMeasurement, SECOND_MODE_RANGE};
+pub use modes::{measure_bar, measure_bell, BarMeasurement, BellMeasurement, SECOND_MODE_RANGE};
 pub use partials::{measure_note, t60, MeasuredPartial, NoteMeasurement, MEASURED_SECONDS};
 
 /// Why a recording cannot be measured as one note, with what was found.
@@ -98,6 +98,12 @@ pub enum RecordingError {
         number: usize,
         /// Where its spectral peak is, Hz.
         frequency_hz: f64,
+    },
+    /// No mode of a struck body stands above the noise and decays measurably.
+    #[error("a struck sound; found no mode {range} standing above the noise and decaying measurably")]
+    NoModes {
+        /// Where they were sought.
+        range: String,
     },
     /// Too few partials decay measurably to fit a loss law to.
     #[error("the decays of at least two partials, each measured over 0.1 s or more; found {found}")]

@@ -12,7 +12,7 @@
 //! springs from it, then sets a drag on each mass and a damper on each link so that the damped
 //! chain has each mode's frequency and decay time.
 
-use super::body_chain::{realise, BodyChain};
+use super::body_chain::{nearest_rates, realise, BodyChain};
 use crate::model::validate::{check_mass, check_positive};
 use crate::model::{Anchor, Mass, Spring};
 use crate::model::{Model, ModelError, Node};
@@ -85,6 +85,17 @@ impl Model {
         }
         Ok(nodes)
     }
+}
+
+/// The decay times nearest `modes`' (s, in their order, the relative errors least in least
+/// squares) that a body's drags and link dampers can give together, to first order (the
+/// module documentation of `body_chain`, step 2): `modes`' own where a body can have them.
+/// Where it cannot ([`Model::add_body`] refuses them), these are what it comes closest to.
+pub fn nearest_decay_times(modes: &[BodyMode]) -> Result<Vec<f64>, ModelError> {
+    check_modes("body", modes)?;
+    let rates = nearest_rates(modes)
+        .map_err(|reason| ModelError::new("body", "modes", reason.expected, reason.found))?;
+    Ok(rates.iter().map(|r| 1.0 / r).collect())
 }
 
 /// Checks the modes' count and values, and that their frequencies are distinct.

@@ -169,15 +169,7 @@ fn solve_jacobi_for_last(alpha: &[f64], beta: &[f64]) -> Vec<f64> {
 /// its decay `rates` (1/s) to first order (module documentation, step 2).
 fn damping_for(chain: &LosslessChain, rates: &[f64]) -> Result<(Vec<f64>, Vec<f64>), Unrealisable> {
     let n = chain.masses.len();
-    let rows: Vec<Vec<f64>> = chain
-        .shapes
-        .iter()
-        .map(|psi| {
-            let drags = psi.iter().map(|p| 0.5 * p * p);
-            let links = (0..n).map(|l| 0.5 * (psi[l] - psi.get(l + 1).copied().unwrap_or(0.0)).powi(2));
-            drags.chain(links).collect()
-        })
-        .collect();
+    let rows = damping_rows(chain);
     if let Some(k) = rates.iter().position(|&r| r.is_nan() || r <= 0.0) {
         return Err(Unrealisable::new(
             "decay rates a passive chain can realise",
@@ -195,6 +187,46 @@ fn damping_for(chain: &LosslessChain, rates: &[f64]) -> Result<(Vec<f64>, Vec<f6
     }
     let dampers = solution.split_off(n);
     Ok((solution, dampers))
+}
+
+/// Each mode's decay rate per unit drag force on each mass, then per unit damper on each link,
+/// to first order: `1/2 psi_j^2` and `1/2 (psi_l - psi_(l+1))^2` (module documentation, step 2).
+fn damping_rows(chain: &LosslessChain) -> Vec<Vec<f64>> {
+    let n = chain.masses.len();
+    chain
+        .shapes
+        .iter()
+        .map(|psi| {
+            let drags = psi.iter().map(|p| 0.5 * p * p);
+            let links = (0..n).map(|l| 0.5 * (psi[l] - psi.get(l + 1).copied().unwrap_or(0.0)).powi(2));
+            drags.chain(links).collect()
+        })
+        .collect()
+}
+
+/// The decay rates (1/s, in the order of `modes`) nearest theirs that drags and link dampers
+/// give together, to first order: the non-negative least squares of step 2 on the relative
+/// errors, `sum_k (r'_k / r_k - 1)^2` least, and the rates `r'` it gives.
+pub(super) fn nearest_rates(modes: &[BodyMode]) -> Result<Vec<f64>, Unrealisable> {
+    let mut order: Vec<usize> = (0..modes.len()).collect();
+    order.sort_by(|&a, &b| modes[a].frequency.total_cmp(&modes[b].frequency));
+    let squared: Vec<f64> = order
+        .iter()
+        .map(|&k| (2.0 * PI * modes[k].frequency).powi(2) + modes[k].decay_time.powi(-2))
+        .collect();
+    let inverse_mass: Vec<f64> = order.iter().map(|&k| 1.0 / modes[k].mass).collect();
+    let rows = damping_rows(&lossless_chain(&squared, &inverse_mass)?);
+    let relative: Vec<Vec<f64>> = rows
+        .iter()
+        .zip(&order)
+        .map(|(row, &k)| row.iter().map(|a| a * modes[k].decay_time).collect())
+        .collect();
+    let solution = non_negative_least_squares(&relative, &vec![1.0; modes.len()]);
+    let mut rates = vec![0.0; modes.len()];
+    for (row, &k) in rows.iter().zip(&order) {
+        rates[k] = dot(row, &solution);
+    }
+    Ok(rates)
 }
 
 /// `x >= 0` minimising `|A x - b|` for the matrix of `rows` (Lawson & Hanson 1974, ch. 23,

@@ -19,7 +19,7 @@ mod string;
 mod undercut;
 
 pub use bar::{BarSpec, MAX_UNDERCUT_MASSES};
-pub use body::{BodyMode, BodySpec, MAX_BODY_MODES};
+pub use body::{nearest_decay_times, BodyMode, BodySpec, MAX_BODY_MODES};
 pub use chain::ChainSpec;
 pub use membrane::MembraneSpec;
 pub use plate::PlateSpec;
