@@ -33,6 +33,8 @@ pub enum FitKind {
     Bar,
     /// A struck bell (one recording), written as a bell of one key.
     Bell,
+    /// A struck plate (one recording), written as bell plates of one key.
+    Plate,
 }
 
 /// Arguments of `hooke fit`.
@@ -46,7 +48,8 @@ pub struct FitArgs {
     pub kind: FitKind,
     /// The note each recording plays (a name such as "E2" or a frequency in Hz), one for every
     /// recording, in order; without it the pitch is found from 25 Hz to 4.5 kHz. A bell's is its
-    /// strike note (without it, half its loudest mode's frequency).
+    /// strike note (without it, half its loudest mode's frequency), a plate's its first mode
+    /// (without it, its lowest).
     #[arg(long, num_args = 1.., value_delimiter = ',')]
     pub note: Vec<String>,
     /// The scheme the instrument is designed for and written with.
@@ -106,6 +109,7 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
             match args.kind {
                 FitKind::Bar => "bar",
                 FitKind::Bell => "bell",
+                FitKind::Plate => "plate",
                 _ => "string",
             },
             args.recordings.len()
@@ -124,6 +128,7 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
     match args.kind {
         FitKind::Bar => return crate::fit_bar::fit_bar(args, hints[0], interrupt),
         FitKind::Bell => return crate::fit_bell::fit_bell(args, hints[0], interrupt),
+        FitKind::Plate => return crate::fit_plate::fit_plate(args, hints[0], interrupt),
         FitKind::String | FitKind::Guitar => {}
     }
     let recorded: Vec<Recorded> = args

@@ -3,7 +3,7 @@
 //! (`hooke::analysis::recording::measure_bar`) and a bar designed to have them as simulated.
 
 use crate::fit::{write_instrument, FitArgs};
-use crate::fit_struck::{print_report, read_recording, strike_resynthesis};
+use crate::fit_struck::{print_report, read_recording, resynthesis_measured, strike_resynthesis};
 use crate::interrupt::Interrupt;
 use hooke::analysis::recording::fit::{fit_bar as fit_modes, BarFit};
 use hooke::analysis::recording::{measure_bar, t60, BarMeasurement};
@@ -15,10 +15,7 @@ use std::fmt::Write as _;
 
 /// `hooke fit --as bar`, on the one recording of `args`; `hint`: the first mode expected, Hz.
 pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
-    if args.plot.is_some() {
-        return Err(miette!("--plot: draws a string's partials; a bar's two modes are in the report"));
-    }
-    let recording = read_recording(args)?;
+    let recording = read_recording(args, "a bar's two modes")?;
     let path = &recording.path;
     let bar = measure_bar(&recording.samples, recording.rate, hint)
         .map_err(|e| miette!("{}: expected {e}", path.display()))?;
@@ -44,9 +41,8 @@ pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miet
     let text = marimba_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
     let simulated = strike_resynthesis(args, &text, &key, bar.onset_s, &recording, rate, interrupt)?
-        .map(|sound| measure_bar(&sound, rate, Some(fit.frequency_hz)))
-        .transpose()
-        .map_err(|e| miette!("--wav: the resynthesis could not be measured: {e}"))?;
+        .map(|sound| measure_bar(&sound, rate, Some(fit.frequency_hz)));
+    let simulated = resynthesis_measured(simulated);
     // What the instrument has: the fit, with the second decay as the bar could take it.
     let fit = BarFit { high_decay: spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz, ..fit };
     let report = table(&path.display().to_string(), &bar, &fit, simulated.as_ref());

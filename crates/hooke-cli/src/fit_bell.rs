@@ -1,12 +1,14 @@
 //! `hooke fit RECORDING.wav --as bell -o fitted.toml`: a bell of one key whose modes sound like a
-//! recorded strike's (docs/fit.md): every mode measured (`hooke::analysis::recording::measure_bell`)
+//! recorded strike's (docs/fit.md): every mode measured (`hooke::analysis::recording::measure_modes`)
 //! and a bell built to sound each at its frequency, decay and level.
 
 use crate::fit::{write_instrument, FitArgs};
-use crate::fit_struck::{print_report, read_recording, strike_resynthesis};
+use crate::fit_struck::{
+    print_report, read_recording, recorded_modes, resynthesis_measured, strike_resynthesis,
+};
 use crate::interrupt::Interrupt;
 use hooke::analysis::recording::fit::fit_bell as fit_modes;
-use hooke::analysis::recording::{measure_bell, BellMeasurement, MeasuredPartial};
+use hooke::analysis::recording::{measure_modes, MeasuredPartial, ModesMeasurement};
 use hooke::format::instrument::{bell_toml, fitted_names};
 use hooke::instrument::bell::BellSpec;
 use hooke::instrument::fitted::fitted_bell;
@@ -15,13 +17,9 @@ use std::fmt::Write as _;
 
 /// `hooke fit --as bell`, on the one recording of `args`; `hint`: the strike note, Hz.
 pub fn fit_bell(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
-    if args.plot.is_some() {
-        return Err(miette!("--plot: draws a string's partials; a bell's modes are in the report"));
-    }
-    let recording = read_recording(args)?;
+    let recording = read_recording(args, "a bell's modes")?;
     let path = &recording.path;
-    let bell = measure_bell(&recording.samples, recording.rate)
-        .map_err(|e| miette!("{}: expected {e}", path.display()))?;
+    let bell = recorded_modes(&recording)?;
     let fit = fit_modes(&bell, hint);
     let key = fitted_names(&[fit.strike_hz]).remove(0);
     let rate = args.rate.map_or(recording.rate, f64::from);
@@ -47,9 +45,8 @@ pub fn fit_bell(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> mie
     let text = bell_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
     let simulated = strike_resynthesis(args, &text, &key, bell.onset_s, &recording, rate, interrupt)?
-        .map(|sound| measure_bell(&sound, rate))
-        .transpose()
-        .map_err(|e| miette!("--wav: the resynthesis could not be measured: {e}"))?;
+        .map(|sound| measure_modes(&sound, rate));
+    let simulated = resynthesis_measured(simulated);
     let report = table(&path.display().to_string(), &bell, fit.strike_hz, &spec, simulated.as_ref());
     print_report(&report, args)
 }
@@ -59,10 +56,10 @@ pub fn fit_bell(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> mie
 /// nearest in frequency, within 1%).
 fn table(
     name: &str,
-    bell: &BellMeasurement,
+    bell: &ModesMeasurement,
     strike_hz: f64,
     spec: &BellSpec,
-    simulated: Option<&BellMeasurement>,
+    simulated: Option<&ModesMeasurement>,
 ) -> String {
     let mut text = format!(
         "## Fit\n\n{name}: onset {:.4} s; strike note {strike_hz:.4} Hz; {} modes.\n\n\

@@ -11,6 +11,7 @@ mod diagnostics;
 mod fit;
 mod fit_bar;
 mod fit_bell;
+mod fit_plate;
 mod fit_struck;
 mod interrupt;
 mod limits;

@@ -319,3 +319,40 @@ fn a_struck_bell_is_fitted_as_a_bell_that_sounds_its_modes_and_plays_a_midi_note
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(stdout(&again).contains("9 modes"), "{}", stdout(&again));
 }
+
+#[test]
+fn a_struck_plate_is_fitted_as_a_plate_of_its_lattice_that_sounds_its_modes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plate.toml"),
+        "[plates]\nkeys = [\"A4\"]\ncolumns = 11\nrows = 8\nstereo = false\n[render]\nscheme = \"symplectic-euler\"\nrate = 44100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("strike.toml"),
+        "[score]\nduration = 3.0\n[[strike]]\ntime = 0.1\npart = \"A4\"\nvelocity = 1.0\n",
+    )
+    .unwrap();
+    let rendered = hooke(&["render", "plate.toml", "strike.toml", "-o", "plate.wav"], dir.path());
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let fitted =
+        hooke(&["fit", "plate.wav", "--as", "plate", "-o", "fitted.toml", "--wav", "re.wav"], dir.path());
+    assert!(fitted.status.success(), "{}", stderr(&fitted));
+    let report = stdout(&fitted);
+    assert!(report.contains("first mode 440.0000 Hz; 11 x 8 masses"), "{report}");
+    let rows: Vec<Vec<f64>> = report
+        .lines()
+        .filter(|l| l.starts_with("| ") && l[2..].starts_with(|c: char| c.is_ascii_digit()))
+        .map(|l| l.split('|').filter_map(|c| c.trim().parse().ok()).collect())
+        .collect();
+    assert!(rows.len() >= 4, "{report}");
+    for row in &rows {
+        // mode, recorded Hz, ratio, T60; lattice ratio, law's T60; simulated Hz, T60.
+        assert_eq!(row.len(), 8, "{report}");
+        assert!((1200.0 * (row[6] / row[1]).log2()).abs() < 0.5, "mode {}\n{report}", row[0]);
+        assert!((row[7] / row[3] - 1.0).abs() < 0.05, "mode {}: T60\n{report}", row[0]);
+    }
+    std::fs::write(dir.path().join("a4.mid"), one_note(69)).unwrap();
+    let played = hooke(&["render", "fitted.toml", "a4.mid", "-o", "midi.wav"], dir.path());
+    assert!(played.status.success(), "{}", stderr(&played));
+}

@@ -1,12 +1,13 @@
-//! `hooke.fit`: strings fitted to recorded notes, or a bar or a bell to a strike (docs/fit.md), the library's measure and fit
+//! `hooke.fit`: strings fitted to recorded notes, or a bar, a bell or a plate to a strike
+//! (docs/fit.md), the library's measure and fit
 //! with no loop of their own; the pure-Python `hooke.fit` wraps the result.
 
 use hooke::analysis::recording::fit::{fit_bar as fit_bar_modes, fit_bell as fit_bell_modes, fit_string};
-use hooke::analysis::recording::{measure_bar, measure_bell, measure_note, MeasuredPartial};
+use hooke::analysis::recording::{measure_bar, measure_modes, measure_note, MeasuredPartial};
 use hooke::format::instrument::{
-    bell_toml, fitted_names, guitar_toml, marimba_toml, parse as parse_instrument,
+    bell_toml, fitted_names, guitar_toml, marimba_toml, parse as parse_instrument, plates_toml,
 };
-use hooke::instrument::fitted::{fitted_bell, fitted_guitar, fitted_marimba, FittedString};
+use hooke::instrument::fitted::{fitted_bell, fitted_guitar, fitted_marimba, plate_for_rate, FittedString};
 use hooke::instrument::MIDDLE_C_HZ;
 use hooke::limits::MAX_READ_SAMPLES;
 use hooke::scheme::SchemeKind;
@@ -100,10 +101,11 @@ pub(crate) fn fit<'py>(
     Ok(out)
 }
 
-/// Fits a struck `kind` (`"bar"` or `"bell"`) to a recorded strike (mono, full scale 1) at `rate`
+/// Fits a struck `kind` (`"bar"`, `"bell"` or `"plate"`) to a recorded strike (mono, full scale 1) at `rate`
 /// Hz; returns a dict: `instrument` (the file's text, for `scheme`, written with `output_rate`,
 /// default `rate`), `name` (the key), `onset_s`, `modes` (per mode: `frequency_hz`,
-/// `decay_rate`, `t60`, `amplitude`) and what the kind adds ([`fit_bar`], [`fit_bell`]).
+/// `decay_rate`, `t60`, `amplitude`) and what the kind adds ([`fit_bar`], [`fit_bell`],
+/// [`fit_plate`]).
 #[pyfunction]
 #[pyo3(signature = (recording, rate, *, kind, note = None, scheme = "symplectic-euler", output_rate = None))]
 pub(crate) fn fit_struck<'py>(
@@ -125,7 +127,8 @@ pub(crate) fn fit_struck<'py>(
     match kind {
         "bar" => fit_bar(py, &struck),
         "bell" => fit_bell(py, &struck),
-        _ => Err(crate::model_rule("fit", "kind", "\"bar\" or \"bell\"", format!("{kind:?}"))),
+        "plate" => fit_plate(py, &struck),
+        _ => Err(crate::model_rule("fit", "kind", "\"bar\", \"bell\" or \"plate\"", format!("{kind:?}"))),
     }
 }
 
@@ -135,7 +138,7 @@ struct Struck<'a> {
     samples: &'a [f64],
     /// Its rate, Hz.
     rate: f64,
-    /// The note expected, Hz: a bar's first mode, a bell's strike note.
+    /// The note expected, Hz: a bar's or a plate's first mode, a bell's strike note.
     note: Option<f64>,
     /// The scheme the instrument is designed for.
     scheme: SchemeKind,
@@ -171,7 +174,7 @@ fn fit_bar<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict>
 fn fit_bell<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict>> {
     let Struck { samples, rate, note, scheme, output_rate } = *struck;
     let (bell, fit) = py
-        .detach(|| measure_bell(samples, rate).map(|bell| (bell.clone(), fit_bell_modes(&bell, note))))
+        .detach(|| measure_modes(samples, rate).map(|bell| (bell.clone(), fit_bell_modes(&bell, note))))
         .map_err(|e| PyValueError::new_err(format!("fit: expected {e}")))?;
     let key = fitted_names(&[fit.strike_hz]).remove(0);
     let (spec, moved) = py
@@ -181,6 +184,30 @@ fn fit_bell<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict
     let out = struck_dict(py, text, struck, &key, bell.onset_s, &bell.modes)?;
     out.set_item("strike_hz", fit.strike_hz)?;
     out.set_item("decays_moved", moved)?;
+    Ok(out)
+}
+
+/// A bell plate, its first mode near `note` where given (else its lowest), fitted for the step it
+/// runs at; adds `frequency_hz` (the first mode), `columns` and `rows` (its lattice),
+/// `ratio_error_cents` (the modes' rms distance from the lattice's), `constant_loss` (1/s),
+/// `linear_loss` (1/s per Hz) and `high_frequency` (Hz, the law's second point).
+fn fit_plate<'py>(py: Python<'py>, struck: &Struck) -> PyResult<Bound<'py, PyDict>> {
+    let Struck { samples, rate, note, scheme, output_rate } = *struck;
+    let measured = py
+        .detach(|| measure_modes(samples, rate))
+        .map_err(|e| PyValueError::new_err(format!("fit: expected {e}")))?;
+    let (spec, fit) = py
+        .detach(|| plate_for_rate(&measured, note, scheme, output_rate, |hz| fitted_names(&[hz]).remove(0)))
+        .map_err(|e| PyValueError::new_err(format!("fit: no plate for the modes measured: {e}")))?;
+    let text = plates_toml(&spec, scheme, output_rate, "Fitted by hooke.fit (docs/fit.md).");
+    let out = struck_dict(py, text, struck, &spec.keys[0], measured.onset_s, &measured.modes)?;
+    out.set_item("frequency_hz", fit.frequency_hz)?;
+    out.set_item("columns", fit.columns)?;
+    out.set_item("rows", fit.rows)?;
+    out.set_item("ratio_error_cents", fit.ratio_error_cents)?;
+    out.set_item("constant_loss", fit.constant_loss)?;
+    out.set_item("linear_loss", fit.linear_loss)?;
+    out.set_item("high_frequency", fit.high_frequency)?;
     Ok(out)
 }
 

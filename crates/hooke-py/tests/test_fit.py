@@ -172,3 +172,19 @@ def test_a_struck_bell_is_fitted_as_a_bell_of_one_key(tmp_path):
     score.write_text('[score]\nduration = 1.0\n[[strike]]\ntime = 0.0\npart = "A4"\nvelocity = 1.0\n')
     audio = hooke.render(found.save(tmp_path / "bell.toml"), score)
     assert audio.shape[1] == int(RATE) and np.abs(audio).max() > 0
+
+
+def test_a_struck_plate_is_fitted_as_bell_plates_of_one_key(tmp_path):
+    """Bell plates rendered by hooke (one key, an 11 x 8 lattice), fitted back: the lattice, the
+    first mode and a file that plays."""
+    instrument = tmp_path / "plate.toml"
+    instrument.write_text('[plates]\nkeys = ["A4"]\ncolumns = 11\nrows = 8\nstereo = false\n[render]\nrate = 44100\n')
+    score = tmp_path / "strike.toml"
+    score.write_text('[score]\nduration = 3.0\n[[strike]]\ntime = 0.1\npart = "A4"\nvelocity = 1.0\n')
+    struck = hooke.render(instrument, score)
+    found = hooke.fit(struck, RATE, kind="plate")
+    assert (found.plate["columns"], found.plate["rows"]) == (11, 8)
+    assert abs(1200 * np.log2(found.plate["frequency_hz"] / 440.0)) < 0.1
+    assert found.plate["name"] == "A4" and "[plates]" in found.instrument
+    audio = hooke.render(found.save(tmp_path / "fitted.toml"), score)
+    assert np.abs(audio).max() > 0

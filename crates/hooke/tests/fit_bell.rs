@@ -6,7 +6,7 @@
 
 use crate::fit::{struck, RATE};
 use hooke::analysis::recording::fit::{fit_bell, BellFit};
-use hooke::analysis::recording::measure_bell;
+use hooke::analysis::recording::measure_modes;
 use hooke::instrument::bell::{BellSpec, CHURCH_BELL};
 use hooke::instrument::fitted::fitted_bell;
 use hooke::instrument::{InstrumentSpec, MIDDLE_C_HZ};
@@ -20,7 +20,7 @@ fn struck_bell(spec: &BellSpec, key: &str, snr_db: Option<f64>) -> Vec<f64> {
 /// The fit of the default bell at `key` (strike note `pitch`, Hz), checked against its design.
 fn assert_bell_fit_recovers(key: &str, pitch: f64, snr_db: Option<f64>) -> BellFit {
     let spec = BellSpec { keys: vec![key.into()], stereo: false, ..BellSpec::default() };
-    let fit = fit_bell(&measure_bell(&struck_bell(&spec, key, snr_db), RATE).unwrap(), None);
+    let fit = fit_bell(&measure_modes(&struck_bell(&spec, key, snr_db), RATE).unwrap(), None);
     let label = format!("{key}, noise {snr_db:?}: {fit:?}");
     let cents = |found: f64, asked: f64| 1200.0 * (found / asked).log2();
     assert!(cents(fit.strike_hz, pitch).abs() < 0.1, "{label}: the strike note");
@@ -67,10 +67,10 @@ fn a_fitted_bell_sounds_the_recorded_modes_at_their_levels() {
         ..BellSpec::default()
     };
     let pitch = 293.664_767_917_407_6;
-    let recorded = measure_bell(&struck_bell(&spec, "D4", None), RATE).unwrap();
+    let recorded = measure_modes(&struck_bell(&spec, "D4", None), RATE).unwrap();
     let fit = fit_bell(&recorded, Some(pitch));
     let (fitted, _) = fitted_bell("D4", &fit, SchemeKind::SymplecticEuler, 1.0 / RATE).unwrap();
-    let simulated = measure_bell(&struck_bell(&fitted, "D4", None), RATE).unwrap();
+    let simulated = measure_modes(&struck_bell(&fitted, "D4", None), RATE).unwrap();
     assert_eq!(simulated.modes.len(), partials.len(), "{simulated:?}");
     let loudest = |modes: &[hooke::analysis::recording::MeasuredPartial]| {
         modes.iter().fold(0.0f64, |m, p| m.max(p.main.amplitude))

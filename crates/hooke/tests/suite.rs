@@ -27,6 +27,7 @@ mod extreme_damping;
 mod files;
 mod fit;
 mod fit_bell;
+mod fit_plate;
 mod folding;
 mod fret_tuning;
 mod generators;

@@ -414,4 +414,6 @@ def fit_struck(
 ) -> Dict[str, Any]:
     """instrument (the file's text), name, onset_s and modes, and for kind "bar" frequency_hz,
     ratio, decay, high_decay and designed_high_decay, for kind "bell" strike_hz and
-    decays_moved; see hooke.fit(kind="bar" or "bell")."""
+    decays_moved, for kind "plate" frequency_hz, columns, rows, ratio_error_cents,
+    constant_loss, linear_loss and high_frequency; see hooke.fit(kind="bar", "bell" or
+    "plate")."""

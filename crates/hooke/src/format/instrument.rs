@@ -505,6 +505,19 @@ pub fn bell_toml(spec: &BellSpec, scheme: SchemeKind, rate: f64, comment: &str) 
     text
 }
 
+/// The instrument file of bell plates (`[plates]` with the fields a fit sets, and `[render]`),
+/// after the comment lines `comment`. What `hooke fit --as plate` writes.
+pub fn plates_toml(spec: &PlatesSpec, scheme: SchemeKind, rate: f64, comment: &str) -> String {
+    let mut text = commented(comment);
+    text.push_str(&keys_lines("plates", &spec.keys, spec.tuning.as_deref()));
+    text.push_str(&format!(
+        "columns = {}\nrows = {}\ndecay = {:?}\nhigh_decay = {:?}\nhigh_frequency = {:?}\nstereo = {}\n",
+        spec.columns, spec.rows, spec.decay, spec.high_decay, spec.high_frequency, spec.stereo
+    ));
+    text.push_str(&render_table(scheme, rate));
+    text
+}
+
 /// The table header `[table]`, after a blank line, with its `keys` and, where given, their
 /// `tuning`.
 fn keys_lines(table: &str, keys: &[String], tuning: Option<&[f64]>) -> String {

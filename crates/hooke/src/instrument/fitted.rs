@@ -2,16 +2,19 @@
 //! string for each recorded note, designed (as every guitar is, [`super::guitar`]) for the
 //! scheme and rate it runs at, so that the *simulated* partials have the recording's
 //! fundamental, inharmonicity and loss law; a marimba of one bar whose simulated modes have a
-//! recorded strike's; and a bell whose modes have a recorded bell's frequencies, decays and
-//! levels.
+//! recorded strike's; a bell whose modes have a recorded bell's frequencies, decays and
+//! levels; and a plate whose lattice and loss law are a recorded plate's.
 
 use super::bell::{designed_modes, BellPartial, BellSpec, CHURCH_BELL};
 use super::guitar::GuitarSpec;
 use super::marimba::MarimbaSpec;
-use super::{InstrumentError, Plucker, MIDDLE_C_HZ};
+use super::plates::PlatesSpec;
+use super::{InstrumentError, InstrumentSpec, Plucker, MIDDLE_C_HZ};
 use crate::analysis::bar_design::{shortest_decay_ratio, BarTarget};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::recording::fit::{BarFit, BellFit, StringFit};
+use crate::analysis::recording::plate::{fit_plate, PlateFit};
+use crate::analysis::recording::{ModesMeasurement, RecordingError};
 use crate::model::{nearest_decay_times, BodySpec, Model};
 use crate::scheme::SchemeKind;
 
@@ -195,4 +198,74 @@ pub fn fitted_bell(
         ..defaults
     };
     Ok((spec, moved))
+}
+
+/// The plate of one key, `key` (a note name, what a score and a MIDI note call it), tuned to
+/// `fit`: its first mode, its lattice, and the fitted law through the first mode's decay (given
+/// at C4, as the plates take it) and the highest measured mode's; mono, struck and heard where
+/// the default plates are.
+pub fn fitted_plate(key: &str, fit: &PlateFit) -> PlatesSpec {
+    PlatesSpec {
+        keys: vec![key.to_string()],
+        tuning: Some(vec![fit.frequency_hz]),
+        columns: fit.columns,
+        rows: fit.rows,
+        decay: fit.decay(fit.frequency_hz) * fit.frequency_hz / MIDDLE_C_HZ,
+        high_decay: fit.decay(fit.high_frequency),
+        high_frequency: fit.high_frequency,
+        stereo: false,
+        ..PlatesSpec::default()
+    }
+}
+
+/// Why no plate could be fitted: the modes measured, or the plate built from them.
+#[derive(Debug, thiserror::Error)]
+pub enum FittedPlateError {
+    /// Too few modes to fit.
+    #[error(transparent)]
+    Recording(#[from] RecordingError),
+    /// The fitted plate cannot be built.
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
+}
+
+/// The most steps a sample [`plate_for_rate`] fits a plate for.
+const PLATE_MOST_STEPS: usize = 4;
+
+/// The plate fitted to `measured` ([`fit_plate`], its first mode near `hint` Hz where given) for
+/// `scheme`, written for output rate `rate` (Hz), and its fit. The lattice is fitted for the step
+/// the plate runs at, which its build chooses (the fewest whole steps a sample that keep it
+/// stable), so for `k` steps a sample, `k` from 1 to [`PLATE_MOST_STEPS`]: of the fits whose
+/// plate the build runs at the `k` it was fitted for, the one whose lattice lies nearest the
+/// modes (two lattices can each be right for their own step: a Hooke plate rendered at 2 steps a
+/// sample is also matched, less well, by another at 1); where none is, the fit for the step the
+/// first one's build took. `name`: the key's name
+/// for its first mode's frequency (Hz).
+pub fn plate_for_rate(
+    measured: &ModesMeasurement,
+    hint: Option<f64>,
+    scheme: SchemeKind,
+    rate: f64,
+    name: impl Fn(f64) -> String,
+) -> Result<(PlatesSpec, PlateFit), FittedPlateError> {
+    let fitted = |steps: usize| -> Result<(PlatesSpec, PlateFit, usize), FittedPlateError> {
+        let fit = fit_plate(measured, hint, scheme, 1.0 / (rate * steps as f64))?;
+        let spec = fitted_plate(&name(fit.frequency_hz), &fit);
+        let (built, _) = InstrumentSpec::Plates(spec.clone()).build_stable(scheme, rate, None)?;
+        Ok((spec, fit, built))
+    };
+    let first = fitted(1)?;
+    let mut best: Option<(PlatesSpec, PlateFit)> = None;
+    for steps in 1..=PLATE_MOST_STEPS {
+        // A step whose fit cannot be built is no candidate; the first's error is the one told.
+        let candidate = if steps == 1 { Ok(first.clone()) } else { fitted(steps) };
+        let Ok((spec, fit, built)) = candidate else { continue };
+        if built == steps && best.as_ref().is_none_or(|b| fit.ratio_error_cents < b.1.ratio_error_cents) {
+            best = Some((spec, fit));
+        }
+    }
+    match best {
+        Some(found) => Ok(found),
+        None => fitted(first.2).map(|(spec, fit, _)| (spec, fit)),
+    }
 }

@@ -13,7 +13,7 @@
 //! same for every key. The output is each plate's velocity at a point, panned from the lowest
 //! key (left) to the highest (right).
 
-use super::{check_fields, check_stable, key_pitches, pan_gains, Instrument, InstrumentError, KeyHammer};
+use super::{check_fields, check_stable, pan_gains, tuned_pitches, Instrument, InstrumentError, KeyHammer};
 use super::{Grid, Part, PartKind, PlatePart, MIDDLE_C_HZ, POSITIVE};
 use crate::analysis::plate_design::{design_plate, PlateTarget};
 use crate::engine::PickupSpec;
@@ -33,6 +33,9 @@ pub const MAX_PLATES_MASSES: usize = 16_384;
 pub struct PlatesSpec {
     /// The keys, as note names (`"C4"`): one plate each, and the name a score gives the part.
     pub keys: Vec<String>,
+    /// Each key's first mode, Hz (one per key), instead of its equal-tempered pitch: a plate
+    /// tuned as a recording's (`hooke fit --as plate`). `None`: the keys' pitches.
+    pub tuning: Option<Vec<f64>>,
     /// Masses along each plate's width (2 to [`MAX_PLATE_SIDE`]).
     pub columns: usize,
     /// Masses along each plate's height (2 to [`MAX_PLATE_SIDE`]); the plate's sides are in the
@@ -71,6 +74,7 @@ impl Default for PlatesSpec {
     fn default() -> Self {
         Self {
             keys: ["G3", "C4", "E4", "G4"].map(String::from).to_vec(),
+            tuning: None,
             columns: 14,
             rows: 10,
             surface_density: 31.4,
@@ -117,7 +121,7 @@ pub fn plates(spec: &PlatesSpec, scheme: SchemeKind, dt: f64) -> Result<Instrume
             ("high_frequency", spec.high_frequency, "a frequency > 0 Hz", POSITIVE),
         ],
     )?;
-    let pitches = key_pitches("plates", &spec.keys)?;
+    let pitches = tuned_pitches("plates", &spec.keys, spec.tuning.as_deref())?;
     let masses = spec.keys.len() * spec.columns * spec.rows;
     if masses > MAX_PLATES_MASSES {
         let expected =

@@ -26,7 +26,7 @@
 //! hides partials too). `p` and `1 - p` give the same levels:
 //! the fit gives the one nearer an end, `p <= 1/2`.
 
-use super::modes::{BarMeasurement, BellMeasurement};
+use super::modes::{BarMeasurement, ModesMeasurement};
 use super::partials::NoteMeasurement;
 use super::partials::RANGE_DB;
 use super::RecordingError;
@@ -333,7 +333,7 @@ pub struct BellFit {
 /// The bell fitted to `bell`, its strike note `strike_hz` (Hz) where given, or else half its
 /// strongest mode's frequency: a tuned bell's nominal (twice the strike note) is its loudest
 /// partial at the strike, and the strike note is heard from it (Fletcher & Rossing 1998, ch. 21).
-pub fn fit_bell(bell: &BellMeasurement, strike_hz: Option<f64>) -> BellFit {
+pub fn fit_bell(bell: &ModesMeasurement, strike_hz: Option<f64>) -> BellFit {
     let loudest = bell.modes.iter().max_by(|a, b| a.main.amplitude.total_cmp(&b.main.amplitude));
     let strike_hz = strike_hz.or(loudest.map(|m| m.main.frequency_hz / 2.0)).unwrap_or(1.0);
     let modes = bell

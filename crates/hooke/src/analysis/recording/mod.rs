@@ -1,7 +1,8 @@
 //! A recording of one note, measured: where it starts, its pitch, and each partial's frequency,
 //! amplitude and decay ([`measure_note`]), or a struck bar's two modes ([`measure_bar`]), or a
-//! bell's modes ([`measure_bell`]); the inharmonicity and loss law of a string that would sound
-//! them and where it was plucked, or the bar's or the bell's modes and decays ([`fit`]). What `hooke fit` designs an instrument from (docs/fit.md).
+//! bell's or a plate's modes ([`measure_modes`]); the inharmonicity and loss law of a string that
+//! would sound them and where it was plucked, or the bar's or the bell's modes and decays
+//! ([`fit`]), or the plate's lattice and loss law ([`plate`]). What `hooke fit` designs an instrument from (docs/fit.md).
 //!
 //! The partials are found one band at a time (module `band`): the recording is shifted so that the
 //! partial expected next sits at 0 Hz, low-passed to half the distance to its neighbours and
@@ -16,9 +17,10 @@ pub mod fit;
 mod modes;
 mod partials;
 mod pitch;
+pub mod plate;
 
 pub use band::Sinusoid;
-pub use modes::{measure_bar, measure_bell, BarMeasurement, BellMeasurement, SECOND_MODE_RANGE};
+pub use modes::{measure_bar, measure_modes, BarMeasurement, ModesMeasurement, SECOND_MODE_RANGE};
 pub use partials::{measure_note, t60, MeasuredPartial, NoteMeasurement, MEASURED_SECONDS};
 
 /// Why a recording cannot be measured as one note, with what was found.
@@ -104,6 +106,14 @@ pub enum RecordingError {
     NoModes {
         /// Where they were sought.
         range: String,
+    },
+    /// Too few modes to fit a shape to.
+    #[error("at least {needed} modes standing above the noise and decaying measurably; found {found}")]
+    TooFewModes {
+        /// The fewest the fit takes.
+        needed: usize,
+        /// Modes measured.
+        found: usize,
     },
     /// Too few partials decay measurably to fit a loss law to.
     #[error("the decays of at least two partials, each measured over 0.1 s or more; found {found}")]

@@ -1,7 +1,7 @@
 //! A struck body's modes, measured: a bar's first two bending modes (a marimba bar's second
 //! mode lies about 4 times above its first, a xylophone's 3, a uniform bar's 2.76; Fletcher &
 //! Rossing 1998, ch. 19), or every mode of a bell (its hum, prime, tierce, quint, nominal and
-//! above; ch. 21). Neither is a harmonic series, so the modes are found as peaks of the
+//! above; ch. 21) or a plate. Neither is a harmonic series, so the modes are found as peaks of the
 //! spectrum of the first second and then each measured in its own band, as a string's partials
 //! are ([`super::partials`]).
 
@@ -13,13 +13,13 @@ use crate::model::MAX_BODY_MODES;
 /// How far above the noise a spectral peak must stand to be a mode, dB.
 const MODE_DB: f64 = 20.0;
 
-/// How far under the strongest mode a bell's mode may lie and still be measured, dB.
-const BELL_RANGE_DB: f64 = 45.0;
+/// How far under the strongest mode a mode may lie and still be measured, dB.
+const MODES_RANGE_DB: f64 = 45.0;
 
 /// Half the span, in bins of the spectrum's true resolution (`1 / T` for `T` seconds analysed),
-/// within which a bell's mode is the highest peak: a Hann window's sidelobes lie within 4 bins
+/// within which a mode is the highest peak: a Hann window's sidelobes lie within 4 bins
 /// of their main lobe, and two modes this close could not be told apart by their decays either.
-const BELL_PEAK_BINS: f64 = 6.0;
+const MODE_PEAK_BINS: f64 = 6.0;
 
 /// The highest mode measured, Hz (or 45% of the rate, whichever is lower).
 const MAX_MODE_HZ: f64 = 10_000.0;
@@ -80,33 +80,33 @@ pub fn measure_bar(samples: &[f64], rate: f64, hint: Option<f64>) -> Result<BarM
     Ok(BarMeasurement { onset_s: onset as f64 / rate, modes: [measure(1, f1)?, measure(2, second.0)?] })
 }
 
-/// What [`measure_bell`] finds.
+/// What [`measure_modes`] finds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BellMeasurement {
+pub struct ModesMeasurement {
     /// The onset, s from the first sample.
     pub onset_s: f64,
     /// The modes, lowest first, numbered from 1; amplitudes at the onset.
     pub modes: Vec<MeasuredPartial>,
 }
 
-/// Measures the bell struck in `samples` (mono, full scale 1) at `rate` Hz: its modes are the
-/// peaks of the first second's spectrum that stand [`MODE_DB`] above the noise, within
-/// [`BELL_RANGE_DB`] of the strongest and the highest within [`BELL_PEAK_BINS`] of themselves,
-/// from [`MIN_MODE_HZ`] to [`MAX_MODE_HZ`] (the strongest [`MAX_BODY_MODES`] of them), each measured in a band as
-/// wide as the distance to its nearer neighbour. A peak whose decay cannot be measured above the
+/// Measures every mode of the body (a bell, a plate) struck in `samples` (mono, full scale 1) at
+/// `rate` Hz: the peaks of the first second's spectrum that stand [`MODE_DB`] above the noise,
+/// within [`MODES_RANGE_DB`] of the strongest and the highest within [`MODE_PEAK_BINS`] of
+/// themselves, from [`MIN_MODE_HZ`] to [`MAX_MODE_HZ`] (the strongest [`MAX_BODY_MODES`] of
+/// them), each measured in a band as wide as the distance to its nearer neighbour. A peak whose decay cannot be measured above the
 /// noise is left out; none measured is an error.
-pub fn measure_bell(samples: &[f64], rate: f64) -> Result<BellMeasurement, RecordingError> {
+pub fn measure_modes(samples: &[f64], rate: f64) -> Result<ModesMeasurement, RecordingError> {
     let (onset, start) = note_start(samples, rate)?;
     let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
     let segment = &samples[start..(start + rate as usize).min(samples.len())];
     let spectrum = Spectrum::of(segment, rate);
     let peaks = spectrum.peaks(MODE_DB);
     let strongest = peaks.iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.1));
-    let span_hz = BELL_PEAK_BINS * rate / segment.len() as f64;
+    let span_hz = MODE_PEAK_BINS * rate / segment.len() as f64;
     let top_hz = MAX_MODE_HZ.min(0.45 * rate);
     let mut found: Vec<(f64, f64)> = peaks
         .iter()
-        .filter(|p| p.1 >= strongest - BELL_RANGE_DB && p.0 > MIN_MODE_HZ && p.0 < top_hz)
+        .filter(|p| p.1 >= strongest - MODES_RANGE_DB && p.0 > MIN_MODE_HZ && p.0 < top_hz)
         .filter(|p| peaks.iter().all(|q| (q.0 - p.0).abs() > span_hz || q.1 <= p.1))
         .copied()
         .collect();
@@ -127,5 +127,5 @@ pub fn measure_bell(samples: &[f64], rate: f64) -> Result<BellMeasurement, Recor
     if modes.is_empty() {
         return Err(RecordingError::NoModes { range: format!("from {MIN_MODE_HZ} to {top_hz:.0} Hz") });
     }
-    Ok(BellMeasurement { onset_s: onset as f64 / rate, modes })
+    Ok(ModesMeasurement { onset_s: onset as f64 / rate, modes })
 }
