@@ -65,8 +65,8 @@ pub struct FitArgs {
     /// brought to the recording's level) to this WAV file; one recording only.
     #[arg(long)]
     pub wav: Option<PathBuf>,
-    /// Also draw each partial's T60 against its frequency, recorded, simulated (with --wav) and
-    /// by the fitted law, to this picture (PNG or SVG); with --wav, the two spectra of the first
+    /// Also draw each partial's (or a struck body's mode's) T60 against its frequency, recorded,
+    /// simulated (with --wav) and by the fitted law, to this picture (PNG or SVG); with --wav, the two spectra of the first
     /// second as well, to the same name with `-spectrum` before the extension. One recording
     /// only.
     #[arg(long)]
@@ -165,7 +165,15 @@ pub fn fit(args: &FitArgs, interrupt: &Interrupt) -> miette::Result<()> {
             draw(plot, &decay_chart(&partials_data(r, Some(&simulated))))?;
             let top = r.note.partials.iter().fold(0.0f64, |m, p| m.max(p.main.frequency_hz)) * 1.1;
             let title = format!("{}: the first second, recorded and fitted", r.path.display());
-            draw(spectra, &spectra_chart(&title, (&r.samples, r.rate), (&sound, rate), r.note.onset_s, top))?;
+            let chart = spectra_chart(
+                &title,
+                "fitted string",
+                (&r.samples, r.rate),
+                (&sound, rate),
+                r.note.onset_s,
+                top,
+            );
+            draw(spectra, &chart)?;
         }
     } else if let (Some(plot), [r]) = (&args.plot, &recorded[..]) {
         draw(plot, &decay_chart(&partials_data(r, None)))?;
@@ -366,14 +374,14 @@ fn table(recorded: &NoteMeasurement, fit: &StringFit, simulated: Option<&NoteMea
 }
 
 /// `fit.png` -> `fit-spectrum.png`.
-fn spectrum_path(plot: &Path) -> PathBuf {
+pub(crate) fn spectrum_path(plot: &Path) -> PathBuf {
     let stem = plot.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     let extension = plot.extension().map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
     plot.with_file_name(format!("{stem}-spectrum{extension}"))
 }
 
 /// Draws `chart` to `path` (800 x 500 px) and says so.
-fn draw(path: &Path, chart: &hooke_plot::Chart) -> miette::Result<()> {
+pub(crate) fn draw(path: &Path, chart: &hooke_plot::Chart) -> miette::Result<()> {
     hooke_plot::save(chart, path, (800, 500)).map_err(|e| miette!("--plot {}: {e}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())

@@ -3,7 +3,9 @@
 //! (`hooke::analysis::recording::measure_bar`) and a bar designed to have them as simulated.
 
 use crate::fit::{write_instrument, FitArgs};
-use crate::fit_struck::{print_report, read_recording, resynthesis_measured, strike_resynthesis};
+use crate::fit_struck::{
+    draw_modes, print_report, read_recording, resynthesis_measured, strike_resynthesis, ModesPlot,
+};
 use crate::interrupt::Interrupt;
 use hooke::analysis::recording::fit::{fit_bar as fit_modes, BarFit};
 use hooke::analysis::recording::{measure_bar, t60, BarMeasurement};
@@ -15,7 +17,7 @@ use std::fmt::Write as _;
 
 /// `hooke fit --as bar`, on the one recording of `args`; `hint`: the first mode expected, Hz.
 pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
-    let recording = read_recording(args, "a bar's two modes")?;
+    let recording = read_recording(args)?;
     let path = &recording.path;
     let bar = measure_bar(&recording.samples, recording.rate, hint)
         .map_err(|e| miette!("{}: expected {e}", path.display()))?;
@@ -40,9 +42,12 @@ pub fn fit_bar(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miet
     }
     let text = marimba_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
-    let simulated = strike_resynthesis(args, &text, &key, bar.onset_s, &recording, rate, interrupt)?
-        .map(|sound| measure_bar(&sound, rate, Some(fit.frequency_hz)));
-    let simulated = resynthesis_measured(simulated);
+    let sound = strike_resynthesis(args, &text, &key, bar.onset_s, &recording, rate, interrupt)?;
+    let simulated =
+        resynthesis_measured(sound.as_deref().map(|sound| measure_bar(sound, rate, Some(fit.frequency_hz))));
+    let plot = ModesPlot { recorded: &bar.modes, onset_s: bar.onset_s, fitted: "fitted bar", law: None };
+    let resynthesis = sound.as_deref().zip(simulated.as_ref().map(|s| &s.modes[..]));
+    draw_modes(args, &recording, &plot, resynthesis, rate)?;
     // What the instrument has: the fit, with the second decay as the bar could take it.
     let fit = BarFit { high_decay: spec.high_decay * MIDDLE_C_HZ / fit.frequency_hz, ..fit };
     let report = table(&path.display().to_string(), &bar, &fit, simulated.as_ref());

@@ -4,7 +4,8 @@
 
 use crate::fit::{write_instrument, FitArgs};
 use crate::fit_struck::{
-    print_report, read_recording, recorded_modes, resynthesis_measured, strike_resynthesis,
+    draw_modes, print_report, read_recording, recorded_modes, resynthesis_measured, strike_resynthesis,
+    ModesPlot,
 };
 use crate::interrupt::Interrupt;
 use hooke::analysis::recording::fit::fit_bell as fit_modes;
@@ -17,7 +18,7 @@ use std::fmt::Write as _;
 
 /// `hooke fit --as bell`, on the one recording of `args`; `hint`: the strike note, Hz.
 pub fn fit_bell(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
-    let recording = read_recording(args, "a bell's modes")?;
+    let recording = read_recording(args)?;
     let path = &recording.path;
     let bell = recorded_modes(&recording)?;
     let fit = fit_modes(&bell, hint);
@@ -44,9 +45,11 @@ pub fn fit_bell(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> mie
     }
     let text = bell_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
-    let simulated = strike_resynthesis(args, &text, &key, bell.onset_s, &recording, rate, interrupt)?
-        .map(|sound| measure_modes(&sound, rate));
-    let simulated = resynthesis_measured(simulated);
+    let sound = strike_resynthesis(args, &text, &key, bell.onset_s, &recording, rate, interrupt)?;
+    let simulated = resynthesis_measured(sound.as_deref().map(|sound| measure_modes(sound, rate)));
+    let plot = ModesPlot { recorded: &bell.modes, onset_s: bell.onset_s, fitted: "fitted bell", law: None };
+    let resynthesis = sound.as_deref().zip(simulated.as_ref().map(|s| &s.modes[..]));
+    draw_modes(args, &recording, &plot, resynthesis, rate)?;
     let report = table(&path.display().to_string(), &bell, fit.strike_hz, &spec, simulated.as_ref());
     print_report(&report, args)
 }

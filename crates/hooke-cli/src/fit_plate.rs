@@ -5,7 +5,8 @@
 
 use crate::fit::{write_instrument, FitArgs};
 use crate::fit_struck::{
-    print_report, read_recording, recorded_modes, resynthesis_measured, strike_resynthesis,
+    draw_modes, print_report, read_recording, recorded_modes, resynthesis_measured, strike_resynthesis,
+    ModesPlot,
 };
 use crate::interrupt::Interrupt;
 use hooke::analysis::recording::plate::PlateFit;
@@ -17,7 +18,7 @@ use std::fmt::Write as _;
 
 /// `hooke fit --as plate`, on the one recording of `args`; `hint`: the first mode expected, Hz.
 pub fn fit_plate(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> miette::Result<()> {
-    let recording = read_recording(args, "a plate's modes")?;
+    let recording = read_recording(args)?;
     let path = &recording.path;
     let measured = recorded_modes(&recording)?;
     let rate = args.rate.map_or(recording.rate, f64::from);
@@ -39,10 +40,18 @@ pub fn fit_plate(args: &FitArgs, hint: Option<f64>, interrupt: &Interrupt) -> mi
     );
     let text = plates_toml(&spec, args.scheme, rate, &comment);
     write_instrument(&args.output, &text, args.scheme, rate)?;
-    let simulated =
-        strike_resynthesis(args, &text, &spec.keys[0], measured.onset_s, &recording, rate, interrupt)?
-            .map(|sound| measure_modes(&sound, rate));
-    let simulated = resynthesis_measured(simulated);
+    let sound =
+        strike_resynthesis(args, &text, &spec.keys[0], measured.onset_s, &recording, rate, interrupt)?;
+    let simulated = resynthesis_measured(sound.as_deref().map(|sound| measure_modes(sound, rate)));
+    let law = |f: f64| fit.decay(f);
+    let plot = ModesPlot {
+        recorded: &measured.modes,
+        onset_s: measured.onset_s,
+        fitted: "fitted plate",
+        law: Some(&law),
+    };
+    let resynthesis = sound.as_deref().zip(simulated.as_ref().map(|s| &s.modes[..]));
+    draw_modes(args, &recording, &plot, resynthesis, rate)?;
     let report = table(&path.display().to_string(), &measured, &fit, simulated.as_ref());
     print_report(&report, args)
 }

@@ -1,12 +1,15 @@
-//! What `hooke fit --as bar` and `--as bell` share: the one recording read, the fitted
-//! instrument striking the recorded note (`--wav`), and the report printed and written.
+//! What `hooke fit --as bar`, `--as bell` and `--as plate` share: the one recording read, the
+//! fitted instrument striking the recorded note (`--wav`), its modes drawn (`--plot`), and the
+//! report printed and written.
 
-use crate::fit::{level_matched, play, FitArgs};
+use crate::fit::{draw, level_matched, play, spectrum_path, FitArgs};
 use crate::interrupt::Interrupt;
 use crate::render::write_text;
 use crate::run::write_wav_file;
-use hooke::analysis::recording::{measure_modes, ModesMeasurement};
+use hooke::analysis::recording::{measure_modes, t60, MeasuredPartial, ModesMeasurement};
 use hooke::io::{read_wav, SampleFormat, WavOptions};
+use hooke_plot::partials::{decay_chart, spectra_chart, PartialsData};
+use hooke_plot::Curve;
 use miette::miette;
 use std::path::PathBuf;
 
@@ -20,12 +23,8 @@ pub(crate) struct Recording {
     pub rate: f64,
 }
 
-/// The first recording of `args`, read; `--plot` refused (it draws a string's partials), with
-/// where `modes` (what the kind fits: "a bar's two modes") are instead.
-pub(crate) fn read_recording(args: &FitArgs, modes: &str) -> miette::Result<Recording> {
-    if args.plot.is_some() {
-        return Err(miette!("--plot: draws a string's partials; {modes} are in the report"));
-    }
+/// The first recording of `args`, read.
+pub(crate) fn read_recording(args: &FitArgs) -> miette::Result<Recording> {
     let path = args.recordings[0].clone();
     let wav =
         read_wav(&path).map_err(|e| miette!("{}: expected a readable WAV file: {e}", path.display()))?;
@@ -76,6 +75,62 @@ pub(crate) fn resynthesis_measured<T, E: std::fmt::Display>(measured: Option<Res
             None
         }
     }
+}
+
+/// What `--plot` draws of a struck fit.
+pub(crate) struct ModesPlot<'a> {
+    /// The recording's modes.
+    pub recorded: &'a [MeasuredPartial],
+    /// Its onset, s.
+    pub onset_s: f64,
+    /// The fitted instrument, for the legend ("fitted bell").
+    pub fitted: &'a str,
+    /// The fitted loss law's time constant at a frequency (Hz), s, where the kind has one.
+    pub law: Option<&'a dyn Fn(f64) -> f64>,
+}
+
+/// With `--plot`: each mode's T60 against its frequency, recorded, simulated (with `resynthesis`:
+/// its sound at `rate` Hz and its modes) and by the fitted law, drawn to the `--plot` file; with
+/// a resynthesis, the two spectra of the first second too, to its `-spectrum` name.
+pub(crate) fn draw_modes(
+    args: &FitArgs,
+    recording: &Recording,
+    plot: &ModesPlot,
+    resynthesis: Option<(&[f64], &[MeasuredPartial])>,
+    rate: f64,
+) -> miette::Result<()> {
+    let Some(path) = &args.plot else { return Ok(()) };
+    let t60s = |modes: &[MeasuredPartial]| modes.iter().map(|m| (m.main.frequency_hz, m.t60())).collect();
+    let (low, top) = plot
+        .recorded
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, t), m| (l.min(m.main.frequency_hz), t.max(m.main.frequency_hz)));
+    let law = plot.law.map_or_else(Vec::new, |tau| {
+        (0..=100).map(|i| low + (top - low) * i as f64 / 100.0).map(|f| (f, t60(1.0 / tau(f)))).collect()
+    });
+    let data = PartialsData {
+        title: format!("{}: each mode's T60, recorded and fitted", recording.path.display()),
+        recorded: Curve { label: "recording".into(), points: t60s(plot.recorded) },
+        simulated: Curve {
+            label: format!("{}, simulated", plot.fitted),
+            points: resynthesis.map_or_else(Vec::new, |(_, modes)| t60s(modes)),
+        },
+        law: Curve { label: "fitted loss law".into(), points: law },
+    };
+    draw(path, &decay_chart(&data))?;
+    if let Some((sound, _)) = resynthesis {
+        let title = format!("{}: the first second, recorded and fitted", recording.path.display());
+        let chart = spectra_chart(
+            &title,
+            plot.fitted,
+            (&recording.samples, recording.rate),
+            (sound, rate),
+            plot.onset_s,
+            top * 1.1,
+        );
+        draw(&spectrum_path(path), &chart)?;
+    }
+    Ok(())
 }
 
 /// `report` printed, and written to the `--report` file where given.

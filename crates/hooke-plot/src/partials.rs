@@ -41,9 +41,11 @@ pub fn decay_chart(data: &PartialsData) -> Chart {
 }
 
 /// The level (dB re each one's peak) of the first second of `recording` and `resynthesis` (each
-/// with its rate, Hz) from `onset_s`, up to `top_hz`.
+/// with its rate, Hz) from `onset_s`, up to `top_hz`; `fitted` names the fitted instrument in the
+/// legend ("fitted string").
 pub fn spectra_chart(
     title: &str,
+    fitted: &str,
     recording: (&[f64], f64),
     resynthesis: (&[f64], f64),
     onset_s: f64,
@@ -64,7 +66,7 @@ pub fn spectra_chart(
         Axis::linear("level of the first second (dB re peak)").with_range(FLOOR_DB, 5.0),
     );
     // The recording drawn last, over the simulation, so that its peaks show.
-    chart.series.push(Series::line("fitted string, simulated", second(resynthesis), color(0)).width(1));
+    chart.series.push(Series::line(format!("{fitted}, simulated"), second(resynthesis), color(0)).width(1));
     chart.series.push(Series::line("recording", second(recording), INK).width(1));
     chart
 }
