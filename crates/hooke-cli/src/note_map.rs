@@ -16,8 +16,9 @@ pub struct NoteMapArgs {
     #[arg(long)]
     pub strings_by_channel: bool,
     /// MIDI: map a controller to a `set` parameter (tension or damping) of the parts its channel
-    /// plays, the value 0-127 sweeping the factor geometrically from LOW to HIGH (default
-    /// 0.5:2 for tension, 0.25:4 for damping). Repeatable: --cc 1=damping --cc 74=tension:0.9:1.1
+    /// plays, or to where (position) or how hard (hardness) the next notes are plucked or struck,
+    /// the value 0-127 sweeping the factor geometrically from LOW to HIGH (default 0.5:2 for
+    /// tension, 0.25:4 for the others). Repeatable: --cc 1=damping --cc 74=tension:0.9:1.1
     #[arg(long = "cc", value_name = "CONTROLLER=PARAMETER[:LOW:HIGH]")]
     pub controls: Vec<ControlMapping>,
     /// MIDI: play the notes in this Scala scale (.scl), each on the fret or key of the nearest

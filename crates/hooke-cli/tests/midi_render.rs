@@ -175,7 +175,10 @@ fn a_controller_mapping_is_checked() {
     std::fs::write(dir.path().join("song.mid"), song(Vec::new())).unwrap();
     for (flag, expected) in [
         ("64=tension", "--cc"),
-        ("74=pitch", "expected the parameter \"tension\" or \"damping\", found \"pitch\""),
+        (
+            "74=pitch",
+            "expected the parameter \"tension\", \"damping\", \"position\" or \"hardness\", found \"pitch\"",
+        ),
     ] {
         let output = hooke(&["render", "guitar.toml", "song.mid", "-o", "x.wav", "--cc", flag], dir.path());
         let message = String::from_utf8_lossy(&output.stderr);

@@ -15,7 +15,7 @@ use hooke::format::instrument::load as load_instrument;
 use hooke::format::midi;
 use hooke::instrument::Instrument;
 use hooke::instrument::PartKind;
-use hooke::score::controls::{ControlMapping, SetParameter};
+use hooke::score::controls::{ControlMapping, Controlled, SetParameter};
 use hooke::score::expression::{ExciteParameter, BRIGHTNESS_SPAN, PRESSURE_DAMPING};
 use hooke::score::live::Resolver;
 use hooke::score::notes::{from_midi, Gesture, NoteInput, NoteKind, NoteMap, StringRule, Stroke};
@@ -116,7 +116,12 @@ fn timbre_moves_the_next_pluck_unless_a_mapping_takes_its_controller() {
     let expected = 1.0 - (1.0 - designed) / BRIGHTNESS_SPAN;
     assert!((bright - expected).abs() < 1e-12, "{bright} against {expected}");
     // A mapping of CC 74 to the damping takes it instead.
-    let mapping = ControlMapping { controller: 74, parameter: SetParameter::Damping, low: 0.5, high: 2.0 };
+    let mapping = ControlMapping {
+        controller: 74,
+        parameter: Controlled::Set(SetParameter::Damping),
+        low: 0.5,
+        high: 2.0,
+    };
     let mut map =
         NoteMap::new(&instrument, StringRule::LowestFret).with_controls(&[mapping], &instrument).unwrap();
     let mapped = play(&mut map, &[&[0xb0, 74, 127], &[0x90, 40, 100]]);
@@ -214,6 +219,12 @@ fn position_and_hardness_move_plucks_hammers_and_mallets_in_the_score_and_live()
     let struck = play(&mut excited(&marimba, 0.5, 3.0), &[&note(60)]);
     let Stroke::Strike { position: [x, y], hardness, .. } = excitation(&struck) else { panic!("{struck:?}") };
     assert!((x - 0.225).abs() < 1e-12 && y == 0.5 && hardness == 3.0, "{struck:?}");
+    // The same from two knobs, `--cc 20=position:1:0.5 --cc 21=hardness:1:3` turned all the way.
+    let knobs: Vec<ControlMapping> =
+        ["20=position:1:0.5", "21=hardness:1:3"].map(|m| m.parse().unwrap()).to_vec();
+    let mut turned = NoteMap::new(&marimba, StringRule::LowestFret).with_controls(&knobs, &marimba).unwrap();
+    let by_knobs = play(&mut turned, &[&[0xB0, 20, 127], &[0xB0, 21, 127], &note(60)]);
+    assert_eq!(excitation(&by_knobs), excitation(&struck), "{by_knobs:?}");
     let file = smf(480, &[(0, &note(60)[..]), (480, &[0x80, 60, 0][..])]);
     let score = midi::load(&file, "c4.mid", &marimba, excited(&marimba, 0.5, 3.0), false, 0.1).unwrap();
     let live = Resolver::new(&marimba).unwrap().resolve(&struck[0]).1;

@@ -11,7 +11,7 @@ use hooke::format::score::parse as parse_score;
 use hooke::instrument::marimba::MarimbaSpec;
 use hooke::instrument::{InstrumentSpec, PartKind, MIDDLE_C_HZ};
 use hooke::scheme::SchemeKind;
-use hooke::score::controls::{ControlMapping, SetParameter};
+use hooke::score::controls::{ControlMapping, Controlled, SetParameter};
 use hooke::score::notes::{NoteInput, NoteKind, NoteMap, StringRule, Stroke};
 
 /// A one-bar marimba on key `key`, built stable at 44.1 kHz with `scheme`: its simulation rate
@@ -123,7 +123,12 @@ fn notes_strike_bars_with_their_mallet() {
     assert_eq!(gestures[0].stroke, Stroke::Strike { position: [0.4, 0.5], velocity: 4.0, hardness: 1.0 });
     let error = map.play(&on(62, 100), &mut gestures).unwrap_err().to_string();
     assert!(error.contains("no bar sounds it") && error.contains("C4, E4, G4"), "{error}");
-    let tension = ControlMapping { controller: 1, parameter: SetParameter::Tension, low: 0.5, high: 2.0 };
+    let tension = ControlMapping {
+        controller: 1,
+        parameter: Controlled::Set(SetParameter::Tension),
+        low: 0.5,
+        high: 2.0,
+    };
     let refused = NoteMap::new(&instrument, StringRule::LowestFret).with_controls(&[tension], &instrument);
     assert!(refused.unwrap_err().to_string().contains("plays bars"));
 

@@ -12,7 +12,7 @@ use hooke::instrument::plates::PlatesSpec;
 use hooke::instrument::PartKind;
 use hooke::model::Model;
 use hooke::scheme::SchemeKind;
-use hooke::score::controls::{ControlMapping, SetParameter};
+use hooke::score::controls::{ControlMapping, Controlled, SetParameter};
 use hooke::score::notes::{NoteInput, NoteKind, NoteMap, StringRule, Stroke};
 use std::f64::consts::PI;
 
@@ -165,7 +165,12 @@ fn notes_strike_plates_where_their_mallet_strikes() {
     assert_eq!(gestures[0].stroke, Stroke::Strike { position: strike, velocity: 4.0, hardness: 1.0 });
     let error = map.play(&on(62, 100), &mut gestures).unwrap_err().to_string();
     assert!(error.contains("no plate sounds it") && error.contains("C4, G4"), "{error}");
-    let tension = ControlMapping { controller: 1, parameter: SetParameter::Tension, low: 0.5, high: 2.0 };
+    let tension = ControlMapping {
+        controller: 1,
+        parameter: Controlled::Set(SetParameter::Tension),
+        low: 0.5,
+        high: 2.0,
+    };
     let refused = NoteMap::new(&instrument, StringRule::LowestFret).with_controls(&[tension], &instrument);
     assert!(refused.unwrap_err().to_string().contains("plays plates"));
 

@@ -50,7 +50,7 @@ pub use super::input::{from_midi, NoteInput, NoteKind};
 pub use super::reason::{NoteSet, Reason};
 pub use crate::instrument::{midi_note, note_name};
 use crate::instrument::{Damper, Instrument, PartKind, Plucker};
-use crate::score::controls::ControlMapping;
+use crate::score::controls::{ControlMapping, Controlled};
 use crate::score::expression::{express, Excite, Expression, Touch, TIMBRE_CONTROLLER};
 use crate::score::strands::{channel_of, choose, silence, Factors, Strand};
 use crate::score::tuning::{Retuned, Tuning, Untunable};
@@ -297,8 +297,9 @@ impl NoteMap {
     }
 
     /// The map with `controls`: each moves its parameter on the parts its channel plays (every
-    /// string the channel sounds; the drum's membrane from any channel). Refused on an
-    /// instrument that plays a body, bars or plates, and for a controller mapped twice.
+    /// string the channel sounds; the drum's membrane from any channel), or how the next notes
+    /// are excited. A `set` parameter is refused on an instrument that plays a body, bars or
+    /// plates; any controller mapped twice is refused.
     pub fn with_controls(
         mut self,
         controls: &[ControlMapping],
@@ -307,6 +308,10 @@ impl NoteMap {
         for (i, mapping) in controls.iter().enumerate() {
             if controls[..i].iter().any(|m| m.controller == mapping.controller) {
                 return Err(UnmappableControl::Twice(mapping.controller));
+            }
+            // An excitation moves whatever the instrument plays.
+            if matches!(mapping.parameter, Controlled::Excite(_)) {
+                continue;
             }
             let played = match self.target {
                 Target::Body { .. } => "a body",
@@ -450,8 +455,13 @@ impl NoteMap {
                     }
                     return Ok(());
                 };
-                self.controlled[channel].set(mapping.parameter, mapping.factor(value));
-                self.apply_factors(input, out);
+                match mapping.parameter {
+                    Controlled::Set(parameter) => {
+                        self.controlled[channel].set(parameter, mapping.factor(value));
+                        self.apply_factors(input, out);
+                    }
+                    Controlled::Excite(parameter) => self.excite.set(parameter, mapping.factor(value)),
+                }
             }
             (Target::Strings(strings), NoteKind::Tuning { note, semitones }) => {
                 let held = strings.iter_mut().find(|s| s.note == Some((note, input.channel)));
