@@ -5,8 +5,9 @@
 //! cannot fit, saying what it found.
 
 use crate::instruments::render;
-use hooke::analysis::recording::fit::{fit_bar, fit_string, StringFit};
-use hooke::analysis::recording::{measure_bar, measure_note, RecordingError};
+use hooke::analysis::recording::fit::{fit_bar, fit_bell, fit_string, StringFit};
+use hooke::analysis::recording::plate::fit_plate;
+use hooke::analysis::recording::{measure_bar, measure_modes, measure_note, RecordingError};
 use hooke::instrument::guitar::GuitarSpec;
 use hooke::instrument::marimba::MarimbaSpec;
 use hooke::instrument::InstrumentSpec;
@@ -293,6 +294,18 @@ fn arbitrary_recordings_are_measured_or_refused_never_a_panic() {
         if let Ok(bar) = measure_bar(&sound, rate, None) {
             let fit = fit_bar(&bar);
             assert!(fit.frequency_hz.is_finite() && fit.ratio.is_finite(), "{label}: {fit:?}");
+        }
+        if let Ok(modes) = measure_modes(&sound, rate) {
+            let bell = fit_bell(&modes, None);
+            let numbers = bell.modes.iter().flat_map(|m| [m.ratio, m.decay, m.amplitude]);
+            assert!(
+                bell.strike_hz.is_finite() && numbers.into_iter().all(f64::is_finite),
+                "{label}: {bell:?}"
+            );
+            if let Ok(plate) = fit_plate(&modes, None, SchemeKind::SymplecticEuler, 1.0 / rate) {
+                let law = [plate.frequency_hz, plate.constant_loss, plate.linear_loss, plate.high_frequency];
+                assert!(law.iter().all(|x| x.is_finite() && *x >= 0.0), "{label}: {plate:?}");
+            }
         }
     }
 }

@@ -31,6 +31,34 @@ const MIN_MODE_HZ: f64 = 20.0;
 /// to above what an undercut reaches.
 pub const SECOND_MODE_RANGE: (f64, f64) = (2.5, 5.0);
 
+/// A struck recording's first look: where it starts and the peaks of its first second.
+struct Struck<'a> {
+    /// The onset, a sample index.
+    onset: usize,
+    /// Where the modes are measured from, [`note_start`]'s.
+    start: usize,
+    /// The samples up to [`MEASURED_SECONDS`] after the onset.
+    samples: &'a [f64],
+    /// The spectrum's peaks standing [`MODE_DB`] above its noise, as (Hz, dB), by frequency.
+    peaks: Vec<(f64, f64)>,
+    /// The strongest peak's level, dB.
+    strongest: f64,
+    /// How long the spectrum's segment is, s (its resolution's inverse).
+    analysed_s: f64,
+}
+
+impl<'a> Struck<'a> {
+    /// `samples` (mono, full scale 1) at `rate` Hz, checked and looked at.
+    fn of(samples: &'a [f64], rate: f64) -> Result<Self, RecordingError> {
+        let (onset, start) = note_start(samples, rate)?;
+        let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
+        let segment = &samples[start..(start + rate as usize).min(samples.len())];
+        let peaks = Spectrum::of(segment, rate).peaks(MODE_DB);
+        let strongest = peaks.iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.1));
+        Ok(Self { onset, start, samples, peaks, strongest, analysed_s: segment.len() as f64 / rate })
+    }
+}
+
 /// What [`measure_bar`] finds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BarMeasurement {
@@ -44,11 +72,7 @@ pub struct BarMeasurement {
 /// the lowest spectral peak within 30 dB of the strongest (or the strongest within 60 cents of
 /// `hint`, Hz), the second the strongest between [`SECOND_MODE_RANGE`] times it.
 pub fn measure_bar(samples: &[f64], rate: f64, hint: Option<f64>) -> Result<BarMeasurement, RecordingError> {
-    let (onset, start) = note_start(samples, rate)?;
-    let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
-    let spectrum = Spectrum::of(&samples[start..(start + rate as usize).min(samples.len())], rate);
-    let peaks = spectrum.peaks(MODE_DB);
-    let strongest = peaks.iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.1));
+    let Struck { onset, start, samples, peaks, strongest, .. } = Struck::of(samples, rate)?;
     let first = match hint {
         Some(hz) => peaks
             .iter()
@@ -96,13 +120,8 @@ pub struct ModesMeasurement {
 /// them), each measured in a band as wide as the distance to its nearer neighbour. A peak whose decay cannot be measured above the
 /// noise is left out; none measured is an error.
 pub fn measure_modes(samples: &[f64], rate: f64) -> Result<ModesMeasurement, RecordingError> {
-    let (onset, start) = note_start(samples, rate)?;
-    let samples = &samples[..samples.len().min(onset + (MEASURED_SECONDS * rate) as usize)];
-    let segment = &samples[start..(start + rate as usize).min(samples.len())];
-    let spectrum = Spectrum::of(segment, rate);
-    let peaks = spectrum.peaks(MODE_DB);
-    let strongest = peaks.iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.1));
-    let span_hz = MODE_PEAK_BINS * rate / segment.len() as f64;
+    let Struck { onset, start, samples, peaks, strongest, analysed_s } = Struck::of(samples, rate)?;
+    let span_hz = MODE_PEAK_BINS / analysed_s;
     let top_hz = MAX_MODE_HZ.min(0.45 * rate);
     let mut found: Vec<(f64, f64)> = peaks
         .iter()
