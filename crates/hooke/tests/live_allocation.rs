@@ -6,7 +6,8 @@
 //! modal kernel, unoversampled) whose tension and damping two controllers move, which the
 //! modal path retunes in place; and on the reed (the general path, the energy-conserving
 //! scheme), whose damper each note lifts and each note off lets fall, which the scheme takes in
-//! place. A counting global
+//! place; and on the piano again while an audio input pushes on its bridge
+//! ([`LiveCore::process_with_input`]). A counting global
 //! allocator counts this thread's allocations while the callback body runs (the input side,
 //! which maps notes and solves nothing at play time, runs between callbacks and is not counted).
 
@@ -16,7 +17,7 @@ use hooke::instrument::piano::{piano, PianoSpec};
 use hooke::instrument::reed::{reed, ReedSpec};
 use hooke::instrument::Instrument;
 use hooke::scheme::SchemeKind;
-use hooke::score::live::{calibrate, live, LiveOptions};
+use hooke::score::live::{calibrate, input_points, live, LiveOptions};
 use hooke::score::notes::{NoteInput, NoteKind, StringRule};
 use hooke::score::performance::PerformanceOptions;
 use std::sync::atomic::Ordering::Relaxed;
@@ -81,18 +82,32 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
     let rate = 48_000.0;
     let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
     let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
-    callback_allocates_nothing(&instrument, (rate, 2), controls, &script());
+    callback_allocates_nothing(&instrument, (rate, 2), controls, &script(), 0.0);
+}
+
+/// A piano of seven keys, C3 to C5, 24 masses a string, at 48 kHz oversampled twice: the rate
+/// and the instrument.
+fn seven_key_piano() -> (f64, Instrument) {
+    let rate = 48_000.0;
+    let keys = ["C3", "E3", "G3", "C4", "E4", "G4", "C5"].map(String::from).to_vec();
+    let spec = PianoSpec { keys, masses: 24, ..PianoSpec::default() };
+    (rate, piano(&spec, SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap())
 }
 
 /// The piano's dampers and pedal change a drag the same on every mass of a string, which the
 /// coupled modal path takes in place, with no new analysis and nothing allocated.
 #[test]
 fn the_callback_body_allocates_nothing_while_a_pianos_dampers_and_pedal_move() {
-    let rate = 48_000.0;
-    let keys = ["C3", "E3", "G3", "C4", "E4", "G4", "C5"].map(String::from).to_vec();
-    let spec = PianoSpec { keys, masses: 24, ..PianoSpec::default() };
-    let instrument = piano(&spec, SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
-    callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script());
+    let (rate, instrument) = seven_key_piano();
+    callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script(), 0.0);
+}
+
+/// An audio input pushing on the piano's bridge while it is played: the input's ring was made
+/// when it was opened, and each step's force is held as a hammer's is.
+#[test]
+fn the_callback_body_allocates_nothing_while_an_audio_input_drives_the_piano() {
+    let (rate, instrument) = seven_key_piano();
+    callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script(), 0.5);
 }
 
 /// A tension or a damping set on the drum's membrane scales every link alike: the modal path
@@ -109,7 +124,7 @@ fn the_callback_body_allocates_nothing_while_a_drums_tension_and_damping_move() 
             (time + 0.07, NoteKind::Control { controller: 2, value: 127 - value }),
         ]
     });
-    callback_allocates_nothing(&instrument, (rate, 1), controls, &script);
+    callback_allocates_nothing(&instrument, (rate, 1), controls, &script, 0.0);
 }
 
 /// A note off damps the reed and the next note lifts the damp: a drag on its mass, which the
@@ -120,16 +135,19 @@ fn the_callback_body_allocates_nothing_while_the_reed_is_played() {
     let rate = 44_100.0;
     let instrument = reed(&ReedSpec::default(), SchemeKind::EnergyConserving, 1.0 / rate).unwrap();
     let script = line(&[60, 62, 64], 79, 0.06, (5, 0.5), |_, _| Vec::new());
-    callback_allocates_nothing(&instrument, (rate, 1), Vec::new(), &script);
+    callback_allocates_nothing(&instrument, (rate, 1), Vec::new(), &script, 0.0);
 }
 
 /// Plays `script` live on `instrument` (at `rate` Hz, oversampled `oversample` times, with
-/// `controls`) for 10 s and checks the callback body allocated nothing and lost nothing.
+/// `controls`) for 10 s, an audio input (a sawtooth of full scale) pushing on its input points
+/// with `input_gain` N where that is not 0, and checks the callback body allocated nothing and
+/// lost nothing.
 fn callback_allocates_nothing(
     instrument: &Instrument,
     (rate, oversample): (f64, usize),
     controls: Vec<hooke::score::controls::ControlMapping>,
     script: &[(f64, NoteKind)],
+    input_gain: f64,
 ) {
     let performance = PerformanceOptions { oversample, ..PerformanceOptions::default() };
     // The gain `hooke play` takes: a fortissimo note at a quarter of full scale.
@@ -148,6 +166,11 @@ fn callback_allocates_nothing(
     let (mut input, mut core, record, stats) = live(instrument, options).unwrap();
     let mut record = record.unwrap();
     let (frames, device_channels) = (256, 2);
+    let audio: Vec<f32> = (0..frames).map(|n| 2.0 * (n % 100) as f32 / 100.0 - 1.0).collect();
+    if input_gain != 0.0 {
+        core.open_input(input_points(instrument)).unwrap();
+        core.set_input_gain(input_gain).unwrap();
+    }
     let mut out = vec![0.0f32; frames * device_channels];
     let mut recorded = Vec::with_capacity(10 * 48_000 * 2 + 4096);
     let mut next = 0;
@@ -161,7 +184,7 @@ fn callback_allocates_nothing(
             next += 1;
         }
         let before = heap_operations();
-        core.process(&mut out, device_channels);
+        core.process_with_input(&mut out, device_channels, &audio);
         callback_heap_operations += heap_operations() - before;
         peak = out.iter().fold(peak, |m, s| m.max(s.abs()));
         while let Ok(sample) = record.pop() {

@@ -39,6 +39,7 @@ mod kept_paths;
 mod kernel;
 mod layers;
 mod library_examples;
+mod live_input;
 mod marimba;
 mod modal;
 mod mode_damping;

@@ -37,6 +37,7 @@ pub mod decimate;
 mod device;
 mod energy_monitor;
 pub mod excitation;
+mod input;
 mod paths;
 mod pickup;
 mod reconcile;
@@ -63,6 +64,7 @@ use crate::system::{State, System};
 use change::{changed_motion, overlay, Change};
 use decimate::Decimator;
 use excitation::Playing;
+use input::InputDrive;
 use paths::{Paths, Situation};
 use stage::Stage;
 use std::sync::Arc;
@@ -109,6 +111,8 @@ pub struct Engine {
     forces: Vec<(usize, f64)>,
     /// Events to apply, by step.
     queue: Vec<(u64, Event)>,
+    /// A live input pushing on coordinates, if one is open ([`Engine::open_input`]).
+    input: Option<InputDrive>,
     decimator: Decimator,
     /// One block's samples at the simulation rate, channel by channel (scratch).
     record: Vec<f64>,
@@ -188,6 +192,7 @@ impl Engine {
             held: Vec::new(),
             forces: Vec::new(),
             queue: Vec::with_capacity(64),
+            input: None,
             decimator: Decimator::new(config.oversample, channels),
             record: Vec::with_capacity(channels * MAX_BLOCK as usize),
             pending: vec![Vec::new(); channels],
@@ -335,8 +340,8 @@ impl Engine {
         self.changes.push(Change::Force { coordinate, force });
     }
 
-    /// Computes every excitation's force for the step starting at `step` and holds it; drops
-    /// the excitations that are over. The path running has taken every change before.
+    /// Computes every excitation's force for the step starting at `step`, and the live input's,
+    /// and holds them; drops the excitations that are over. The path running has taken every change before.
     fn hold_forces(&mut self, step: u64) {
         for i in 0..self.held.len() {
             self.set_force(self.held[i], 0.0);
@@ -355,6 +360,10 @@ impl Engine {
             forces.extend(force.map(|f| (target, f)));
             force.is_some()
         });
+        if let Some((input, force)) = self.input.as_ref().and_then(|input| Some((input, input.force(step)?)))
+        {
+            forces.extend(input.coordinates.iter().map(|&coordinate| (coordinate, force)));
+        }
         forces.sort_by_key(|(coordinate, _)| *coordinate);
         let forces = std::mem::take(&mut self.forces);
         for group in forces.chunk_by(|a, b| a.0 == b.0) {
@@ -416,10 +425,8 @@ impl Engine {
         }
         let frames = output.first().map_or(0, |channel| channel.len()) as u64;
         let factor = self.paths.config.oversample as u64;
-        // Output n is complete once input n K + D has arrived (input i: the sample after step i + 1).
         let delay = self.decimator.delay() as u64;
-        let emitted = if self.step() > delay { (self.step() - 1 - delay) / factor + 1 } else { 0 };
-        let target = emitted + frames;
+        let target = self.emitted_frames() + frames;
         let inputs_needed = if target == 0 { 0 } else { (target - 1) * factor + delay + 1 };
         let mut pending = std::mem::take(&mut self.pending);
         pending.iter_mut().for_each(Vec::clear);
@@ -431,6 +438,19 @@ impl Engine {
         }
         self.pending = pending;
         result
+    }
+
+    /// The output frames the steps taken have completed: output `n` is complete once input
+    /// `n K + D` has arrived (input `i`: the sample after step `i + 1`; `K` steps a frame, `D`
+    /// the decimator's half-length).
+    fn emitted_frames(&self) -> u64 {
+        let factor = self.paths.config.oversample as u64;
+        let delay = self.decimator.delay() as u64;
+        if self.step() > delay {
+            (self.step() - 1 - delay) / factor + 1
+        } else {
+            0
+        }
     }
 
     /// Takes `steps` more simulation steps and appends the output frames they complete to
@@ -509,12 +529,13 @@ impl Engine {
             let observed = !observers.is_empty();
             self.reconcile(observed);
             let next_event = self.queue.first().map_or(u64::MAX, |(at, _)| *at);
-            let run = if self.playing.is_empty() && observers.is_empty() {
+            let input = self.input.as_ref().is_some_and(InputDrive::is_on);
+            let run = if self.playing.is_empty() && observers.is_empty() && !input {
                 (next_event.min(end) - step).min(MAX_BLOCK)
             } else {
                 1
             };
-            if !self.playing.is_empty() || !self.held.is_empty() {
+            if !self.playing.is_empty() || !self.held.is_empty() || input {
                 self.hold_forces(step);
                 self.reconcile(observed);
             }

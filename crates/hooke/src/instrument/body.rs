@@ -40,6 +40,15 @@ pub(super) fn add_body(
     Ok(Some(Arc::new(BodyAlone { model: model.clone(), bridge })))
 }
 
+/// The model index of the bridge of the instrument's body in `model` (the mass the strings end
+/// on, [`add_body`]), if it has one.
+pub(crate) fn bridge_mass(model: &Model) -> Option<usize> {
+    match model.node(&format!("{BODY}.1"))? {
+        Node::Mass(index) => Some(index),
+        Node::Anchor(_) => None,
+    }
+}
+
 /// Angular frequencies (rad/s), mass-normalised shapes and `M^-1/2 D M^-1/2` (1/s): [`undamped_modes`].
 pub(super) type UndampedModes = (Vec<f64>, Mat<f64>, Mat<f64>);
 

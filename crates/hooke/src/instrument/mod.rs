@@ -8,7 +8,7 @@
 //! [`InstrumentSpec`] for any of them; the instrument file format (docs/score-format.md) reads their specs.
 
 pub mod bell;
-mod body;
+pub(crate) mod body;
 pub mod drum;
 pub mod fitted;
 pub mod frets;

@@ -64,6 +64,36 @@ fn excitations_for(instrument: &Instrument) -> usize {
     MAX_EXCITATIONS.max(strings.sum())
 }
 
+/// Where a live input pushes a string or a bar with no body, as a fraction of its length: near
+/// its end, where every low partial moves (the first node of partial `n` is at `1/n`).
+pub const INPUT_AT: f64 = 0.1;
+
+/// Where a live input pushes a membrane or a plate with no mallet point of its own, fractions
+/// of its width and height: off the nodal lines of its first modes.
+const INPUT_AT_2D: (f64, f64) = (0.3, 0.4);
+
+/// The state coordinates a live input drives ([`LiveCore::open_input`]): the bridge of the
+/// instrument's body where it has one (the strings hear the input through it, as a guitar's top
+/// driven by a transducer), else each part: every string of a course and every bar
+/// [`INPUT_AT`] of its length from its first end, a plate where its mallet strikes, a
+/// membrane at [`INPUT_AT_2D`], a body's mass. Each along the model's first axis.
+pub fn input_points(instrument: &Instrument) -> Vec<usize> {
+    let dim = instrument.model.dimension();
+    if let Some(bridge) = crate::instrument::body::bridge_mass(&instrument.model) {
+        return vec![bridge * dim];
+    }
+    let masses = instrument.parts.iter().flat_map(|part| -> Vec<usize> {
+        match &part.kind {
+            PartKind::String(string) => string.course().map(|s| s.masses[s.mass_at(INPUT_AT)]).collect(),
+            PartKind::Bar(bar) => vec![bar.masses[bar.mass_at(INPUT_AT)]],
+            PartKind::Plate(plate) => vec![plate.grid.mass_at(plate.strike[0], plate.strike[1])],
+            PartKind::Membrane(membrane) => vec![membrane.grid.mass_at(INPUT_AT_2D.0, INPUT_AT_2D.1)],
+            PartKind::Body(body) => vec![body.mass],
+        }
+    });
+    masses.map(|mass| mass * dim).collect()
+}
+
 /// A cue for the callback: part and action (never a shape or a drive, which own memory).
 pub type LiveCue = (usize, Action);
 
@@ -211,6 +241,8 @@ pub struct LiveCore {
     gain: f32,
     rate: f64,
     stats: Arc<LiveStats>,
+    /// Whether an input is open ([`LiveCore::open_input`]).
+    driven: bool,
 }
 
 /// How to set up a live performance.
@@ -281,6 +313,7 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         gain: options.gain as f32,
         rate: options.rate,
         stats: Arc::clone(&stats),
+        driven: false,
     };
     Ok((input, core, record_out, stats))
 }
@@ -311,11 +344,34 @@ impl LiveCore {
         self.buffers.len()
     }
 
-    /// Fills `out` (interleaved, `device_channels` per frame): applies the queued cues, renders
-    /// exactly `out.len() / device_channels` frames (in pieces of the preallocated length), and
-    /// records them. A mono instrument goes to every device channel; a stereo one to the first
-    /// two. Never allocates, locks, prints or blocks.
+    /// Opens a live input on the state coordinates `coordinates` ([`input_points`] gives the
+    /// instrument's), fed by [`LiveCore::process_with_input`]; it pushes once given a gain
+    /// ([`LiveCore::set_input_gain`]). Allocates: before play. Returns the output frames by
+    /// which the input acts late (one, or more when oversampling: `crate::engine`'s input).
+    pub fn open_input(&mut self, coordinates: Vec<usize>) -> Result<u64, LiveError> {
+        let piece = self.buffers[0].len();
+        let late = self.performance.open_input(coordinates, piece);
+        self.driven = late.is_ok();
+        late.map_err(|e| LiveError::Instrument(e.into()))
+    }
+
+    /// Sets the force (N) a full-scale input pushes each input point with (0: off). Allocates
+    /// nothing. Refused without an open input, or unless finite.
+    pub fn set_input_gain(&mut self, gain: f64) -> Result<(), crate::model::ModelError> {
+        self.performance.set_input_gain(gain)
+    }
+
+    /// [`LiveCore::process_with_input`] with no input: a silent one, if one is open.
     pub fn process(&mut self, out: &mut [f32], device_channels: usize) {
+        self.process_with_input(out, device_channels, &[]);
+    }
+
+    /// Fills `out` (interleaved, `device_channels` per frame): applies the queued cues, renders
+    /// exactly `out.len() / device_channels` frames (in pieces of the preallocated length),
+    /// driven by `input` (the input's sample for each frame, full scale 1; frames past its end
+    /// silent) if an input is open, and records them. A mono instrument goes to every device
+    /// channel; a stereo one to the first two. Never allocates, locks, prints or blocks.
+    pub fn process_with_input(&mut self, out: &mut [f32], device_channels: usize, input: &[f32]) {
         let started = clock();
         let device_channels = device_channels.max(1);
         while let Ok((part, action)) = self.cues.pop() {
@@ -332,6 +388,10 @@ impl LiveCore {
             let channels = self.buffers.len().min(2);
             for (slice, buffer) in slices.iter_mut().zip(self.buffers.iter_mut()) {
                 *slice = &mut buffer[..count];
+            }
+            let fed = input.get(done..).map_or(&[][..], |rest| &rest[..count.min(rest.len())]);
+            if self.driven && !fed.is_empty() && self.performance.feed_input(fed).is_err() {
+                self.stats.errors.fetch_add(1, Relaxed);
             }
             if self.performance.render_frames(&mut slices[..channels]).is_err() {
                 self.stats.errors.fetch_add(1, Relaxed);

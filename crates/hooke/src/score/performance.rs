@@ -188,6 +188,23 @@ impl Performance {
         self.engine.render(output)
     }
 
+    /// Opens a live input on the state coordinates `coordinates`, fed blocks of up to
+    /// `max_frames` frames: [`Engine::open_input`]. Returns the frames it acts late.
+    pub fn open_input(&mut self, coordinates: Vec<usize>, max_frames: usize) -> Result<u64, ModelError> {
+        self.engine.open_input(coordinates, max_frames)
+    }
+
+    /// Sets the force (N) an input of 1 pushes with (0: off): [`Engine::set_input_gain`].
+    pub fn set_input_gain(&mut self, gain: f64) -> Result<(), ModelError> {
+        self.engine.set_input_gain(gain)
+    }
+
+    /// Feeds the input of the frames the next [`Performance::render_frames`] renders:
+    /// [`Engine::feed_input`]. Allocates nothing.
+    pub fn feed_input(&mut self, samples: &[f32]) -> Result<(), ModelError> {
+        self.engine.feed_input(samples)
+    }
+
     /// The path the engine runs now.
     pub fn path(&self) -> PathKind {
         self.engine.path()
