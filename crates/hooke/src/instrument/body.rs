@@ -2,7 +2,8 @@
 //! its fixed-bridge pitch, and the instrument is heard by the bridge's acceleration. The guitar
 //! and the sitar use it.
 
-use super::{secant, InstrumentError};
+use super::guitar::string_pickups;
+use super::{secant, Instrument, InstrumentError};
 use crate::analysis::design::StringDesign;
 use crate::analysis::error::AnalysisError;
 use crate::analysis::linearise::{About, Linearisation};
@@ -47,6 +48,20 @@ pub(crate) fn bridge_mass(model: &Model) -> Option<usize> {
         Node::Mass(index) => Some(index),
         Node::Anchor(_) => None,
     }
+}
+
+/// Where [`direct_pickups`] hear each string, a fraction of its length from the nut: near the
+/// bridge, where every low partial moves.
+const DIRECT_PICKUP: f64 = 0.9;
+
+/// For an instrument whose strings end on its body's bridge, pickups on the strings themselves:
+/// each string's displacement (m) at [`DIRECT_PICKUP`] of its length, panned as the parts are,
+/// on as many channels as the instrument's own pickups. The strings without the body's
+/// radiation, what a plugin's body mix fades to. `None` for an instrument without a body.
+pub fn direct_pickups(instrument: &Instrument) -> Option<Vec<PickupSpec>> {
+    bridge_mass(&instrument.model)?;
+    let stereo = instrument.pickups.iter().any(|pickup| pickup.channel == 2);
+    Some(string_pickups(&instrument.parts, &[DIRECT_PICKUP], stereo))
 }
 
 /// Angular frequencies (rad/s), mass-normalised shapes and `M^-1/2 D M^-1/2` (1/s): [`undamped_modes`].

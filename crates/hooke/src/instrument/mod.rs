@@ -20,7 +20,7 @@ pub mod plates;
 pub mod reed;
 pub mod sitar;
 
-pub use body::BodyAlone;
+pub use body::{direct_pickups, BodyAlone};
 
 use crate::analysis::error::AnalysisError;
 use crate::analysis::report::{AnalysisOptions, ModelModes};

@@ -94,6 +94,10 @@ pub fn input_points(instrument: &Instrument) -> Vec<usize> {
     masses.map(|mass| mass * dim).collect()
 }
 
+/// The most channels a live instrument renders (a stereo pair for its body, another for its
+/// strings heard directly: [`crate::instrument::direct_pickups`]); more are silent.
+pub const MAX_LIVE_CHANNELS: usize = 4;
+
 /// A cue for the callback: part and action (never a shape or a drive, which own memory).
 pub type LiveCue = (usize, Action);
 
@@ -291,6 +295,11 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         performance.play(part, &action).map_err(InstrumentError::from)?;
     }
     let channels = performance.channels();
+    if channels > MAX_LIVE_CHANNELS {
+        return Err(LiveError::Render(format!(
+            "{channels} channels, where live play renders {MAX_LIVE_CHANNELS} at most"
+        )));
+    }
     let mut buffers = vec![vec![0.0f32; options.max_frames.max(1)]; channels];
     {
         let mut slices: Vec<&mut [f32]> = buffers.iter_mut().map(|b| &mut b[..]).collect();
@@ -370,7 +379,8 @@ impl LiveCore {
     /// exactly `out.len() / device_channels` frames (in pieces of the preallocated length),
     /// driven by `input` (the input's sample for each frame, full scale 1; frames past its end
     /// silent) if an input is open, and records them. A mono instrument goes to every device
-    /// channel; a stereo one to the first two. Never allocates, locks, prints or blocks.
+    /// channel; one of more channels (up to [`MAX_LIVE_CHANNELS`]) channel by channel, device
+    /// channels past its own silent. Never allocates, locks, prints or blocks.
     pub fn process_with_input(&mut self, out: &mut [f32], device_channels: usize, input: &[f32]) {
         let started = clock();
         let device_channels = device_channels.max(1);
@@ -384,8 +394,8 @@ impl LiveCore {
         let mut done = 0;
         while done < frames {
             let count = piece.min(frames - done);
-            let mut slices: [&mut [f32]; 2] = [&mut [], &mut []];
-            let channels = self.buffers.len().min(2);
+            let mut slices: [&mut [f32]; MAX_LIVE_CHANNELS] = Default::default();
+            let channels = self.buffers.len().min(MAX_LIVE_CHANNELS);
             for (slice, buffer) in slices.iter_mut().zip(self.buffers.iter_mut()) {
                 *slice = &mut buffer[..count];
             }
@@ -400,7 +410,8 @@ impl LiveCore {
             for (frame, values) in block.chunks_exact_mut(device_channels).enumerate() {
                 for (c, value) in values.iter_mut().enumerate() {
                     let source = if channels == 1 { 0 } else { c };
-                    *value = self.buffers.get(source).map_or(0.0, |b| b[frame] * self.gain).clamp(-1.0, 1.0);
+                    let heard = if source < channels { self.buffers[source][frame] * self.gain } else { 0.0 };
+                    *value = heard.clamp(-1.0, 1.0);
                 }
             }
             if let Some(record) = &mut self.record {
