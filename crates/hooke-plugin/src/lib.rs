@@ -3,28 +3,41 @@
 //! library's live core (`hooke::score::live`), the body `hooke play` runs in its audio callback.
 //!
 //! - [`Plugin::activate`] (the host's main thread) builds the instrument ([`Sound::build`]):
-//!   the analysis, the fret stops, the engine, the gain, the warm-up block.
+//!   the analysis, the fret stops, the engine, the gain, the warm-up block. An instrument file
+//!   that does not load leaves the sound playing as it was ([`Hooke::rebuild`]).
 //! - [`Plugin::process`] (the audio thread) splits the block at its events: the frames before
 //!   an event are rendered, then the event goes through the note map into the core's queue, so
-//!   every note starts on its frame whatever the host's block size. Then the smoothed gain.
+//!   every note starts on its frame whatever the host's block size. Then the smoothed gain,
+//!   and the meters (`meters`).
+//! - The editor (`editor`, egui) shows the parameters, sets the files, and shows the meters and
+//!   the last errors (`shared`).
 //!
 //! docs/plugin.md: building, installing, what it plays, its parameters, its limits.
 
+mod editor;
+mod meters;
 mod params;
 mod presets;
+mod shared;
 mod sound;
+#[cfg(test)]
+mod tests;
 mod voices;
 
 use hooke::format::tuning;
 use hooke::score::notes::NoteKind;
+use hooke::score::tuning::Tuning;
+use meters::{HeldKeys, LoadMeter};
 use nice_plug::midi::{Channel, Key, MidiResult, VoiceID};
 use nice_plug::prelude::*;
 use params::HookeParams;
 use presets::Preset;
+use shared::Shared;
 use sound::{Factor, Sound, TuningMessage};
 use std::num::NonZeroU32;
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Instant;
 use voices::{Modulated, Voice, Voices};
 
 /// What the current sound was built from and for: a rebuild is needed when any changes.
@@ -42,69 +55,163 @@ struct Built {
     tuning: [String; 2],
 }
 
+impl Built {
+    /// What it plays, as errors name it: the instrument file, or the preset.
+    fn playing(&self) -> String {
+        match self.file.as_str() {
+            "" => format!("the preset {}", self.preset.name()),
+            file => file.to_owned(),
+        }
+    }
+
+    /// Its name, as the editor's title shows it: the instrument file's name, or the preset's.
+    fn name(&self) -> String {
+        match Path::new(&self.file).file_name() {
+            Some(name) => name.to_string_lossy().into_owned(),
+            None => self.preset.name().to_owned(),
+        }
+    }
+}
+
 /// The plugin.
 pub struct Hooke {
     params: Arc<HookeParams>,
+    /// What the editor shows beyond the parameters, and the files it set.
+    shared: Arc<Shared>,
     /// The instrument playing (none before the first activation, or when none could be built).
     sound: Option<Sound>,
     /// What it was built from.
     built: Option<Built>,
-    /// A restart was asked of the host since the preset changed.
+    /// The count of the files the editor set ([`Shared::files_set`]) when it was built.
+    files_set: u64,
+    /// A restart was asked of the host since the preset changed or the editor set a file.
     restart_asked: bool,
     /// The notes the host gave ids, which it may modulate one by one.
     voices: Voices,
+    /// The keys held, for the voice meter.
+    keys: HeldKeys,
+    /// The load meter's running figures.
+    load: LoadMeter,
 }
 
 impl Default for Hooke {
     fn default() -> Self {
         Self {
             params: Arc::new(HookeParams::default()),
+            shared: Arc::new(Shared::default()),
             sound: None,
             built: None,
+            files_set: 0,
             restart_asked: false,
             voices: Voices::default(),
+            keys: HeldKeys::default(),
+            load: LoadMeter::default(),
         }
     }
 }
 
 impl Hooke {
-    /// Builds the sound `built` asks for: the instrument file when one is set and it loads
-    /// (else its error is logged and the preset plays), or the preset; in the tuning when one
-    /// is set, it loads and the instrument takes it (else its error is logged and the notes
-    /// sound in equal temperament).
-    fn build(built: &Built) -> Result<Sound, String> {
-        let (rate, max_frames) = (f64::from(built.rate), built.max_frames as usize);
-        let tuning = match &built.tuning {
-            [scale, _] if scale.is_empty() => None,
-            [scale, map] => {
-                let map = (!map.is_empty()).then(|| Path::new(map));
-                tuning::load(Path::new(scale), map)
-                    .inspect_err(|e| nice_error!("hooke: {e}; playing in equal temperament"))
-                    .ok()
+    /// Builds the sound `wanted` asks for, or the nearest that builds when its instrument file
+    /// does not load: the sound playing (kept as it is where it was built for the same rate,
+    /// blocks and tuning, else its file built again), else the preset. The state's instrument
+    /// file becomes the one played, so that the state and the sound agree. Every error is
+    /// logged and kept for the editor ([`Shared::errors`]). False when nothing builds.
+    fn rebuild(&mut self, wanted: Built) -> bool {
+        let mut errors = Vec::new();
+        let tuning = Self::tuning(&wanted.tuning, &mut errors);
+        let playing = self.built.clone().filter(|_| self.sound.is_some());
+        // The file wanted, else the file playing, else the preset (none), for the rate, blocks
+        // and tuning wanted.
+        let mut candidates = vec![wanted.clone()];
+        if !wanted.file.is_empty() {
+            let files = playing.iter().map(|built| built.file.clone()).chain([String::new()]);
+            candidates.extend(files.map(|file| Built { file, ..wanted.clone() }));
+            candidates.dedup();
+        }
+        let mut failed = Vec::new();
+        let mut chosen = None;
+        for (tried, candidate) in candidates.into_iter().enumerate() {
+            // The sound playing is kept as a fallback; the sound wanted is built again (its
+            // files read again), and kept where that fails.
+            let current = self.sound.is_some() && self.built.as_ref() == Some(&candidate);
+            if tried > 0 && current {
+                chosen = Some(candidate);
+                break;
             }
+            match Self::build(&candidate, &tuning, &mut errors) {
+                Ok(sound) => {
+                    self.sound = Some(sound);
+                    self.keys = HeldKeys::default();
+                    chosen = Some(candidate);
+                    break;
+                }
+                Err(message) => failed.push(message),
+            }
+            if current {
+                chosen = Some(candidate);
+                break;
+            }
+        }
+        let Some(chosen) = chosen else {
+            errors.extend(failed);
+            self.report(&errors);
+            self.sound = None;
+            self.built = None;
+            return false;
         };
-        let sound = |text: &str, file: &str| {
+        let kept = playing.is_some_and(|playing| playing.file == chosen.file);
+        let playing = format!("{} {}", if kept { "still playing" } else { "playing" }, chosen.playing());
+        errors.extend(failed.into_iter().map(|message| format!("{message}; {playing}")));
+        if chosen.file != wanted.file {
+            Self::set_state_file(&self.params.instrument_file, &chosen.file);
+        }
+        self.report(&errors);
+        self.shared.set_playing(&chosen.name());
+        self.built = Some(chosen);
+        true
+    }
+
+    /// Logs `errors` and keeps them for the editor.
+    fn report(&self, errors: &[String]) {
+        for error in errors {
+            nice_error!("hooke: {error}");
+        }
+        self.shared.set_errors(errors);
+    }
+
+    /// The tuning of the Scala scale and keyboard map files `files` (empty: none); none where
+    /// they do not load (the error added to `errors`: the notes sound in equal temperament).
+    fn tuning(files: &[String; 2], errors: &mut Vec<String>) -> Option<Tuning> {
+        let [scale, map] = files;
+        if scale.is_empty() {
+            return None;
+        }
+        let map = (!map.is_empty()).then(|| Path::new(map));
+        (tuning::load(Path::new(scale), map))
+            .inspect_err(|e| errors.push(format!("{e}; playing in equal temperament")))
+            .ok()
+    }
+
+    /// Builds the sound `built` asks for: its instrument file, or its preset when it names
+    /// none; in `tuning` when the instrument takes it (else the error is added to `errors` and
+    /// the notes sound in equal temperament).
+    fn build(built: &Built, tuning: &Option<Tuning>, errors: &mut Vec<String>) -> Result<Sound, String> {
+        let (rate, max_frames) = (f64::from(built.rate), built.max_frames as usize);
+        let mut sound = |text: &str, file: &str| {
             Sound::build(text, file, rate, max_frames, tuning.clone()).or_else(|message| match tuning {
                 Some(_) => {
-                    nice_error!("hooke: {message}; playing in equal temperament");
+                    errors.push(format!("{message}; playing in equal temperament"));
                     Sound::build(text, file, rate, max_frames, None)
                 }
                 None => Err(message),
             })
         };
-        if !built.file.is_empty() {
-            let loaded = std::fs::read_to_string(&built.file)
-                .map_err(|e| format!("{}: {e}", built.file))
-                .and_then(|text| sound(&text, &built.file));
-            match loaded {
-                Ok(sound) => return Ok(sound),
-                Err(message) => {
-                    nice_error!("hooke: {message}; playing the preset {} instead", built.preset.name())
-                }
-            }
+        if built.file.is_empty() {
+            let (file, text) = built.preset.file();
+            return sound(text, file);
         }
-        let (file, text) = built.preset.file();
-        sound(text, file)
+        let text = std::fs::read_to_string(&built.file).map_err(|e| format!("{}: {e}", built.file))?;
+        sound(&text, &built.file)
     }
 
     /// A file the state names (empty: none).
@@ -113,6 +220,11 @@ impl Hooke {
             Ok(file) => file.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
+    }
+
+    /// Names `path` in the state's `file` (empty: none).
+    fn set_state_file(file: &RwLock<String>, path: &str) {
+        path.clone_into(&mut file.write().unwrap_or_else(PoisonError::into_inner));
     }
 }
 
@@ -132,7 +244,7 @@ impl Plugin for Hooke {
     // Pitch bend and the sustain pedal are MIDI messages: CCs are needed.
     const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
 
-    type Editor = ();
+    type Editor = editor::Editor;
     // The MIDI Tuning Standard's messages; any other system-exclusive message is dropped.
     type SysExMessage = TuningMessage;
     type BackgroundTask = ();
@@ -141,12 +253,18 @@ impl Plugin for Hooke {
         self.params.clone()
     }
 
+    fn editor(&mut self, _async_executor: AsyncExecutor<Self>) -> Option<Self::Editor> {
+        editor::create(self.params.clone(), self.shared.clone())
+    }
+
     fn activate(
         &mut self,
         _layout: &AudioIOLayout,
         config: &BufferConfig,
         context: &mut impl ActivateContext<Self>,
     ) -> bool {
+        // Read before the files: a file the editor sets meanwhile asks for another restart.
+        let files_set = self.shared.files_set();
         let wanted = Built {
             rate: config.sample_rate,
             max_frames: config.max_buffer_size.max(1),
@@ -155,16 +273,12 @@ impl Plugin for Hooke {
             tuning: [&self.params.tuning_file, &self.params.keyboard_map_file].map(Self::state_file),
         };
         self.restart_asked = false;
-        if self.sound.is_none() || self.built.as_ref() != Some(&wanted) {
-            match Self::build(&wanted) {
-                Ok(sound) => self.sound = Some(sound),
-                Err(message) => {
-                    nice_error!("hooke: {message}");
-                    self.sound = None;
-                    return false;
-                }
+        self.load = LoadMeter::new(config.sample_rate);
+        if self.sound.is_none() || self.built.as_ref() != Some(&wanted) || self.files_set != files_set {
+            if !self.rebuild(wanted) {
+                return false;
             }
-            self.built = Some(wanted);
+            self.files_set = files_set;
         }
         if let Some(sound) = &self.sound {
             context.set_latency_samples(sound.latency());
@@ -178,8 +292,11 @@ impl Plugin for Hooke {
         _aux: &mut AuxiliaryBuffers,
         context: &mut impl ProcessContext<Self>,
     ) -> ProcessStatus {
+        let started = Instant::now();
         let preset = self.params.preset.value();
-        if !self.restart_asked && self.built.as_ref().is_some_and(|built| built.preset != preset) {
+        let rebuild = self.built.as_ref().is_some_and(|built| built.preset != preset)
+            || self.files_set != self.shared.files_set();
+        if !self.restart_asked && rebuild {
             context.request_restart();
             self.restart_asked = true;
         }
@@ -197,7 +314,7 @@ impl Plugin for Hooke {
         let mut done = 0;
         loop {
             while let Some(event) = next.as_ref().filter(|event| event.timing() as usize <= done) {
-                play(sound, &mut self.voices, params, event, context);
+                play(sound, &mut self.voices, &mut self.keys, params, event, context);
                 next = context.next_event();
             }
             if done == frames {
@@ -209,7 +326,7 @@ impl Plugin for Hooke {
         }
         // Events the host placed past the block's end (a host error) play now.
         while let Some(event) = next {
-            play(sound, &mut self.voices, params, &event, context);
+            play(sound, &mut self.voices, &mut self.keys, params, &event, context);
             next = context.next_event();
         }
         for frame in 0..frames {
@@ -218,6 +335,8 @@ impl Plugin for Hooke {
                 channel[frame] *= gain;
             }
         }
+        self.shared.meters.set_voices(self.keys.count());
+        self.load.measure(frames, started.elapsed(), &self.shared.meters);
         ProcessStatus::KeepAlive
     }
 }
@@ -226,10 +345,11 @@ impl Plugin for Hooke {
 /// aftertouch arrives as a pressure), a polyphonic modulation of the tension or the damping, a
 /// MIDI Tuning Standard message, or a MIDI message (notes, controllers, pitch bend, channel
 /// pressure); a note with an id begins or ends its voice (`voices`), the host told of the
-/// voices that end.
+/// voices that end; the keys held (`keys`) take the MIDI messages the sound takes.
 fn play(
     sound: &mut Sound,
     voices: &mut Voices,
+    keys: &mut HeldKeys,
     params: &HookeParams,
     event: &PluginNoteEvent<Hooke>,
     context: &mut impl ProcessContext<Hooke>,
@@ -289,6 +409,7 @@ fn play(
                 ended(voice, timing);
             }
             if let Some(MidiResult::Basic(bytes)) = event.as_midi() {
+                keys.send(&bytes);
                 sound.send(&bytes);
             }
         }
