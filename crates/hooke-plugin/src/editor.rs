@@ -198,7 +198,16 @@ fn draw_sections(
         }
     });
     section(ui, "Parameters", |ui| {
-        for param in [&params.gain, &params.tension, &params.damping, &params.position, &params.hardness] {
+        let sliders = [
+            &params.gain,
+            &params.tension,
+            &params.damping,
+            &params.position,
+            &params.hardness,
+            &params.body_mix,
+            &params.input,
+        ];
+        for param in sliders {
             ui.label(param.name());
             ui.add(ParamSlider::for_param(param, setter).with_width(FIELD_WIDTH));
             ui.end_row();

@@ -238,6 +238,9 @@ impl Plugin for Hooke {
     const AUDIO_IO_LAYOUTS: &'static [AudioIOLayout] = &[AudioIOLayout {
         main_input_channels: None,
         main_output_channels: NonZeroU32::new(2),
+        // The audio that drives the instrument (the `input` parameter): a sidechain.
+        aux_input_ports: &[NonZeroU32::new(2).expect("2 channels")],
+        names: PortNames { aux_inputs: &["Excitation"], ..PortNames::const_default() },
         ..AudioIOLayout::const_default()
     }];
 
@@ -289,7 +292,7 @@ impl Plugin for Hooke {
     fn process(
         &mut self,
         buffer: &mut Buffer,
-        _aux: &mut AuxiliaryBuffers,
+        aux: &mut AuxiliaryBuffers,
         context: &mut impl ProcessContext<Self>,
     ) -> ProcessStatus {
         let started = Instant::now();
@@ -310,6 +313,8 @@ impl Plugin for Hooke {
         for factor in Factor::ALL {
             sound.set(factor, f64::from(params.of(factor).value()));
         }
+        sound.set_input(f64::from(params.input.value()));
+        let excitation = aux.inputs.first().map_or(&[][..], |buffer| buffer.as_slice_immutable());
         let mut next = context.next_event();
         let mut done = 0;
         loop {
@@ -321,7 +326,7 @@ impl Plugin for Hooke {
                 break;
             }
             let until = next.as_ref().map_or(frames, |event| (event.timing() as usize).min(frames));
-            sound.render(outputs, done..until);
+            sound.render(outputs, done..until, excitation, || params.body_mix.smoothed.next());
             done = until;
         }
         // Events the host placed past the block's end (a host error) play now.

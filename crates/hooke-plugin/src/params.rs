@@ -12,6 +12,13 @@ const GAIN_RANGE_DB: (f32, f32) = (-48.0, 12.0);
 /// How long the gain takes to reach a new value, ms (no zipper noise).
 const GAIN_SMOOTHING_MS: f32 = 50.0;
 
+/// How long the body mix takes to reach a new value, ms (no zipper noise).
+const MIX_SMOOTHING_MS: f32 = 50.0;
+
+/// The largest force a full-scale audio input may push with, N: a hundred times a fortissimo
+/// pluck's pull (`hooke::score::notes::PLUCK_PEAK`), room for a heavy body's bridge.
+const INPUT_MAX_N: f32 = 50.0;
+
 /// The lowest and highest tension factor (an octave of pitch down and up), and the damping,
 /// position and hardness factors'.
 pub const FACTOR_RANGE: (f32, f32) = (0.25, 4.0);
@@ -43,6 +50,17 @@ pub struct HookeParams {
     /// release takes its time divided by it, a hammer's or a mallet's felt is that much stiffer.
     #[id = "hardness"]
     pub hardness: FloatParam,
+    /// For an instrument on a body (the acoustic guitar, the piano, the sitar), how much of its
+    /// sound is the body's radiation (1, as designed) rather than the strings heard directly
+    /// (0: a pickup on each string near the bridge), both calibrated to the same fortissimo
+    /// level. Smoothed; no effect on an instrument without a body.
+    #[id = "body-mix"]
+    pub body_mix: FloatParam,
+    /// The force, N, with which a full-scale signal on the Excitation input (a sidechain) pushes
+    /// the instrument: its body's bridge, else each string, bar, plate or membrane (0: off, the
+    /// input ignored).
+    #[id = "input"]
+    pub input: FloatParam,
     /// The shipped instrument played when no instrument file is set. A change rebuilds the
     /// instrument: the plugin asks the host to restart it (deactivate and activate).
     #[id = "preset"]
@@ -105,6 +123,18 @@ impl Default for HookeParams {
             damping: factor("Damping").with_poly_modulation_id(Modulated::Damping as u32),
             position: factor("Position"),
             hardness: factor("Hardness"),
+            body_mix: FloatParam::new("Body mix", 1.0, FloatRange::Linear { min: 0.0, max: 1.0 })
+                .with_smoother(SmoothingStyle::Linear(MIX_SMOOTHING_MS))
+                .with_unit(" %")
+                .with_value_to_string(formatters::v2s_f32_percentage(0))
+                .with_string_to_value(formatters::s2v_f32_percentage()),
+            input: FloatParam::new(
+                "Input drive",
+                0.0,
+                FloatRange::Skewed { min: 0.0, max: INPUT_MAX_N, factor: FloatRange::skew_factor(-2.0) },
+            )
+            .with_unit(" N")
+            .with_value_to_string(formatters::v2s_f32_rounded(3)),
             preset: EnumParam::new("Instrument", Preset::AcousticGuitar).non_automatable(),
             instrument_file: RwLock::new(String::new()),
             tuning_file: RwLock::new(String::new()),

@@ -14,7 +14,7 @@ const CHILD: &str = "HOOKE_ALLOCATION_CHILD";
 const RETUNED: &str = "HOOKE_ALLOCATION_RETUNED";
 
 /// Plays notes, with the touch of some (CLAP pressure and brightness, channel pressure, CC 74),
-/// the parameters moving, a voice modulated and a note the instrument may not have, on the
+/// the parameters moving (the input drive and the body mix among them), a voice modulated and a note the instrument may not have, on the
 /// instrument `$HOOKE_ALLOCATION_CHILD` names, in blocks of 64 frames.
 #[test]
 #[ignore = "the allocation tests run it in a child process"]
@@ -35,6 +35,8 @@ fn child() {
     };
     let mut inputs = melody();
     inputs.extend([(1000, param("Position", c"0.7")), (1000, param("Hardness", c"2"))]);
+    // The Excitation input (silent) driving the instrument, and the body mix moving.
+    inputs.extend([(1200, param("Input drive", c"0.5")), (1500, param("Body mix", c"30"))]);
     // A note no string, bar or key plays (refused, its reason kept as data), where one is.
     inputs.push((600, Input::NoteOn(20, 90)));
     // A voice modulated by the host, then ended.

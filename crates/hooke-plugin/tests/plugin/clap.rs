@@ -28,7 +28,7 @@ fn the_descriptor_names_an_instrument() {
 }
 
 #[test]
-fn one_note_input_port_and_one_stereo_output() {
+fn one_note_input_port_one_stereo_output_and_a_stereo_excitation_input() {
     let mut loaded = load(&plugin_path());
     let handle = loaded.instance.plugin_handle();
     let notes: PluginNotePorts = handle.get_extension().expect("the note ports extension");
@@ -39,10 +39,12 @@ fn one_note_input_port_and_one_stereo_output() {
         assert!(port.supported_dialects.supports(dialect), "{dialect:?} not supported");
     }
     let audio: PluginAudioPorts = handle.get_extension().expect("the audio ports extension");
-    assert_eq!((audio.count(&handle, true), audio.count(&handle, false)), (0, 1));
+    assert_eq!((audio.count(&handle, true), audio.count(&handle, false)), (1, 1));
     let mut buffer = AudioPortInfoBuffer::new();
     let port = audio.get(&handle, 0, false, &mut buffer).expect("the audio output port");
     assert_eq!(port.channel_count, 2);
+    let port = audio.get(&handle, 0, true, &mut buffer).expect("the Excitation input (a sidechain)");
+    assert_eq!((port.channel_count, port.name), (2, &b"Excitation"[..]));
 }
 
 /// Asserts that `played` is `expected` within [`TOLERANCE`] of the peak, and not silent.
@@ -176,12 +178,14 @@ fn a_new_instrument_parameter_restarts_the_plugin_with_that_instrument() {
 }
 
 /// The parameters' ids as a saved project and a host's automation name them, and their names.
-const PARAMETERS: [(&str, &str); 6] = [
+const PARAMETERS: [(&str, &str); 8] = [
     ("gain", "Gain"),
     ("tension", "Tension"),
     ("damping", "Damping"),
     ("position", "Position"),
     ("hardness", "Hardness"),
+    ("body-mix", "Body mix"),
+    ("input", "Input drive"),
     ("preset", "Instrument"),
 ];
 

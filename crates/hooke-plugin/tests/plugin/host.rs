@@ -229,6 +229,9 @@ impl Loaded {
         let mut processor = processor.start_processing().expect("processing starts");
         let mut output = [vec![0.0f32; frames], vec![0.0f32; frames]];
         let mut output_ports = AudioPorts::with_capacity(2, 1);
+        // The Excitation input (a sidechain), connected and silent, as a host connects it.
+        let mut input_ports = AudioPorts::with_capacity(2, 1);
+        let mut silence = [vec![0.0f32; block], vec![0.0f32; block]];
         let mut events = EventBuffer::with_capacity(inputs.len());
         let mut sent = EventBuffer::new();
         let mut next = 0;
@@ -247,9 +250,18 @@ impl Loaded {
                     [&mut left[start..end], &mut right[start..end]].into_iter(),
                 ),
             }]);
+            let [silent_left, silent_right] = &mut silence;
+            let input_audio = input_ports.with_input_buffers([AudioPortBuffer {
+                latency: 0,
+                channels: AudioPortBufferType::f32_input_only(
+                    [&mut silent_left[..end - start], &mut silent_right[..end - start]]
+                        .into_iter()
+                        .map(|channel| InputChannel { buffer: channel, is_constant: true }),
+                ),
+            }]);
             processor
                 .process(
-                    &InputAudioBuffers::empty(),
+                    &input_audio,
                     &mut output_audio,
                     &InputEvents::from_buffer(&events),
                     &mut OutputEvents::from_buffer(&mut sent),
