@@ -113,8 +113,9 @@ impl Default for Hooke {
 impl Hooke {
     /// Builds the sound `wanted` asks for, or the nearest that builds when its instrument file
     /// does not load: the sound playing (kept as it is where it was built for the same rate,
-    /// blocks and tuning, else its file built again), else the preset. The state's instrument
-    /// file becomes the one played, so that the state and the sound agree. Every error is
+    /// blocks and tuning, else its file built again), else the preset. Where a sound played
+    /// before, the state's instrument file becomes the one played, so that the state and the
+    /// sound agree; on a first activation it keeps the file wanted. Every error is
     /// logged and kept for the editor ([`Shared::errors`]). False when nothing builds.
     fn rebuild(&mut self, wanted: Built) -> bool {
         let mut errors = Vec::new();
@@ -159,10 +160,13 @@ impl Hooke {
             self.built = None;
             return false;
         };
+        let had_sound = playing.is_some();
         let kept = playing.is_some_and(|playing| playing.file == chosen.file);
         let playing = format!("{} {}", if kept { "still playing" } else { "playing" }, chosen.playing());
         errors.extend(failed.into_iter().map(|message| format!("{message}; {playing}")));
-        if chosen.file != wanted.file {
+        // A file that replaced a sound is forgotten; one a reopened project names, with nothing
+        // playing before, stays in the state (it may be back the next time: a drive not mounted).
+        if chosen.file != wanted.file && had_sound {
             Self::set_state_file(&self.params.instrument_file, &chosen.file);
         }
         self.report(&errors);

@@ -204,3 +204,18 @@ fn the_meters_count_the_keys_held_and_measure_the_load() {
     let (load, peak) = (meters.load(), meters.peak());
     assert!(load.is_finite() && load > 0.0 && peak >= load, "load {load}, peak {peak}");
 }
+
+#[test]
+fn a_reopened_project_whose_file_does_not_load_plays_the_preset_and_keeps_the_files_path() {
+    let broken = broken_marimba();
+    let broken_name = broken.display().to_string();
+    let mut plugin = Hooke::default();
+    Hooke::set_state_file(&plugin.params.instrument_file, &broken_name);
+    assert!(activate(&mut plugin), "the activation failed");
+    std::fs::remove_file(&broken).expect("removed");
+    let errors = plugin.shared.errors();
+    assert!(errors.starts_with(&format!("{broken_name}:2:")), "the error does not name the file: {errors}");
+    assert!(errors.ends_with("; playing the preset Acoustic guitar"), "{errors}");
+    assert_eq!(plugin.shared.playing(), "Acoustic guitar");
+    assert_eq!(Hooke::state_file(&plugin.params.instrument_file), broken_name, "the state's file");
+}
