@@ -245,12 +245,10 @@ impl Sound {
             for (offset, frame) in block.chunks_exact(channels).enumerate() {
                 let mix = if channels == BODY_AND_STRINGS { body_mix() } else { 1.0 };
                 for (channel, output) in outputs.iter_mut().enumerate() {
-                    let body = frame[channel.min(CHANNELS - 1)];
+                    let source = channel.min(CHANNELS - 1);
                     output[start + offset] = match channels {
-                        BODY_AND_STRINGS => {
-                            mix * body + (1.0 - mix) * frame[CHANNELS + channel.min(CHANNELS - 1)]
-                        }
-                        _ => body,
+                        BODY_AND_STRINGS => mix * frame[source] + (1.0 - mix) * frame[CHANNELS + source],
+                        _ => frame[source],
                     };
                 }
             }

@@ -8,9 +8,10 @@
 //! to its decimator's half-length `D` steps past the last frame it emits, and those steps need
 //! samples not yet fed: the input acts `L = ceil(D / K)` frames late, the least that keeps every
 //! step's two samples already fed (the last step of a block, `D` past its last frame's, lands
-//! on frame `D / K - L <= 0` from it; between two frames only when that is below 0). The same force offline is a drive
-//! (`crate::engine::excitation::Drive`) of the input delayed by `L` frames, its samples at the
-//! output rate, started at step 0: the two agree to rounding (`tests/live_input.rs`).
+//! on frame `D / K - L <= 0` from it; between two frames only when that is below 0). The same
+//! force offline is a drive (`crate::engine::excitation::Drive`) of the input delayed by `L`
+//! frames, its samples at the output rate, started at step 0: the two agree to rounding
+//! (`tests/live_input.rs`).
 
 use super::Engine;
 use crate::model::ModelError;

@@ -341,7 +341,8 @@ impl Engine {
     }
 
     /// Computes every excitation's force for the step starting at `step`, and the live input's,
-    /// and holds them; drops the excitations that are over. The path running has taken every change before.
+    /// and holds them; drops the excitations that are over. The path running has taken every
+    /// change before.
     fn hold_forces(&mut self, step: u64) {
         for i in 0..self.held.len() {
             self.set_force(self.held[i], 0.0);
@@ -360,9 +361,10 @@ impl Engine {
             forces.extend(force.map(|f| (target, f)));
             force.is_some()
         });
-        if let Some((input, force)) = self.input.as_ref().and_then(|input| Some((input, input.force(step)?)))
-        {
-            forces.extend(input.coordinates.iter().map(|&coordinate| (coordinate, force)));
+        if let Some(input) = &self.input {
+            if let Some(force) = input.force(step) {
+                forces.extend(input.coordinates.iter().map(|&coordinate| (coordinate, force)));
+            }
         }
         forces.sort_by_key(|(coordinate, _)| *coordinate);
         let forces = std::mem::take(&mut self.forces);

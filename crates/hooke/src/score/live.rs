@@ -68,8 +68,8 @@ fn excitations_for(instrument: &Instrument) -> usize {
 /// its end, where every low partial moves (the first node of partial `n` is at `1/n`).
 pub const INPUT_AT: f64 = 0.1;
 
-/// Where a live input pushes a membrane or a plate with no mallet point of its own, fractions
-/// of its width and height: off the nodal lines of its first modes.
+/// Where a live input pushes a membrane, fractions of its width and height: off the nodal lines
+/// of its first modes.
 const INPUT_AT_2D: (f64, f64) = (0.3, 0.4);
 
 /// The state coordinates a live input drives ([`LiveCore::open_input`]): the bridge of the
@@ -356,7 +356,7 @@ impl LiveCore {
     /// Opens a live input on the state coordinates `coordinates` ([`input_points`] gives the
     /// instrument's), fed by [`LiveCore::process_with_input`]; it pushes once given a gain
     /// ([`LiveCore::set_input_gain`]). Allocates: before play. Returns the output frames by
-    /// which the input acts late (one, or more when oversampling: `crate::engine`'s input).
+    /// which the input acts late (none without oversampling: `crate::engine`'s input).
     pub fn open_input(&mut self, coordinates: Vec<usize>) -> Result<u64, LiveError> {
         let piece = self.buffers[0].len();
         let late = self.performance.open_input(coordinates, piece);
