@@ -9,6 +9,9 @@
 //! two blocks of its arrival (the wait for the next callback, at most one block, then the
 //! decimator's look-ahead and the pluck's 1 ms rise; measured about 330 frames at 256 frames
 //! and K = 2). The device's own playback buffer comes on top and is not in the recording.
+//! A performance with a late callback is played once more before the test fails: a CI run
+//! once saw one callback of 1689 take 8.6 ms of 5.33 ms at 5 % mean load (the machine
+//! preempting the audio thread, not the synthesis, which would be late again).
 //! Skipped, with a message, where `jackd` is not installed (scripts/test-live.sh installs it).
 
 #[path = "../../hooke/tests/measure/mod.rs"]
@@ -97,45 +100,20 @@ fn a_scripted_midi_performance_is_heard_in_tune_without_underruns() {
     let mut player =
         midir::os::unix::VirtualOutput::create_virtual(output, &port).expect("a virtual MIDI port");
 
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("guitar.toml"), INSTRUMENT).unwrap();
-    let mut hooke = Command::new(env!("CARGO_BIN_EXE_hooke"))
-        .args(["play", "guitar.toml", "--midi", &port, "--seconds", "9", "--record", "heard.wav"])
-        .args(["--note-log", "notes.csv"])
-        .current_dir(dir.path())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("hooke runs");
-    let (lines, ready) = mpsc::channel();
-    let stderr = BufReader::new(hooke.stderr.take().unwrap());
-    std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            let _ = lines.send(line);
+    // A late callback whose cause is the machine (a 2-core CI runner preempting the audio
+    // thread for several milliseconds at 5 % mean load) is told apart from one the synthesis
+    // causes by playing again: the synthesis is late every time, a preemption seldom twice.
+    let mut attempts = Vec::new();
+    let (dir, report) = loop {
+        let (dir, report) = perform(&mut player, &port);
+        eprintln!("{}", report.lines().find(|l| l.starts_with("played")).unwrap_or(&report));
+        if report.contains("underruns: 0 late callback(s), ") || attempts.len() == 1 {
+            break (dir, report);
         }
-    });
-    let mut messages = Vec::new();
-    while let Ok(line) = ready.recv_timeout(Duration::from_secs(60)) {
-        let connected = line.starts_with("MIDI from");
-        messages.push(line);
-        if connected {
-            break;
-        }
-    }
-    assert!(messages.last().is_some_and(|l| l.starts_with("MIDI from")), "{messages:#?}");
-    std::thread::sleep(Duration::from_millis(300));
-    for &(note, _, _) in &NOTES {
-        player.send(&[0x90, note, 110]).unwrap();
-        std::thread::sleep(Duration::from_millis(700));
-        player.send(&[0x80, note, 0]).unwrap();
-        std::thread::sleep(Duration::from_millis(500));
-    }
-    let status = hooke.wait().unwrap();
-    messages.extend(ready.try_iter());
-    let report = messages.join("\n");
-    assert!(status.success(), "{report}");
-    assert!(report.contains("underruns: 0 late callback(s), "), "{report}");
+        attempts.push(report);
+    };
+    assert!(report.contains("underruns: 0 late callback(s), "), "{attempts:#?}\n{report}");
     assert!(report.contains(" device xrun(s), 0 other stream error(s);"), "{report}");
-    eprintln!("{}", messages.iter().find(|l| l.starts_with("played")).unwrap());
 
     // What the analysis predicts for each note: the string's designed pitch, or its fret's stop.
     let file = parse(INSTRUMENT, "guitar.toml").unwrap();
@@ -172,4 +150,46 @@ fn a_scripted_midi_performance_is_heard_in_tune_without_underruns() {
         eprintln!("note {note}: {measured:.3} Hz, predicted {target:.3} Hz ({cents:+.3} cents), latency {latency} frames");
         assert!(cents.abs() < 1.0, "note {note}: {measured} Hz, predicted {target} Hz ({cents} cents)");
     }
+}
+
+/// Plays the scripted performance through `hooke play --record` on the JACK server already
+/// running; returns the folder holding the recording and the note log, and what it printed.
+fn perform(player: &mut midir::MidiOutputConnection, port: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("guitar.toml"), INSTRUMENT).unwrap();
+    let mut hooke = Command::new(env!("CARGO_BIN_EXE_hooke"))
+        .args(["play", "guitar.toml", "--midi", port, "--seconds", "9", "--record", "heard.wav"])
+        .args(["--note-log", "notes.csv"])
+        .current_dir(dir.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hooke runs");
+    let (lines, ready) = mpsc::channel();
+    let stderr = BufReader::new(hooke.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let mut messages = Vec::new();
+    while let Ok(line) = ready.recv_timeout(Duration::from_secs(60)) {
+        let connected = line.starts_with("MIDI from");
+        messages.push(line);
+        if connected {
+            break;
+        }
+    }
+    assert!(messages.last().is_some_and(|l| l.starts_with("MIDI from")), "{messages:#?}");
+    std::thread::sleep(Duration::from_millis(300));
+    for &(note, _, _) in &NOTES {
+        player.send(&[0x90, note, 110]).unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        player.send(&[0x80, note, 0]).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let status = hooke.wait().unwrap();
+    messages.extend(ready.try_iter());
+    let report = messages.join("\n");
+    assert!(status.success(), "{report}");
+    (dir, report)
 }
