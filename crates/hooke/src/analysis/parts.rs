@@ -93,6 +93,28 @@ impl Triplets {
     }
 }
 
+/// Entries added into the existing entries of some rows ([`Network::refresh`]).
+struct InPlace<'a> {
+    rows: &'a mut Rows,
+    /// The rows set, ascending.
+    masses: &'a [usize],
+    /// Whether every entry had its place.
+    in_place: bool,
+}
+
+impl Assemble for InPlace<'_> {
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        if self.masses.binary_search(&row).is_err() || col >= self.rows.0.len() {
+            return;
+        }
+        let entries = &mut self.rows.0[row];
+        match entries.binary_search_by_key(&col, |e| e.0) {
+            Ok(at) => entries[at].1 += value,
+            Err(_) => self.in_place &= value == 0.0,
+        }
+    }
+}
+
 /// A 1D linear network as matrices over its masses: `M`, `K` and `C` (`F = F_0 - K x - C v`).
 #[derive(Debug, Clone)]
 pub struct Network {
@@ -131,6 +153,29 @@ impl Network {
         Some(Self { mass: system.masses().to_vec(), stiffness, damping, mode_damping })
     }
 
+    /// Sets the rows of `masses` (ascending) to `system`'s values now, in place: their entries
+    /// kept where they are, none added (`x` the masses' positions, any: the network is linear).
+    /// `false` where `system` has an entry the rows have no room for (a link made where there
+    /// was none), the rows then half set.
+    pub fn refresh(&mut self, system: &System, masses: &[usize], x: &[f64]) -> bool {
+        let mut all_in_place = true;
+        let mut refresh = |rows: &mut Rows, assemble: &dyn Fn(&mut InPlace)| {
+            for &m in masses {
+                rows.0[m].iter_mut().for_each(|e| e.1 = 0.0);
+            }
+            let mut in_place = InPlace { rows, masses, in_place: true };
+            assemble(&mut in_place);
+            all_in_place &= in_place.in_place;
+        };
+        refresh(&mut self.stiffness, &|a| crate::forces::add_stiffness(system, x, 1.0, a));
+        refresh(&mut self.damping, &|a| crate::forces::add_damping_matrix(system, x, 1.0, a));
+        refresh(&mut self.mode_damping, &|a| crate::forces::add_mode_damping_matrix(system, 1.0, a));
+        for &m in masses {
+            self.mass[m] = system.masses()[m];
+        }
+        all_in_place
+    }
+
     /// The masses joined to mass `i` by a stiffness or damping entry.
     fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         let (k, c) = (&self.stiffness.0[i], &self.damping.0[i]);
@@ -159,8 +204,8 @@ impl Network {
 pub struct PartModes {
     /// The part's masses, ascending.
     pub masses: Vec<usize>,
-    /// `Phi`, row-major `n x n`: entry `i * n + j` is mass `masses[i]`'s share of mode `j`
-    /// (mass-normalised, `Phi^T M Phi = I`: 1/sqrt(kg)).
+    /// `Phi`, row-major `n x r` (`r` modes, [`PartModes::modes`]): entry `i * r + j` is mass
+    /// `masses[i]`'s share of mode `j` (mass-normalised, `Phi^T M Phi = I`: 1/sqrt(kg)).
     pub shapes: Vec<f64>,
     /// Each mode's oscillator: `w^2` and `gamma` (modal mass 1).
     pub oscillators: Vec<Oscillator>,
@@ -168,6 +213,22 @@ pub struct PartModes {
     /// indices `i`, `j` (N/m, N s/m): empty where the part's own damping is modal. Differences
     /// within [`ROUNDING`] of the largest entry are rounding and left out.
     pub deviation: Vec<(usize, usize, f64, f64)>,
+    /// The pieces the part is made of, each its own modes over its own masses (one, but for a
+    /// [`PartModes::union`]): a drag the same on a piece's masses keeps its modes.
+    pub blocks: Vec<Block>,
+}
+
+/// A piece of a part: modes `modes` that move the part's masses `masses` (local indices) alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// The piece's modes, a range of the part's.
+    pub modes: std::ops::Range<usize>,
+    /// The piece's masses, local indices ascending.
+    pub masses: Vec<usize>,
+    /// Whether its modes are the sine modes of a uniform string (its reference), mode `j` at
+    /// the wavenumber `(j + 1) pi / (n + 1)` of its `n` masses: the same for any tension or
+    /// damping of the string.
+    pub uniform: bool,
 }
 
 impl PartModes {
@@ -216,6 +277,7 @@ impl PartModes {
         let n = masses.len();
         let scale: Vec<f64> = masses.iter().map(|&i| 1.0 / network.mass[i].sqrt()).collect();
         let (kn, cn) = (normalised(k0, &scale), normalised(c0, &scale));
+        let sines = vectors.is_some();
         let vectors = match vectors {
             Some(vectors) => vectors,
             None => {
@@ -250,8 +312,66 @@ impl PartModes {
             .map(|e| (e.0, e.1, k[e] - k0[e], c[e] - c0[e]))
             .filter(|&(_, _, dk, dc)| dk.abs() > ROUNDING * k_top || dc.abs() > ROUNDING * c_top)
             .collect();
-        Some(Self { masses: masses.to_vec(), shapes, oscillators, deviation })
+        let blocks = vec![Block { modes: 0..n, masses: (0..n).collect(), uniform: sines }];
+        Some(Self { masses: masses.to_vec(), shapes, oscillators, deviation, blocks })
     }
+
+    /// The number of modes, `r`.
+    pub fn modes(&self) -> usize {
+        self.oscillators.len()
+    }
+
+    /// The pieces `pieces` of `network` (no mass in two) as one part: their modes side by side
+    /// (`Phi` block-diagonal over the pieces' masses), their deviations, and every entry of `K`
+    /// and `C` between two of them as deviation too (the block-diagonal reference holds none).
+    /// A string fretted anywhere is one part so (the coupled modal path swaps it in place).
+    pub fn union(network: &Network, pieces: &[&PartModes]) -> Self {
+        let mut masses: Vec<usize> = pieces.iter().flat_map(|p| p.masses.iter().copied()).collect();
+        masses.sort_unstable();
+        let local = |mass: usize| masses.binary_search(&mass).expect("a piece's mass");
+        let (n, r) = (masses.len(), pieces.iter().map(|p| p.modes()).sum::<usize>());
+        let mut shapes = vec![0.0; n * r];
+        let (mut oscillators, mut deviation, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
+        let mut piece_of = vec![usize::MAX; n];
+        for (index, piece) in pieces.iter().enumerate() {
+            let (first, own) = (oscillators.len(), piece.modes());
+            let locals: Vec<usize> = piece.masses.iter().map(|&m| local(m)).collect();
+            for (i, &li) in locals.iter().enumerate() {
+                shapes[li * r + first..li * r + first + own]
+                    .copy_from_slice(&piece.shapes[i * own..(i + 1) * own]);
+                piece_of[li] = index;
+            }
+            oscillators.extend_from_slice(&piece.oscillators);
+            deviation.extend(piece.deviation.iter().map(|&(i, j, k, c)| (locals[i], locals[j], k, c)));
+            blocks.push(Block {
+                modes: first..first + own,
+                masses: locals,
+                uniform: piece.blocks[0].uniform,
+            });
+        }
+        for (li, &mass) in masses.iter().enumerate() {
+            for (j, k, c) in cross_entries(&network.stiffness.0[mass], &network.damping.0[mass]) {
+                let lj = masses.binary_search(&j).ok();
+                if let Some(lj) = lj.filter(|&lj| piece_of[lj] != piece_of[li]) {
+                    deviation.push((li, lj, k, c));
+                }
+            }
+        }
+        deviation.sort_unstable_by_key(|e| (e.0, e.1));
+        Self { masses, shapes, oscillators, deviation, blocks }
+    }
+}
+
+/// A row's stiffness and damping entries merged by column: `(column, k, c)`.
+fn cross_entries(k: &[(usize, f64)], c: &[(usize, f64)]) -> Vec<(usize, f64, f64)> {
+    let mut merged: Vec<(usize, f64, f64)> = k.iter().map(|&(j, v)| (j, v, 0.0)).collect();
+    for &(j, v) in c {
+        match merged.iter_mut().find(|e| e.0 == j) {
+            Some(entry) => entry.2 = v,
+            None => merged.push((j, 0.0, v)),
+        }
+    }
+    merged
 }
 
 /// `M^-1/2 A M^-1/2`, `scale` the masses' `1 / sqrt(m)`.
@@ -290,7 +410,7 @@ fn uniform_string(network: &Network, masses: &[usize]) -> Option<(Mat<f64>, Mat<
     let n = masses.len();
     let consecutive = masses.windows(2).all(|w| w[1] == w[0] + 1);
     let equal = masses.iter().all(|&i| network.mass[i] == network.mass[masses[0]]);
-    if n < 5 || !consecutive || !equal {
+    if n < 2 || !consecutive || !equal {
         return None;
     }
     let mid = masses[n / 2];

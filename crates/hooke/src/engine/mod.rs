@@ -291,37 +291,40 @@ impl Engine {
                 let (x, _) = self.motion(excitation.coordinate());
                 self.playing.push((Playing::start(excitation, x), self.stage.step()));
             }
-            Event::Link { a, b, stiffness, damping } => {
-                if let Some(spring) = self.system.spring_between(a, b) {
-                    self.system.set_spring_stiffness(spring, stiffness);
-                }
-                if let Some(damper) = self.system.damper_between(a, b) {
-                    self.system.set_damper_coefficient(damper, damping);
-                }
-                self.changes.push(Change::Link { a, b });
-            }
-            Event::Drag { mass, drag } => {
-                self.system.set_drag(mass, drag);
-                self.changes.push(Change::Drag { mass });
-            }
-            Event::Mass { mass, kilograms } => {
-                self.system.set_mass(mass, kilograms);
-                self.changes.push(Change::Mass { mass });
-            }
-            Event::ModeDamping { mass, scale } => {
-                self.system.set_mode_damping_scale(mass, scale);
-                self.changes.push(Change::ModeDamping { mass });
-            }
             Event::Stop { mass, stopped } => {
-                self.stopped.retain(|&m| m != mass);
-                if stopped {
-                    self.stopped.push(mass);
-                }
-                // A string's mode damping then acts on each side of the stop on its own.
-                self.system.set_mode_damping_stop(mass, stopped);
-                self.changes.push(Change::Stop { mass, stopped });
+                set_stopped(&mut self.stopped, mass, stopped);
+                self.changes.extend(change_system(&mut self.system, &event));
             }
+            _ => self.changes.extend(change_system(&mut self.system, &event)),
         }
+        Ok(())
+    }
+
+    /// Prepares the path running for each of `variants` (events that change stops, links,
+    /// drags and mode dampings, each set from the system as it is now: a fret on a string on
+    /// a body), so that those changes, made during play, analyse and allocate nothing: the
+    /// coupled modal path analyses each set's pieces now and keeps room for them (its
+    /// `regions`), and the system keeps the mode damping each set's stops make. Other paths
+    /// take such changes in place, or build for them as before. An event that does not fit the
+    /// system is refused, as [`Engine::apply`] refuses it, nothing prepared.
+    pub fn prepare(&mut self, variants: &[Vec<Event>]) -> Result<(), ModelError> {
+        self.reconcile(false);
+        let mut prepared = Vec::with_capacity(variants.len());
+        for events in variants {
+            let (mut system, mut stopped) = (self.system.clone(), self.stopped.clone());
+            for event in events {
+                event.check(&system)?;
+                if let Event::Stop { mass, stopped: stop } = *event {
+                    set_stopped(&mut stopped, mass, stop);
+                }
+                change_system(&mut system, event);
+            }
+            prepared.push((system, stopped));
+        }
+        for (system, _) in &prepared {
+            self.system.park_mode_dampings(system);
+        }
+        self.stage.prepare(&self.system, &prepared);
         Ok(())
     }
 
@@ -584,4 +587,47 @@ fn non_finite_channel(output: &mut [Vec<f64>], from: usize) -> Option<usize> {
         values.truncate(frame);
     }
     Some(channel + 1)
+}
+
+/// Makes the change `event` makes to the system's values in `system` (a link's stiffness and
+/// damping, a drag, a mass, a mode damping's scale, a stop's mode damping); returns the change
+/// the path running must take, if any (motions, shapes and excitations are the engine's).
+fn change_system(system: &mut System, event: &Event) -> Option<Change> {
+    Some(match *event {
+        Event::Link { a, b, stiffness, damping } => {
+            if let Some(spring) = system.spring_between(a, b) {
+                system.set_spring_stiffness(spring, stiffness);
+            }
+            if let Some(damper) = system.damper_between(a, b) {
+                system.set_damper_coefficient(damper, damping);
+            }
+            Change::Link { a, b }
+        }
+        Event::Drag { mass, drag } => {
+            system.set_drag(mass, drag);
+            Change::Drag { mass }
+        }
+        Event::Mass { mass, kilograms } => {
+            system.set_mass(mass, kilograms);
+            Change::Mass { mass }
+        }
+        Event::ModeDamping { mass, scale } => {
+            system.set_mode_damping_scale(mass, scale);
+            Change::ModeDamping { mass }
+        }
+        Event::Stop { mass, stopped } => {
+            // A string's mode damping then acts on each side of the stop on its own.
+            system.set_mode_damping_stop(mass, stopped);
+            Change::Stop { mass, stopped }
+        }
+        _ => return None,
+    })
+}
+
+/// Stops mass `mass` in the list `stopped`, or lets it go.
+fn set_stopped(stopped: &mut Vec<usize>, mass: usize, stop: bool) {
+    stopped.retain(|&m| m != mass);
+    if stop {
+        stopped.push(mass);
+    }
 }

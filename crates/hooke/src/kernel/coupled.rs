@@ -61,7 +61,11 @@ pub type Row = Vec<(usize, f64, f64)>;
 pub struct CoupledNetwork {
     /// Each part's modes.
     pub parts: Vec<Vec<CoupledMode>>,
-    /// The touched coordinates, each a probe of its part that its row also drives.
+    /// Each part's room for modes (at least its modes; a part swapped in place later may have
+    /// up to this many: [`CoupledKernel::set_part`]).
+    pub room: Vec<usize>,
+    /// The touched coordinates, each a probe of its part that its row also drives, part by
+    /// part; those with no weights are room for a part swapped in place, unused now.
     pub touched: Vec<Probe>,
     /// The rows, direct coordinates first, then touched ones.
     pub rows: Vec<Row>,
@@ -86,10 +90,17 @@ pub struct CoupledTaps {
 #[derive(Debug, Clone)]
 struct Part {
     modes: Range<usize>,
-    /// Touched coordinates' indices (their rows are `direct + t`).
+    /// The touched coordinates it has room for (their rows are `direct + t`).
+    touched: Range<usize>,
+    /// Touched coordinates in use: the first of `touched`.
     inputs: Vec<usize>,
-    /// Where each probe's weights start in `weights`.
+    /// Where each probe in use starts in `weights`.
     probes: Vec<usize>,
+    /// Where its first touched coordinate's weights start in `weights` (its taps' follow the
+    /// room for every touched one).
+    rows_at: usize,
+    /// Its taps' count.
+    taps: usize,
 }
 
 /// The coupled modal kernel's state and scratch.
@@ -121,12 +132,12 @@ pub struct CoupledKernel {
     force: Vec<f64>,
     /// Every mode's input, N (scratch).
     input: Vec<f64>,
-    /// Every probe's last sums (`q` and `p`), by part and probe.
+    /// Every probe's last sums (`q` and `p`), by part and probe in use.
     probed: Vec<[f64; 2]>,
     /// Where each part's probes start in `probed`.
     probed_at: Vec<usize>,
-    /// Taps: `(channel, source, quantity, weight)` on sources, and `(channel, part, probe,
-    /// quantity)` on parts.
+    /// Taps: `(channel, source, quantity, weight)` on sources, and `(channel, part, tap,
+    /// quantity)` on parts (the part's tap-th tap probe).
     source_taps: Vec<(usize, usize, Quantity, f64)>,
     modal_taps: Vec<(usize, usize, usize, Quantity)>,
     backup: Vec<f64>,
@@ -147,16 +158,11 @@ impl CoupledKernel {
         let (mut parts, mut weights) = (Vec::new(), Vec::new());
         let (mut stiffness, mut decay, mut qs, mut ps, mut shares) = (vec![], vec![], vec![], vec![], vec![]);
         let mut gamma = Vec::new();
-        let mut pad = |row: &[f64], to: usize| {
-            weights.extend_from_slice(row);
-            weights.resize(weights.len() + to - row.len(), 0.0);
-            weights.len() - to
-        };
         let mut modal_taps = Vec::new();
         let mut probed_at = Vec::new();
         let mut probes_so_far = 0;
         for (i, modes) in network.parts.iter().enumerate() {
-            let (start, size) = (stiffness.len(), padded(modes.len()));
+            let (start, size) = (stiffness.len(), padded(network.room[i].max(modes.len())));
             for (values, own) in [(&mut qs, &q[i]), (&mut ps, &p[i]), (&mut shares, &share[i])] {
                 values.extend_from_slice(own);
                 values.resize(start + size, 0.0);
@@ -167,17 +173,25 @@ impl CoupledKernel {
             decay.resize(start + size, 1.0);
             gamma.extend(modes.iter().map(|m| m.gamma));
             gamma.resize(start + size, 0.0);
-            let inputs: Vec<usize> =
+            let touched: Vec<usize> =
                 (0..network.touched.len()).filter(|&t| network.touched[t].part == i).collect();
-            let mut probes: Vec<usize> =
-                inputs.iter().map(|&t| pad(&network.touched[t].weights, size)).collect();
+            let touched = touched.first().map_or(0..0, |&t| t..t + touched.len());
+            let rows_at = weights.len();
+            let rows: Vec<usize> =
+                touched.clone().map(|t| pad(&mut weights, &network.touched[t].weights, size)).collect();
+            let in_use = touched.clone().filter(|&t| !network.touched[t].weights.is_empty()).count();
+            let room = touched.len() + taps.modal.iter().filter(|tap| tap.1.part == i).count();
+            let (mut inputs, mut probes) = (Vec::with_capacity(touched.len()), Vec::with_capacity(room));
+            inputs.extend(touched.clone().take(in_use));
+            probes.extend_from_slice(&rows[..in_use]);
             for (channel, probe, quantity) in taps.modal.iter().filter(|tap| tap.1.part == i) {
-                modal_taps.push((*channel, i, probes.len(), *quantity));
-                probes.push(pad(&probe.weights, size));
+                modal_taps.push((*channel, i, probes.len() - in_use, *quantity));
+                probes.push(pad(&mut weights, &probe.weights, size));
             }
             probed_at.push(probes_so_far);
-            probes_so_far += probes.len();
-            parts.push(Part { modes: start..start + size, inputs, probes });
+            probes_so_far += room;
+            let taps = room - touched.len();
+            parts.push(Part { modes: start..start + size, touched, inputs, probes, rows_at, taps });
         }
         let (rows, modes) = (network.rows.len(), stiffness.len());
         let mut kernel = Self {
@@ -220,7 +234,7 @@ impl CoupledKernel {
     }
 
     /// Part `i`'s probes' sums, and the sources among them, from its modes.
-    fn refresh_part(&mut self, i: usize) {
+    pub fn refresh_part(&mut self, i: usize) {
         let (d, part) = (self.x.len(), &self.parts[i]);
         for (k, &at) in part.probes.iter().enumerate() {
             let w = &self.weights[at..at + part.modes.len()];
@@ -264,14 +278,70 @@ impl CoupledKernel {
         }
     }
 
-    /// Adds the decay rate `rate` (1/s) to the first `count` modes of part `part`, over their
-    /// rates as built: a drag of `rate` on every mass of the part (mass-proportional damping,
+    /// Adds the decay rate `rate` (1/s) to the modes `modes` of part `part`, over their rates
+    /// as built: a drag of `rate` on every mass those modes move (mass-proportional damping,
     /// `C = rate M`, which `Phi^T C Phi = rate I` leaves modal, so the modes stay the part's).
-    pub fn set_part_drag(&mut self, part: usize, count: usize, rate: f64) {
+    pub fn set_part_drag(&mut self, part: usize, modes: Range<usize>, rate: f64) {
         let first = self.parts[part].modes.start;
-        for j in first..first + count {
+        for j in first + modes.start..first + modes.end {
             self.decay[j] = 1.0 - self.dt * (self.gamma[j] + rate);
         }
+    }
+
+    /// Makes `mode(j)`, `j` below `count`, part `part`'s modes, and its first `inputs` touched
+    /// coordinates its inputs, in place (within the room it was built with), the rest of its
+    /// room still; its amplitudes, rates and shares are then set through
+    /// [`CoupledKernel::part_state`], its probes' weights through
+    /// [`CoupledKernel::probe_weights`], and read by [`CoupledKernel::refresh_part`].
+    pub fn set_part(
+        &mut self,
+        part: usize,
+        count: usize,
+        mode: impl Fn(usize) -> CoupledMode,
+        inputs: usize,
+    ) {
+        let range = self.parts[part].modes.clone();
+        assert!(count <= range.len() && inputs <= self.parts[part].touched.len(), "room for the part");
+        let still = CoupledMode { omega0_squared: 0.0, gamma: 0.0 };
+        for (j, at) in range.enumerate() {
+            let mode = if j < count { mode(j) } else { still };
+            self.stiffness[at] = self.dt * mode.omega0_squared;
+            self.gamma[at] = mode.gamma;
+            self.decay[at] = 1.0 - self.dt * mode.gamma;
+        }
+        let part = &mut self.parts[part];
+        let size = part.modes.len();
+        part.inputs.clear();
+        part.inputs.extend(part.touched.clone().take(inputs));
+        part.probes.clear();
+        part.probes.extend((0..inputs).map(|k| part.rows_at + k * size));
+        let taps_at = part.rows_at + part.touched.len() * size;
+        part.probes.extend((0..part.taps).map(|k| taps_at + k * size));
+    }
+
+    /// Part `part`'s modal amplitudes `q` (sqrt(kg) m), rates `p` and shares (N), padded.
+    pub fn part_state(&mut self, part: usize) -> [&mut [f64]; 3] {
+        let range = self.parts[part].modes.clone();
+        [&mut self.q[range.clone()], &mut self.p[range.clone()], &mut self.share[range]]
+    }
+
+    /// The weights (padded) of part `part`'s `k`-th touched coordinate, or with `tap` its
+    /// `k`-th tap.
+    pub fn probe_weights(&mut self, part: usize, k: usize, tap: bool) -> &mut [f64] {
+        let part = &self.parts[part];
+        let size = part.modes.len();
+        let at = part.rows_at + (k + if tap { part.touched.len() } else { 0 }) * size;
+        &mut self.weights[at..at + size]
+    }
+
+    /// The index of part `part`'s first touched coordinate (its row is `direct + t`).
+    pub fn touched_start(&self, part: usize) -> usize {
+        self.parts[part].touched.start
+    }
+
+    /// Coupling row `r` (direct coordinates first, then touched ones), to be set in place.
+    pub fn row(&mut self, r: usize) -> &mut Row {
+        &mut self.rows[r]
     }
 
     /// Direct coordinate `d`'s position (m) and velocity (m/s).
@@ -379,8 +449,8 @@ impl CoupledKernel {
         for c in 0..channels {
             record[c * steps + s] = 0.0;
         }
-        for &(c, part, probe, quantity) in &self.modal_taps {
-            let [q, p] = self.probed[self.probed_at[part] + probe];
+        for &(c, part, tap, quantity) in &self.modal_taps {
+            let [q, p] = self.probed[self.probed_at[part] + self.parts[part].inputs.len() + tap];
             record[c * steps + s] += if quantity == Quantity::Position { q } else { p };
         }
         for taps in self.source_taps.chunk_by(|a, b| a.0 == b.0) {
@@ -412,6 +482,13 @@ impl CoupledKernel {
         }
         self.refresh_sources();
     }
+}
+
+/// Appends `row` to `weights` padded with zeros to `to` values; returns where it starts.
+fn pad(weights: &mut Vec<f64>, row: &[f64], to: usize) -> usize {
+    weights.extend_from_slice(row);
+    weights.resize(weights.len() + to - row.len(), 0.0);
+    weights.len() - to
 }
 
 /// `sum (k x_s + c v_s)` over a row's `(source, k, c)` entries, in four independent sums (a hub's

@@ -132,6 +132,14 @@ impl Resolver {
         Ok(Self { stops, instrument: instrument.clone() })
     }
 
+    /// Every fret stop solved: its part and the stop.
+    pub fn fret_stops(&self) -> impl Iterator<Item = (usize, &FretStop)> + '_ {
+        self.stops
+            .iter()
+            .enumerate()
+            .flat_map(|(part, (stops, _))| stops.iter().map(move |stop| (part, stop)))
+    }
+
     /// The action of `gesture` (as the score format resolves the same event).
     pub fn resolve(&mut self, gesture: &Gesture) -> LiveCue {
         let dim = self.instrument.model.dimension();
@@ -294,6 +302,9 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         let (part, action) = resolver.resolve(gesture);
         performance.play(part, &action).map_err(InstrumentError::from)?;
     }
+    // Every fret pressed from the instrument at rest: a path that would analyse it at play (the
+    // coupled modal path) does now.
+    performance.prepare_frets(resolver.fret_stops()).map_err(InstrumentError::from)?;
     let channels = performance.channels();
     if channels > MAX_LIVE_CHANNELS {
         return Err(LiveError::Render(format!(

@@ -302,69 +302,100 @@ impl Performance {
 
     /// Sets every drag of part `part` from its setting, and with `links` every link and stop.
     fn configure(&mut self, part: usize, links: bool) -> Result<(), ModelError> {
-        let setting = self.settings[part];
         let engine = &mut self.engine;
-        let dim = self.dimension;
-        let drag =
-            |mass: usize, extra: f64| Event::Drag { mass, drag: self.drag[mass] + extra * self.mass[mass] };
-        match &self.parts[part].kind {
-            PartKind::String(course) => {
-                for (s, string) in course.course().enumerate() {
-                    let stop = setting.fret.filter(|_| s == 0);
-                    for j in (0..=string.masses.len()).filter(|_| links) {
-                        let (k, z) = match stop {
-                            Some(stop) if j == stop.mass + 1 => (stop.stiffness, stop.damping),
-                            _ => (string.stiffness, string.damping),
-                        };
-                        engine.apply(Event::Link {
-                            a: string.node(j),
-                            b: string.node(j + 1),
-                            stiffness: k * setting.tension,
-                            damping: z * setting.damping,
-                        })?;
-                    }
-                    if links && !string.mode_damping.is_empty() {
-                        let mass = string.masses[0];
-                        engine.apply(Event::ModeDamping { mass, scale: setting.damping })?;
-                    }
-                    for (i, &mass) in string.masses.iter().enumerate() {
-                        let stopped = stop.is_some_and(|s| s.mass == i);
-                        if links && stopped {
-                            engine.apply(Event::Motion {
-                                coordinate: mass * dim,
-                                position: 0.0,
-                                velocity: 0.0,
-                            })?;
-                        }
-                        if links {
-                            engine.apply(Event::Stop { mass, stopped })?;
-                        }
-                        let muted = stop.is_some_and(|s| i < s.mass);
-                        engine.apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
-                    }
-                }
-            }
-            PartKind::Membrane(membrane) => {
-                for &([a, b], k, z) in membrane.links.iter().filter(|_| links) {
-                    engine.apply(Event::Link {
-                        a,
-                        b,
+        let part = (&self.parts[part].kind, self.settings[part]);
+        setting_events(part, links, [&self.drag, &self.mass], self.dimension, &mut |e| engine.apply(e))
+    }
+
+    /// Prepares the engine for each fret of `stops` (a part and a stop on it) to be pressed and
+    /// let go during play with no analysis and no allocation ([`Engine::prepare`]): each the
+    /// events its press makes from the settings now.
+    pub fn prepare_frets<'a>(
+        &mut self,
+        stops: impl IntoIterator<Item = (usize, &'a FretStop)>,
+    ) -> Result<(), ModelError> {
+        let mut variants = Vec::new();
+        for (part, stop) in stops {
+            let setting = Setting { fret: Some(*stop), ..self.settings[part] };
+            let mut events = Vec::new();
+            let mut push = |event| {
+                events.push(event);
+                Ok(())
+            };
+            setting_events(
+                (&self.parts[part].kind, setting),
+                true,
+                [&self.drag, &self.mass],
+                self.dimension,
+                &mut push,
+            )?;
+            variants.push(events);
+        }
+        self.engine.prepare(&variants)
+    }
+}
+
+/// The events that set every drag of a part (its kind and setting) from the setting, and with
+/// `links` every link and stop, given to `apply` in order (a string's masses let go before its
+/// fret's is stopped); `[drag, mass]` are each mass's drag as built (N s/m) and mass (kg), in a
+/// system of `dim` axes.
+fn setting_events(
+    (kind, setting): (&PartKind, Setting),
+    links: bool,
+    [drags, kilograms]: [&[f64]; 2],
+    dim: usize,
+    apply: &mut dyn FnMut(Event) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
+    let drag = |mass: usize, extra: f64| Event::Drag { mass, drag: drags[mass] + extra * kilograms[mass] };
+    match kind {
+        PartKind::String(course) => {
+            for (s, string) in course.course().enumerate() {
+                let stop = setting.fret.filter(|_| s == 0);
+                for j in (0..=string.masses.len()).filter(|_| links) {
+                    let (k, z) = match stop {
+                        Some(stop) if j == stop.mass + 1 => (stop.stiffness, stop.damping),
+                        _ => (string.stiffness, string.damping),
+                    };
+                    apply(Event::Link {
+                        a: string.node(j),
+                        b: string.node(j + 1),
                         stiffness: k * setting.tension,
                         damping: z * setting.damping,
                     })?;
                 }
-                for &mass in &membrane.grid.masses {
-                    engine.apply(drag(mass, setting.damp))?;
+                if links && !string.mode_damping.is_empty() {
+                    let mass = string.masses[0];
+                    apply(Event::ModeDamping { mass, scale: setting.damping })?;
                 }
-            }
-            PartKind::Body(body) => engine.apply(drag(body.mass, setting.damp))?,
-            PartKind::Bar(BarPart { masses, .. })
-            | PartKind::Plate(PlatePart { grid: Grid { masses, .. }, .. }) => {
-                for &mass in masses {
-                    engine.apply(drag(mass, setting.damp))?;
+                for (i, &mass) in string.masses.iter().enumerate() {
+                    if links && stop.is_none_or(|s| s.mass != i) {
+                        apply(Event::Stop { mass, stopped: false })?;
+                    }
+                    let muted = stop.is_some_and(|s| i < s.mass);
+                    apply(drag(mass, setting.damp.max(if muted { MUTE_DRAG } else { 0.0 })))?;
+                }
+                if let Some(stop) = stop.filter(|_| links) {
+                    let mass = string.masses[stop.mass];
+                    apply(Event::Motion { coordinate: mass * dim, position: 0.0, velocity: 0.0 })?;
+                    apply(Event::Stop { mass, stopped: true })?;
                 }
             }
         }
-        Ok(())
+        PartKind::Membrane(membrane) => {
+            for &([a, b], k, z) in membrane.links.iter().filter(|_| links) {
+                apply(Event::Link { a, b, stiffness: k * setting.tension, damping: z * setting.damping })?;
+            }
+            for &mass in &membrane.grid.masses {
+                apply(drag(mass, setting.damp))?;
+            }
+        }
+        PartKind::Body(body) => apply(drag(body.mass, setting.damp))?,
+        PartKind::Bar(BarPart { masses, .. })
+        | PartKind::Plate(PlatePart { grid: Grid { masses, .. }, .. }) => {
+            for &mass in masses {
+                apply(drag(mass, setting.damp))?;
+            }
+        }
     }
+    Ok(())
 }

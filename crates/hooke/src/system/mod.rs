@@ -622,6 +622,20 @@ impl System {
         }
     }
 
+    /// The factor on the mode damping of the string mass `mass` is in, if it is in one.
+    pub fn mode_damping_scale(&self, mass: usize) -> Option<f64> {
+        let node = u32::try_from(mass).ok()?;
+        self.mode_dampings.iter().find_map(|d| d.scale_at(node))
+    }
+
+    /// Keeps the mode damping blocks `other` (this system with other stops or scales) has, to
+    /// be taken in place when this system comes to the same stops and scales.
+    pub(crate) fn park_mode_dampings(&mut self, other: &System) {
+        for (mine, theirs) in self.mode_dampings.iter_mut().zip(&other.mode_dampings) {
+            mine.park(theirs);
+        }
+    }
+
     /// Scales the mode damping of the string mass `mass` is in (every rate times `scale`), if
     /// it is in one.
     pub(crate) fn set_mode_damping_scale(&mut self, mass: usize, scale: f64) {

@@ -9,6 +9,10 @@
 //! first, its rate). On the same lattice the dispersion depends on `theta` alone, so each side's
 //! modes decay as the whole string's law says at their own frequencies, and each side's block
 //! stays diagonal in its own modes (which the coupled modal path needs).
+//!
+//! Blocks made for other stops and scales before play are *parked* ([`ModeDampingSource::park`])
+//! and taken back when the string comes to them again, swapped with the blocks in use, so that
+//! a fret pressed during play allocates nothing.
 
 use super::DenseDamping;
 use crate::model::{sine_modes, Model};
@@ -28,6 +32,10 @@ pub(super) struct ModeDampingSource {
     scale: f64,
     /// The dense blocks of the runs between stops.
     blocks: Vec<DenseDamping>,
+    /// The stops and scale `blocks` were made for.
+    made_for: (Vec<bool>, f64),
+    /// Blocks made for other stops and scales, with theirs.
+    parked: Vec<(Vec<bool>, f64, Vec<DenseDamping>)>,
 }
 
 impl ModeDampingSource {
@@ -43,6 +51,8 @@ impl ModeDampingSource {
                     stopped: vec![false; d.masses.len()],
                     scale: 1.0,
                     blocks: Vec::new(),
+                    made_for: (vec![false; d.masses.len()], 1.0),
+                    parked: Vec::new(),
                 };
                 source.blocks = source.runs();
                 source
@@ -56,7 +66,7 @@ impl ModeDampingSource {
         match self.masses.iter().position(|&m| m == node) {
             Some(at) if self.stopped[at] != stopped => {
                 self.stopped[at] = stopped;
-                self.blocks = self.runs();
+                self.remake();
                 true
             }
             _ => false,
@@ -70,8 +80,40 @@ impl ModeDampingSource {
             return false;
         }
         self.scale = scale;
-        self.blocks = self.runs();
+        self.remake();
         true
+    }
+
+    /// The scale of every rate, if node `node` is one of this string's masses.
+    pub(super) fn scale_at(&self, node: u32) -> Option<f64> {
+        self.masses.contains(&node).then_some(self.scale)
+    }
+
+    /// The blocks for the stops and scale now: parked ones swapped in where made for them (the
+    /// blocks in use parked in their place, nothing allocated), else made.
+    fn remake(&mut self) {
+        let now = |p: &(Vec<bool>, f64, Vec<DenseDamping>)| p.0 == self.stopped && p.1 == self.scale;
+        match self.parked.iter().position(now) {
+            Some(at) => {
+                let parked = &mut self.parked[at];
+                std::mem::swap(&mut parked.2, &mut self.blocks);
+                parked.0.copy_from_slice(&self.made_for.0);
+                parked.1 = self.made_for.1;
+            }
+            None => self.blocks = self.runs(),
+        }
+        self.made_for.0.copy_from_slice(&self.stopped);
+        self.made_for.1 = self.scale;
+    }
+
+    /// Parks the blocks of `other` (this string in another system: its stops and scale),
+    /// unless they are those in use or parked already.
+    pub(super) fn park(&mut self, other: &Self) {
+        let same = |stopped: &[bool], scale: f64| stopped == other.stopped && scale == other.scale;
+        if same(&self.made_for.0, self.made_for.1) || self.parked.iter().any(|p| same(&p.0, p.1)) {
+            return;
+        }
+        self.parked.push((other.stopped.clone(), other.scale, other.blocks.clone()));
     }
 
     /// The dense blocks of the runs between stops.

@@ -5,7 +5,11 @@
 //! the same on every mass of a part (a damper on a string, a piano's pedal) at the next block,
 //! as a rate added to the part's modes, with no analysis and no allocation; and a stop, a
 //! link, another drag or a mass at the next block, when it splits the network as changed again
-//! (each piece's modes found once and kept, so a fret pressed again costs no analysis).
+//! (each piece's modes found once and kept, so a fret pressed again costs no analysis). Pieces
+//! prepared before play ([`regions`]: a string fretted anywhere) are swapped in place instead,
+//! with no analysis and no allocation.
+
+mod regions;
 
 use super::Stage;
 use crate::analysis::parts::{split, Network, PartModes, Split};
@@ -14,6 +18,7 @@ use crate::engine::{PathKind, Pickups, RunError};
 use crate::kernel::coupled::{CoupledKernel, CoupledMode, CoupledNetwork, CoupledTaps, Probe, Row};
 use crate::quantity::Quantity;
 use crate::system::{State, System};
+use regions::Region;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -40,6 +45,9 @@ pub(crate) struct PartsStage {
     split: Split,
     network: Network,
     place: Vec<Place>,
+    /// Each mass's source index in the kernel (its direct or touched coordinate), `usize::MAX`
+    /// where it is neither.
+    source: Vec<usize>,
     /// Each mass's constant force `F_0` (anchors, gravity, stopped masses), N.
     constant: Vec<f64>,
     /// Each mass's held force, N.
@@ -47,22 +55,39 @@ pub(crate) struct PartsStage {
     /// The stopped masses and where.
     stopped: Vec<(usize, f64)>,
     kept: Kept,
+    /// The pieces prepared to be swapped in place, and each mass's (`usize::MAX`: none).
+    regions: Vec<Region>,
+    region_of: Vec<usize>,
+    /// Room for the positions and velocities of a region's masses (m, m/s).
+    scratch: Vec<f64>,
     pickups: Pickups,
     dt: f64,
     step: u64,
     /// The system's revision the split was made for.
     built_for: u64,
-    /// Whether a stop changed since.
+    /// Whether a stop outside every region changed since.
     restopped: bool,
     /// Each mass's drag coefficient as built and as the damping rows have it now, N s/m.
     drag_built: Vec<f64>,
     drag_now: Vec<f64>,
     /// The parts whose masses' drag changed since the last block (room for every part).
     redragged: Vec<usize>,
-    /// Whether a drag changed on a mass outside every part since the last block.
+    /// Whether a drag changed on a direct mass, or on no mass of the network, since the last
+    /// block.
+    redragged_direct: bool,
     drag_outside: bool,
-    /// Whether a link, a mass or a mode damping changed since the last block.
+    /// Whether a link or a mode damping outside every region, or a mass, changed since the
+    /// last block.
     relinked: bool,
+}
+
+/// The room a part swapped in place needs in the kernel: modes, touched coordinates, and
+/// entries in each touched coordinate's row.
+#[derive(Debug, Clone, Copy, Default)]
+struct Room {
+    modes: usize,
+    touched: usize,
+    row: usize,
 }
 
 impl PartsStage {
@@ -76,7 +101,7 @@ impl PartsStage {
         stopped: &[usize],
     ) -> Option<Self> {
         let stopped = stopped.iter().map(|&m| (m, state.x[m])).collect();
-        Self::build(system, dt, state, pickups, stopped, Kept::new())
+        Self::build(system, dt, state, pickups, stopped, (Kept::new(), Vec::new()))
     }
 
     fn build(
@@ -85,7 +110,7 @@ impl PartsStage {
         state: &State,
         pickups: &Pickups,
         mut stopped: Vec<(usize, f64)>,
-        mut kept: Kept,
+        (mut kept, mut regions): (Kept, Vec<Region>),
     ) -> Option<Self> {
         let network = Network::new(system)?;
         let n = network.mass.len();
@@ -97,10 +122,8 @@ impl PartsStage {
         if kept.len() > MAX_KEPT {
             kept.clear();
         }
-        let split = split(&network, &held, &mut |masses: &[usize]| {
-            let modes = || PartModes::new(&network, masses).map(Arc::new);
-            kept.entry(network.key(masses)).or_insert_with(modes).clone()
-        })?;
+        let mut split = split(&network, &held, &mut cached(&network, &mut kept))?;
+        let rooms = regions::place(&mut regions, system, &held, &mut split);
         for (part, modes) in split.parts.iter().enumerate() {
             for (local, &mass) in modes.masses.iter().enumerate() {
                 place[mass] = Place::Part(part, local);
@@ -119,14 +142,11 @@ impl PartsStage {
         constant.truncate(n);
         let mut held_forces = system.external_forces().held.clone();
         held_forces.resize(n, 0.0);
-        let (coupled, source) = couple(&network, &split, &place)?;
+        let (coupled, source) = couple(&network, &split, &place, &rooms)?;
         let (mut q, mut p, mut share) = (Vec::new(), Vec::new(), Vec::new());
         for modes in &split.parts {
             let project = |values: &dyn Fn(usize) -> f64| -> Vec<f64> {
-                let r = modes.masses.len();
-                (0..r)
-                    .map(|j| (0..r).map(|i| modes.shapes[i * r + j] * values(modes.masses[i])).sum())
-                    .collect()
+                (0..modes.modes()).map(|j| project(modes, j, |i| values(modes.masses[i]))).collect()
             };
             q.push(project(&|m| network.mass[m] * state.x[m]));
             p.push(project(&|m| network.mass[m] * state.v[m]));
@@ -141,21 +161,33 @@ impl PartsStage {
             dt,
             [q, p, share],
             [x, v, base],
-            taps(pickups, &split, &place, &source)?,
+            taps(pickups, &split, &place, &source, &rooms)?,
         );
         stopped.reserve(n);
-        let mut drag_built = system.drag().to_vec();
-        drag_built.resize(n, 0.0);
-        let (drag_now, redragged) = (drag_built.clone(), Vec::with_capacity(split.parts.len()));
-        Some(Self {
+        let mut drag_now = system.drag().to_vec();
+        drag_now.resize(n, 0.0);
+        let mut drag_built = drag_now.clone();
+        let mut redragged = Vec::with_capacity(split.parts.len());
+        // A region's modes were found with its drags then: the drags now are added as any change.
+        redragged.extend(regions::drags_found_with(&regions, &mut drag_built));
+        let mut region_of = vec![usize::MAX; n];
+        for (r, region) in regions.iter().enumerate() {
+            region.masses.iter().for_each(|&m| region_of[m] = r);
+        }
+        let scratch = Vec::with_capacity(2 * regions.iter().map(|r| r.masses.len()).max().unwrap_or(0));
+        let mut stage = Self {
             kernel,
             split,
             network,
             place,
+            source,
             constant,
             held: held_forces,
             stopped,
             kept,
+            regions,
+            region_of,
+            scratch,
             pickups: pickups.clone(),
             dt,
             step: state.step,
@@ -164,9 +196,16 @@ impl PartsStage {
             drag_built,
             drag_now,
             redragged,
+            redragged_direct: false,
             drag_outside: false,
             relinked: false,
-        })
+        };
+        if stage.redragged.is_empty() || stage.take_drags(system) {
+            return Some(stage);
+        }
+        // A drag not the same on each piece of a region: split as any network.
+        let (stopped, kept) = (std::mem::take(&mut stage.stopped), std::mem::take(&mut stage.kept));
+        Self::build(system, dt, state, pickups, stopped, (kept, Vec::new()))
     }
 
     /// Takes the drags changed since the last block in place, where they are all that changed
@@ -180,18 +219,36 @@ impl PartsStage {
         let added = |mass: usize| {
             (drag.get(mass).copied().unwrap_or(0.0) - self.drag_built[mass]) / self.network.mass[mass]
         };
+        let diagonal = |m: usize| self.network.damping.0[m].iter().any(|&(j, _)| j == m);
         let uniform = |part: &usize| {
-            let masses = &self.split.parts[*part].masses;
-            let rate = added(masses[0]);
-            let diagonal = |m: usize| self.network.damping.0[m].iter().any(|&(j, _)| j == m);
-            masses.iter().all(|&m| (added(m) - rate).abs() <= 1e-12 * rate.abs() && diagonal(m))
+            let modes = &self.split.parts[*part];
+            modes.blocks.iter().all(|block| {
+                let rate = added(modes.masses[block.masses[0]]);
+                let same = |&i: &usize| (added(modes.masses[i]) - rate).abs() <= 1e-12 * rate.abs();
+                block.masses.iter().all(|i| same(i) && diagonal(modes.masses[*i]))
+            })
         };
-        if !self.redragged.iter().all(uniform) {
+        let direct_rows = |&m: &usize| drag[m] == self.drag_now[m] || diagonal(m);
+        if !self.redragged.iter().all(uniform) || !self.split.direct.iter().all(direct_rows) {
             return false;
         }
+        for (d, &m) in self.split.direct.iter().enumerate().filter(|_| self.redragged_direct) {
+            // The direct mass's own entry in its row, and the damping row, as the system has them.
+            let change = drag[m] - self.drag_now[m];
+            if let Some(own) = self.kernel.row(d).iter_mut().find(|e| e.0 == d) {
+                own.2 += change;
+            }
+            let entry = self.network.damping.0[m].iter_mut().find(|(j, _)| *j == m);
+            entry.expect("a diagonal entry").1 += change;
+            self.drag_now[m] = drag[m];
+        }
+        self.redragged_direct = false;
         for &part in &self.redragged {
-            let masses = &self.split.parts[part].masses;
-            self.kernel.set_part_drag(part, masses.len(), added(masses[0]));
+            let modes = &self.split.parts[part];
+            for block in &modes.blocks {
+                self.kernel.set_part_drag(part, block.modes.clone(), added(modes.masses[block.masses[0]]));
+            }
+            let masses = &modes.masses;
             // The damping rows (`free_force` reads them) as the system has them now.
             for &m in masses {
                 let now = drag.get(m).copied().unwrap_or(0.0);
@@ -205,21 +262,25 @@ impl PartsStage {
         true
     }
 
-    /// Splits the system again where a stop, a link, a drag or a mass changed; `false` where
-    /// it no longer splits.
+    /// Takes the changes since the last block: a prepared region's stops and links by
+    /// swapping its modes in place ([`regions`]), drags in place where they can be
+    /// ([`PartsStage::take_drags`]); else splits the system again. `false` where it no longer
+    /// splits.
     fn take_changes(&mut self, system: &System) -> bool {
-        if !self.restopped && self.built_for == system.revision() {
+        let dirty = self.regions.iter().any(|r| r.dirty);
+        if !self.restopped && !dirty && self.built_for == system.revision() {
             // Changes that left every value as it was.
-            (self.relinked, self.drag_outside) = (false, false);
+            (self.relinked, self.drag_outside, self.redragged_direct) = (false, false, false);
             self.redragged.clear();
             return true;
         }
-        if self.take_drags(system) {
+        if !self.restopped && !self.relinked && self.take_regions(system) && self.take_drags(system) {
             return true;
         }
         let state = self.state(system);
         let (stopped, kept) = (std::mem::take(&mut self.stopped), std::mem::take(&mut self.kept));
-        match Self::build(system, self.dt, &state, &self.pickups, stopped, kept) {
+        let regions = std::mem::take(&mut self.regions);
+        match Self::build(system, self.dt, &state, &self.pickups, stopped, (kept, regions)) {
             Some(rebuilt) => {
                 *self = rebuilt;
                 true
@@ -248,6 +309,17 @@ impl PartsStage {
         true
     }
 
+    /// Marks the region mass `mass` is in as changed; `false` where it is in none.
+    fn mark_region(&mut self, mass: usize) -> bool {
+        match self.region_of.get(mass) {
+            Some(&r) if r != usize::MAX => {
+                self.regions[r].dirty = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A stop holds the mass at rest at once; the network is split again at the next block.
     fn set_stopped(&mut self, mass: usize, stopped: bool) -> bool {
         if !stopped && !self.stopped.iter().any(|s| s.0 == mass) {
@@ -264,7 +336,7 @@ impl PartsStage {
         if stopped {
             self.stopped.push((mass, x));
         }
-        self.restopped = true;
+        self.restopped |= !self.mark_region(mass);
         true
     }
 
@@ -273,7 +345,10 @@ impl PartsStage {
         match self.place.get(mass) {
             Some(&Place::Part(part, _)) if !self.redragged.contains(&part) => self.redragged.push(part),
             Some(&Place::Part(..)) => {}
-            _ => self.drag_outside = true,
+            Some(&Place::Direct(_)) => self.redragged_direct = true,
+            // A stopped mass's drag acts once it is let go, which reads the drags again.
+            Some(&Place::Stopped(_)) => {}
+            None => self.drag_outside = true,
         }
         true
     }
@@ -301,75 +376,70 @@ impl PartsStage {
 
 /// Mass `local` of a part: its shape over the part's modes (`Phi`'s row), 1/sqrt(kg).
 fn shape_of(modes: &PartModes, local: usize) -> &[f64] {
-    let r = modes.masses.len();
+    let r = modes.modes();
     &modes.shapes[local * r..(local + 1) * r]
 }
 
-/// The kernel's network: every part's modes, and the coupling rows of the direct masses and of
-/// the part masses that an entry outside their part's reference touches; with each mass's
-/// source index (`usize::MAX` where it is neither direct nor touched).
-fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<(CoupledNetwork, Vec<usize>)> {
-    let n = network.mass.len();
-    let outside = |mass: usize, part: usize| match place[mass] {
-        Place::Part(other, _) => other != part,
-        Place::Direct(_) => true,
-        Place::Stopped(_) => false,
-    };
-    // A part's mass is touched by its deviation from the reference or by any entry leaving it.
-    let mut touched = vec![false; n];
-    for (part, modes) in split.parts.iter().enumerate() {
-        for &(i, j, _, _) in &modes.deviation {
-            touched[modes.masses[i]] = true;
-            touched[modes.masses[j]] = true;
-        }
-        for &mass in &modes.masses {
-            let entries = network.stiffness.0[mass].iter().chain(&network.damping.0[mass]);
-            touched[mass] |= entries.clone().any(|&(j, _)| outside(j, part));
-        }
+/// Mode `j`'s share of a value on each mass of a part, `sum_i Phi_ij value(i)` over its local
+/// masses `i`.
+fn project(modes: &PartModes, j: usize, value: impl Fn(usize) -> f64) -> f64 {
+    let r = modes.modes();
+    (0..modes.masses.len()).map(|i| modes.shapes[i * r + j] * value(i)).sum()
+}
+
+/// [`PartModes::new`] through the cache `kept`.
+fn cached<'a>(
+    network: &'a Network,
+    kept: &'a mut Kept,
+) -> impl FnMut(&[usize]) -> Option<Arc<PartModes>> + 'a {
+    |masses: &[usize]| {
+        let modes = || PartModes::new(network, masses).map(Arc::new);
+        kept.entry(network.key(masses)).or_insert_with(modes).clone()
     }
+}
+
+/// The kernel's network: every part's modes, and the coupling rows of the direct masses and of
+/// the part masses that an entry outside their part's reference touches (those with an entry
+/// leaving their part first, so that a part swapped in place keeps its sources that other
+/// rows read); with each mass's source index (`usize::MAX` where it is neither direct nor
+/// touched). A part with room (`rooms`) has room for its modes, touched coordinates and rows.
+fn couple(
+    network: &Network,
+    split: &Split,
+    place: &[Place],
+    rooms: &[Room],
+) -> Option<(CoupledNetwork, Vec<usize>)> {
     let d = split.direct.len();
-    let mut source = vec![usize::MAX; n];
+    let mut source = vec![usize::MAX; network.mass.len()];
     for (i, &mass) in split.direct.iter().enumerate() {
         source[mass] = i;
     }
-    let mut touched_list = Vec::new();
+    let (mut touched_list, mut owners) = (Vec::new(), Vec::new());
     for (part, modes) in split.parts.iter().enumerate() {
-        for (local, &mass) in modes.masses.iter().enumerate() {
-            if touched[mass] {
-                source[mass] = d + touched_list.len();
-                touched_list.push(Probe { part, weights: shape_of(modes, local).to_vec() });
-            }
+        let room = rooms.get(part).copied().unwrap_or_default();
+        let touched = touched_masses(network, modes, |j| outside(place, j, part));
+        for (k, &local) in touched.iter().enumerate() {
+            source[modes.masses[local]] = d + touched_list.len() + k;
+        }
+        for slot in 0..touched.len().max(room.touched) {
+            let weights = touched.get(slot).map_or_else(Vec::new, |&local| shape_of(modes, local).to_vec());
+            touched_list.push(Probe { part, weights });
+            owners.push((part, touched.get(slot).map(|&local| modes.masses[local]), room.row));
         }
     }
-    let row_of = |mass: usize, part: Option<usize>| -> Row {
-        let mut entries: Vec<(usize, f64, f64)> = Vec::new();
-        for (rows, is_k) in [(&network.stiffness, true), (&network.damping, false)] {
-            for &(j, value) in &rows.0[mass] {
-                if part.is_none_or(|p| outside(j, p)) && !matches!(place[j], Place::Stopped(_)) {
-                    entries.push(if is_k { (source[j], value, 0.0) } else { (source[j], 0.0, value) });
-                }
-            }
-        }
-        if let (Some(part), Place::Part(_, local)) = (part, place[mass]) {
+    let mut rows: Vec<Row> = Vec::with_capacity(d + owners.len());
+    for &mass in &split.direct {
+        let mut row = Row::new();
+        fill_row(&mut row, network, place, &source, mass, None);
+        rows.push(row);
+    }
+    for &(part, mass, room) in &owners {
+        let mut row = Row::with_capacity(room);
+        if let Some(mass) = mass {
             let modes = &split.parts[part];
-            for &(i, j, k, c) in modes.deviation.iter().filter(|e| e.0 == local) {
-                debug_assert_eq!(i, local);
-                entries.push((source[modes.masses[j]], k, c));
-            }
+            fill_row(&mut row, network, place, &source, mass, Some((part, &modes.masses, &modes.deviation)));
         }
-        entries.sort_unstable_by_key(|e| e.0);
-        let mut row: Row = Vec::with_capacity(entries.len());
-        for (s, k, c) in entries {
-            match row.last_mut() {
-                Some(last) if last.0 == s => (last.1, last.2) = (last.1 + k, last.2 + c),
-                _ => row.push((s, k, c)),
-            }
-        }
-        row
-    };
-    let mut rows: Vec<Row> = split.direct.iter().map(|&mass| row_of(mass, None)).collect();
-    for (part, modes) in split.parts.iter().enumerate() {
-        rows.extend(modes.masses.iter().filter(|&&m| touched[m]).map(|&mass| row_of(mass, Some(part))));
+        rows.push(row);
     }
     if rows.iter().flatten().any(|e| e.0 == usize::MAX) {
         return None;
@@ -379,25 +449,100 @@ fn couple(network: &Network, split: &Split, place: &[Place]) -> Option<(CoupledN
         gamma: o.gamma,
     };
     let parts = split.parts.iter().map(|modes| modes.oscillators.iter().map(mode).collect()).collect();
+    let room = (0..split.parts.len()).map(|part| rooms.get(part).map_or(0, |r| r.modes)).collect();
     let inverse_mass = split.direct.iter().map(|&m| 1.0 / network.mass[m]).collect();
-    Some((CoupledNetwork { parts, touched: touched_list, rows, inverse_mass }, source))
+    Some((CoupledNetwork { parts, room, touched: touched_list, rows, inverse_mass }, source))
+}
+
+/// Whether mass `j` is outside part `part` for its coupling: in another part or direct, not
+/// stopped.
+fn outside(place: &[Place], j: usize, part: usize) -> bool {
+    match place[j] {
+        Place::Part(other, _) => other != part,
+        Place::Direct(_) => true,
+        Place::Stopped(_) => false,
+    }
+}
+
+/// The local masses of part `modes` that an entry outside its reference touches: those with a
+/// stiffness or damping entry to a mass `outside` it first, then those its deviation from its
+/// reference touches, each ascending.
+fn touched_masses(network: &Network, modes: &PartModes, outside: impl Fn(usize) -> bool) -> Vec<usize> {
+    let leaving = |&local: &usize| {
+        let mass = modes.masses[local];
+        let entries = network.stiffness.0[mass].iter().chain(&network.damping.0[mass]);
+        entries.clone().any(|&(j, _)| outside(j))
+    };
+    let mut deviating = vec![false; modes.masses.len()];
+    for &(i, j, _, _) in &modes.deviation {
+        (deviating[i], deviating[j]) = (true, true);
+    }
+    let all = 0..modes.masses.len();
+    let mut touched: Vec<usize> = all.clone().filter(leaving).collect();
+    touched.extend(all.filter(|i| deviating[*i] && !leaving(i)));
+    touched
+}
+
+/// A part as a coupling row reads it: its index, its masses, its deviation from its reference
+/// (as [`PartModes`] has them).
+type RowPart<'a> = (usize, &'a [usize], &'a [(usize, usize, f64, f64)]);
+
+/// Sets `row` to mass `mass`'s coupling row, in place (allocating nothing within its room): its
+/// stiffness and damping entries to sources outside its part (`part`; `None` for a direct mass:
+/// every entry), the stopped masses left out, and its part's deviation entries; `(source, k,
+/// c)` by source, those of one source summed.
+fn fill_row(
+    row: &mut Row,
+    network: &Network,
+    place: &[Place],
+    source: &[usize],
+    mass: usize,
+    part: Option<RowPart>,
+) {
+    row.clear();
+    let counts = |j: usize| match part {
+        Some((part, _, _)) => outside(place, j, part),
+        None => !matches!(place[j], Place::Stopped(_)),
+    };
+    row.extend(network.stiffness.0[mass].iter().filter(|e| counts(e.0)).map(|&(j, k)| (source[j], k, 0.0)));
+    row.extend(network.damping.0[mass].iter().filter(|e| counts(e.0)).map(|&(j, c)| (source[j], 0.0, c)));
+    if let (Some((_, masses, deviation)), Place::Part(_, local)) = (part, place[mass]) {
+        let deviation = deviation.iter().filter(|e| e.0 == local);
+        row.extend(deviation.map(|&(_, j, k, c)| (source[masses[j]], k, c)));
+    }
+    row.sort_unstable_by_key(|e| e.0);
+    row.dedup_by(|next, kept| {
+        let same = next.0 == kept.0;
+        if same {
+            (kept.1, kept.2) = (kept.1 + next.1, kept.2 + next.2);
+        }
+        same
+    });
 }
 
 /// The pickups as the kernel reads them: taps on direct masses and touched part masses (each a
 /// source the kernel has every step), and per channel and part one probe for the other part
-/// masses' positions and one for their velocities; `None` where a tap is on a stopped mass.
-fn taps(pickups: &Pickups, split: &Split, place: &[Place], source: &[usize]) -> Option<CoupledTaps> {
+/// masses' positions and one for their velocities (every tap on a part with room, whose
+/// touched masses change when it is swapped); `None` where a tap is on a stopped mass.
+fn taps(
+    pickups: &Pickups,
+    split: &Split,
+    place: &[Place],
+    source: &[usize],
+    rooms: &[Room],
+) -> Option<CoupledTaps> {
     let mut taps = CoupledTaps::default();
+    let swapped = |part: usize| rooms.get(part).is_some_and(|room| room.modes > 0);
     for (channel, coordinate, quantity, weight) in pickups.taps() {
         match *place.get(coordinate)? {
             Place::Stopped(_) => return None,
             // A direct coordinate's source index is its own.
             Place::Direct(d) => taps.sources.push((channel, d, quantity, weight)),
-            Place::Part(..) if source[coordinate] != usize::MAX => {
+            Place::Part(part, _) if source[coordinate] != usize::MAX && !swapped(part) => {
                 taps.sources.push((channel, source[coordinate], quantity, weight))
             }
             Place::Part(part, local) => {
-                let r = split.parts[part].masses.len();
+                let r = split.parts[part].modes();
                 let same = |tap: &&mut (usize, Probe, Quantity)| {
                     tap.0 == channel && tap.1.part == part && tap.2 == quantity
                 };
@@ -447,7 +592,22 @@ impl Stage for PartsStage {
             Change::Stop { mass, stopped } => self.set_stopped(mass, stopped),
             Change::Drag { mass } => self.set_drag(mass),
             Change::Force { coordinate, force } => self.set_force(coordinate, force),
-            Change::Link { .. } | Change::Mass { .. } | Change::ModeDamping { .. } => {
+            Change::Link { a, b } => {
+                // A link with an end in a region is its (its variants hold every such link's
+                // value); one between two regions or none is not.
+                let region = |node: usize| self.region_of.get(node).copied().filter(|&r| r != usize::MAX);
+                match (region(a), region(b)) {
+                    (Some(r), Some(other)) if r != other => self.relinked = true,
+                    (Some(r), _) | (_, Some(r)) => self.regions[r].dirty = true,
+                    (None, None) => self.relinked = true,
+                }
+                true
+            }
+            Change::ModeDamping { mass } => {
+                self.relinked |= !self.mark_region(mass);
+                true
+            }
+            Change::Mass { .. } => {
                 self.relinked = true;
                 true
             }
@@ -485,6 +645,10 @@ impl Stage for PartsStage {
         }
         self.step += steps as u64;
         Ok(steps)
+    }
+
+    fn prepare(&mut self, system: &System, variants: &[(System, Vec<usize>)]) {
+        self.prepare_regions(system, variants);
     }
 
     fn state(&self, system: &System) -> State {

@@ -1,0 +1,391 @@
+//! Regions: pieces of the network prepared before play to be split again in place. A fret
+//! pressed on a string on a body stops one of its masses, changes the link beside it and, with a
+//! mode damping, the string's damping on each side: the string's masses fall into other pieces
+//! with other modes. Each way a region can be (a *variant*: its stops, its links' values, its
+//! mode damping's scale) is analysed before play: its pieces' modes as one part
+//! ([`PartModes::union`]), its network rows, its touched masses; the kernel is built with room
+//! for the largest. At play, a region whose stops or links changed is matched to its variant and
+//! swapped in: its masses' motions projected onto the new modes, its rows, weights and forces
+//! written in place. Nothing is analysed or allocated; a change no variant matches splits the
+//! network again, as any other.
+
+use super::{cached, fill_row, project, shape_of, touched_masses, Kept, PartsStage, Place, Room};
+use crate::analysis::parts::{split, Network, PartModes, Split};
+use crate::engine::stage::Stage;
+use crate::engine::Pickups;
+use crate::kernel::coupled::CoupledMode;
+use crate::quantity::Quantity;
+use crate::system::System;
+use std::sync::Arc;
+
+/// Masses swapped in place as one part.
+pub(super) struct Region {
+    /// The masses, ascending.
+    pub(super) masses: Vec<usize>,
+    /// The springs and the dampers with an end among them (indices into the system's).
+    springs: Vec<usize>,
+    dampers: Vec<usize>,
+    variants: Vec<Variant>,
+    /// The pickups' taps on its masses as the kernel groups them: `(channel, quantity)`.
+    tap_groups: Vec<(usize, Quantity)>,
+    /// The kernel part it runs as and its variant, where the system as built matched one.
+    running: Option<(usize, usize)>,
+    /// Whether a stop, a link or a mode damping of it changed since the last block.
+    pub(super) dirty: bool,
+}
+
+/// One way a region can be.
+struct Variant {
+    /// Its masses stopped, ascending.
+    stopped: Vec<usize>,
+    /// The springs' stiffnesses (N/m), then the dampers' coefficients (N s/m).
+    links: Vec<f64>,
+    /// Each mass's mode damping scale (`None`: in none).
+    scales: Vec<Option<f64>>,
+    /// The pieces' modes as one part.
+    part: Arc<PartModes>,
+    /// Its touched masses (local to `part`), those with an entry leaving the region first.
+    touched: Vec<usize>,
+    /// Each mass's stiffness, damping and mode damping rows (spare while the variant runs: the
+    /// network holds its own).
+    rows: [Vec<Vec<(usize, f64)>>; 3],
+    /// Each mass's drag (N s/m) and its force with every mass at 0 (anchors, gravity; N).
+    drag: Vec<f64>,
+    rest: Vec<f64>,
+}
+
+/// Prepares the region in which `systems[1]` (masses `stopped[1]` stopped) differs from
+/// `systems[0]` (masses `stopped[0]` stopped), each as a variant of it: the masses whose rows or
+/// stops differ, grown to whole pieces of both splits. `None` (nothing prepared) where the
+/// systems do not split, are the same, or differ where a region cannot: a direct mass, a stop
+/// beside a mass outside, a stop on a tapped mass, a region overlapping another.
+pub(super) fn prepare(
+    regions: &mut Vec<Region>,
+    kept: &mut Kept,
+    systems: [&System; 2],
+    stopped: [&[usize]; 2],
+    pickups: &Pickups,
+) -> Option<()> {
+    let networks = [Network::new(systems[0])?, Network::new(systems[1])?];
+    let n = networks[0].mass.len();
+    let held = stopped.map(|list| (0..n).map(|m| list.contains(&m)).collect::<Vec<bool>>());
+    let mut splits = Vec::new();
+    for (network, held) in networks.iter().zip(&held) {
+        splits.push(split(network, held, &mut cached(network, kept))?);
+    }
+    let rows = |k: usize, m: usize| {
+        let network = &networks[k];
+        (&network.stiffness.0[m], &network.damping.0[m], &network.mode_damping.0[m])
+    };
+    let neighbours = |m: usize| {
+        let entries = networks.iter().flat_map(move |w| w.stiffness.0[m].iter().chain(&w.damping.0[m]));
+        entries.map(|e| e.0).filter(move |&j| j != m)
+    };
+    let mut inside: Vec<bool> =
+        (0..n).map(|m| held[0][m] != held[1][m] || rows(0, m) != rows(1, m)).collect();
+    if !inside.contains(&true) {
+        return None;
+    }
+    let stop = |m: usize| held[0][m] || held[1][m];
+    loop {
+        let mut grown = false;
+        for part in splits.iter().flat_map(|s| &s.parts) {
+            if part.masses.iter().any(|&m| inside[m]) && !part.masses.iter().all(|&m| inside[m]) {
+                part.masses.iter().for_each(|&m| inside[m] = true);
+                grown = true;
+            }
+        }
+        for m in 0..n {
+            if !inside[m] && stop(m) && neighbours(m).any(|j| inside[j]) {
+                (inside[m], grown) = (true, true);
+            }
+        }
+        if !grown {
+            break;
+        }
+    }
+    let masses: Vec<usize> = (0..n).filter(|&m| inside[m]).collect();
+    let direct = |m: usize| splits.iter().any(|s| s.direct.binary_search(&m).is_ok());
+    let tapped = |m: usize| pickups.taps().any(|tap| tap.1 == m);
+    let edge = |m: usize| stop(m) && (neighbours(m).any(|j| !inside[j]) || tapped(m));
+    if masses.iter().any(|&m| direct(m) || edge(m)) {
+        return None;
+    }
+    let at = match regions.iter().position(|r| r.masses == masses) {
+        Some(at) => at,
+        None if regions.iter().any(|r| r.masses.iter().any(|&m| inside[m])) => return None,
+        None => {
+            regions.push(Region::new(systems[0], masses, pickups));
+            regions.len() - 1
+        }
+    };
+    for k in 0..2 {
+        regions[at].add(systems[k], &networks[k], &splits[k], &held[k]);
+    }
+    Some(())
+}
+
+/// Puts each region whose stops, links and drags match one of its variants (every piece with
+/// a mass in it lying in it) into `split` as that variant's part, its pieces taken out; returns
+/// each part's room in the kernel (none for the others).
+pub(super) fn place(regions: &mut [Region], system: &System, held: &[bool], split: &mut Split) -> Vec<Room> {
+    let mut placed = Vec::new();
+    for (r, region) in regions.iter_mut().enumerate() {
+        (region.running, region.dirty) = (None, false);
+        let inside = |m: &usize| region.masses.binary_search(m).is_ok();
+        let whole = split.parts.iter().all(|p| p.masses.iter().all(inside) || !p.masses.iter().any(inside));
+        let variant = region.variant(system, |m| held[m]);
+        if let Some(v) = variant.filter(|_| whole && !split.direct.iter().any(inside)) {
+            split.parts.retain(|p| !p.masses.iter().any(inside));
+            placed.push((r, v));
+        }
+    }
+    let mut rooms = vec![Room::default(); split.parts.len()];
+    for (r, v) in placed {
+        let region = &mut regions[r];
+        split.parts.push(Arc::clone(&region.variants[v].part));
+        rooms.push(region.room());
+        region.running = Some((split.parts.len() - 1, v));
+    }
+    rooms
+}
+
+impl Region {
+    /// The region of `masses` in `system`, with no variant yet.
+    fn new(system: &System, masses: Vec<usize>, pickups: &Pickups) -> Self {
+        let inside = |node: u32| masses.binary_search(&(node as usize)).is_ok();
+        let ends = |links: &crate::system::LinkArrays| -> Vec<usize> {
+            (0..links.a.len()).filter(|&e| inside(links.a[e]) || inside(links.b[e])).collect()
+        };
+        let (springs, dampers) = (ends(system.springs()), ends(system.dampers()));
+        let mut tap_groups = Vec::new();
+        for (channel, coordinate, quantity, _) in pickups.taps() {
+            if masses.binary_search(&coordinate).is_ok() && !tap_groups.contains(&(channel, quantity)) {
+                tap_groups.push((channel, quantity));
+            }
+        }
+        Self { masses, springs, dampers, variants: Vec::new(), tap_groups, running: None, dirty: false }
+    }
+
+    /// Adds the variant `system` (with `network`, split as `split`, the masses `held` stopped)
+    /// is in, unless it has it.
+    fn add(&mut self, system: &System, network: &Network, split: &Split, held: &[bool]) {
+        if self.variant(system, |m| held[m]).is_some() {
+            return;
+        }
+        let inside = |m: &usize| self.masses.binary_search(m).is_ok();
+        let pieces: Vec<&PartModes> =
+            split.parts.iter().filter(|p| p.masses.iter().any(inside)).map(|p| &**p).collect();
+        let part = PartModes::union(network, &pieces);
+        let touched = touched_masses(network, &part, |j| !inside(&j) && !held[j]);
+        let rows = [&network.stiffness, &network.damping, &network.mode_damping]
+            .map(|rows| self.masses.iter().map(|&m| rows.0[m].clone()).collect());
+        let mut rest = vec![0.0; system.initial_state().x.len()];
+        crate::forces::conservative(system, &vec![0.0; rest.len()], &mut rest);
+        let variant = Variant {
+            stopped: self.masses.iter().copied().filter(|&m| held[m]).collect(),
+            links: self.links(system).collect(),
+            scales: self.masses.iter().map(|&m| system.mode_damping_scale(m)).collect(),
+            part: Arc::new(part),
+            touched,
+            rows,
+            drag: self.masses.iter().map(|&m| system.drag().get(m).copied().unwrap_or(0.0)).collect(),
+            rest: self.masses.iter().map(|&m| rest[m]).collect(),
+        };
+        self.variants.push(variant);
+    }
+
+    /// The values of its springs' stiffnesses and its dampers' coefficients in `system`.
+    fn links<'a>(&'a self, system: &'a System) -> impl Iterator<Item = f64> + Clone + 'a {
+        let springs = self.springs.iter().map(|&e| system.springs().coefficient[e]);
+        springs.chain(self.dampers.iter().map(|&e| system.dampers().coefficient[e]))
+    }
+
+    /// The variant `system` is in, its masses `stopped` or not, if prepared.
+    fn variant(&self, system: &System, stopped: impl Fn(usize) -> bool) -> Option<usize> {
+        self.variants.iter().position(|v| {
+            let same_mass = |(i, &m): (usize, &usize)| {
+                stopped(m) == v.stopped.binary_search(&m).is_ok()
+                    && system.mode_damping_scale(m) == v.scales[i]
+            };
+            v.links.iter().copied().eq(self.links(system)) && self.masses.iter().enumerate().all(same_mass)
+        })
+    }
+
+    /// Its room in the kernel: the most modes, touched masses and row entries of a variant.
+    fn room(&self) -> Room {
+        let mut room = Room::default();
+        for v in &self.variants {
+            room.modes = room.modes.max(v.part.modes());
+            room.touched = room.touched.max(v.touched.len());
+            for &local in &v.touched {
+                let i = self.masses.binary_search(&v.part.masses[local]).expect("a region mass");
+                let deviation = v.part.deviation.iter().filter(|e| e.0 == local).count();
+                room.row = room.row.max(v.rows[0][i].len() + v.rows[1][i].len() + deviation);
+            }
+        }
+        room
+    }
+}
+
+impl PartsStage {
+    /// Prepares the regions in which each of `variants` (the system with some stops and links
+    /// changed, and its stopped masses) differs from `system` as it runs now (see the module),
+    /// and splits the network again with room for them.
+    pub(super) fn prepare_regions(&mut self, system: &System, variants: &[(System, Vec<usize>)]) {
+        let stopped: Vec<usize> = self.stopped.iter().map(|s| s.0).collect();
+        for (variant, variant_stopped) in variants {
+            let systems = [system, variant];
+            let _ = prepare(
+                &mut self.regions,
+                &mut self.kept,
+                systems,
+                [&stopped, variant_stopped],
+                &self.pickups,
+            );
+        }
+        // Split again now, with room for the regions (not at the next block, during play).
+        self.restopped = true;
+        self.take_changes(system);
+    }
+
+    /// Swaps each changed region, in place, to the variant its stops and links now match;
+    /// `false` where one matches none or runs as no part.
+    pub(super) fn take_regions(&mut self, system: &System) -> bool {
+        for r in 0..self.regions.len() {
+            if !self.regions[r].dirty {
+                continue;
+            }
+            let region = &self.regions[r];
+            let Some((part, running)) = region.running else { return false };
+            let Some(next) = region.variant(system, |m| self.stopped.iter().any(|s| s.0 == m)) else {
+                return false;
+            };
+            if next != running {
+                self.swap(r, part, [running, next]);
+            }
+            self.regions[r].dirty = false;
+        }
+        true
+    }
+
+    /// Swaps region `r`, running as kernel part `part`, from variant `variants[0]` to
+    /// `variants[1]`: its rows, places, sources, drags and forces at rest, then the kernel's
+    /// part (modes, amplitudes and rates from the masses' motions, shares, probes, rows).
+    fn swap(&mut self, r: usize, part: usize, [from, to]: [usize; 2]) {
+        let mut regions = std::mem::take(&mut self.regions);
+        let region = &mut regions[r];
+        self.scratch.clear();
+        for &m in &region.masses {
+            let (x, v) = self.motion(m);
+            self.scratch.extend([x, v]);
+        }
+        let touched_room = region.room().touched;
+        let (low, high) = region.variants.split_at_mut(from.max(to));
+        let (old, new) =
+            if from < to { (&mut low[from], &mut high[0]) } else { (&mut high[0], &mut low[to]) };
+        for (i, &m) in region.masses.iter().enumerate() {
+            let network = &mut self.network;
+            let rows = [&mut network.stiffness, &mut network.damping, &mut network.mode_damping];
+            for (k, rows) in rows.into_iter().enumerate() {
+                std::mem::swap(&mut rows.0[m], &mut new.rows[k][i]);
+                std::mem::swap(&mut new.rows[k][i], &mut old.rows[k][i]);
+            }
+        }
+        let modes = Arc::clone(&new.part);
+        for (i, &m) in region.masses.iter().enumerate() {
+            self.place[m] = match modes.masses.binary_search(&m) {
+                Ok(local) => Place::Part(part, local),
+                Err(_) => Place::Stopped(self.scratch[2 * i]),
+            };
+            self.source[m] = usize::MAX;
+            (self.drag_built[m], self.drag_now[m]) = (new.drag[i], new.drag[i]);
+        }
+        let first = self.split.direct.len() + self.kernel.touched_start(part);
+        for (k, &local) in new.touched.iter().enumerate() {
+            self.source[modes.masses[local]] = first + k;
+        }
+        self.split.parts[part] = Arc::clone(&modes);
+        for (i, &m) in region.masses.iter().enumerate() {
+            let stops = self.network.stiffness.0[m].iter().map(|&(j, k)| match self.place[j] {
+                Place::Stopped(x) => k * x,
+                _ => 0.0,
+            });
+            self.constant[m] = new.rest[i] - stops.sum::<f64>();
+        }
+        let mode = |j: usize| {
+            let o = &modes.oscillators[j];
+            CoupledMode { omega0_squared: o.omega0_squared, gamma: o.gamma }
+        };
+        self.kernel.set_part(part, modes.modes(), mode, new.touched.len());
+        let index = |local: usize| region.masses.binary_search(&modes.masses[local]).expect("a region mass");
+        let [q, p, share] = self.kernel.part_state(part);
+        for (j, ((q, p), share)) in q.iter_mut().zip(p.iter_mut()).zip(share.iter_mut()).enumerate() {
+            let within = j < modes.modes();
+            let mass = |i: usize| self.network.mass[modes.masses[i]];
+            *q = if within { project(&modes, j, |i| mass(i) * self.scratch[2 * index(i)]) } else { 0.0 };
+            *p = if within { project(&modes, j, |i| mass(i) * self.scratch[2 * index(i) + 1]) } else { 0.0 };
+            let force = |i: usize| self.constant[modes.masses[i]] + self.held[modes.masses[i]];
+            *share = if within { project(&modes, j, force) } else { 0.0 };
+        }
+        for (k, &local) in new.touched.iter().enumerate() {
+            let weights = self.kernel.probe_weights(part, k, false);
+            weights.fill(0.0);
+            weights[..modes.modes()].copy_from_slice(shape_of(&modes, local));
+        }
+        for k in 0..region.tap_groups.len() {
+            self.kernel.probe_weights(part, k, true).fill(0.0);
+        }
+        for (channel, coordinate, quantity, weight) in self.pickups.taps() {
+            let (Place::Part(_, local), Some(k)) =
+                (self.place[coordinate], region.tap_groups.iter().position(|g| *g == (channel, quantity)))
+            else {
+                continue;
+            };
+            if region.masses.binary_search(&coordinate).is_ok() {
+                let weights = self.kernel.probe_weights(part, k, true);
+                for (w, s) in weights.iter_mut().zip(shape_of(&modes, local)) {
+                    *w += weight * s;
+                }
+            }
+        }
+        for k in 0..touched_room {
+            let row = self.kernel.row(first + k);
+            match new.touched.get(k) {
+                Some(&local) => {
+                    let mass = modes.masses[local];
+                    fill_row(
+                        row,
+                        &self.network,
+                        &self.place,
+                        &self.source,
+                        mass,
+                        Some((part, &modes.masses, &modes.deviation)),
+                    );
+                }
+                None => row.clear(),
+            }
+        }
+        self.kernel.refresh_part(part);
+        if !self.redragged.contains(&part) {
+            self.redragged.push(part);
+        }
+        region.running = Some((part, to));
+        self.regions = regions;
+    }
+}
+
+/// Sets each running region's masses' drags (N s/m) in `drag` to those its variant's modes were
+/// found with; returns the regions' parts.
+pub(super) fn drags_found_with<'a>(
+    regions: &'a [Region],
+    drag: &'a mut [f64],
+) -> impl Iterator<Item = usize> + 'a {
+    regions.iter().filter_map(move |region| {
+        let (part, v) = region.running?;
+        for (i, &m) in region.masses.iter().enumerate() {
+            drag[m] = region.variants[v].drag[i];
+        }
+        Some(part)
+    })
+}
