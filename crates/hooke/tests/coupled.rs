@@ -23,11 +23,24 @@ fn play(
     prepared: bool,
 ) -> (Vec<Vec<f64>>, Vec<PathKind>) {
     let folder = Path::new("../../examples/instruments");
+    let score_text = std::fs::read_to_string(folder.join(format!("{name}-20s.toml"))).unwrap();
+    play_score(name, &score_text, seconds / 20.0, [kernels, prepared], chunk)
+}
+
+/// Plays the fraction `part` of the score `score_text` on instrument `name`, on the fast paths
+/// where `kernels`, every fret prepared before play where `prepared`, `chunk` steps per call.
+fn play_score(
+    name: &str,
+    score_text: &str,
+    part: f64,
+    [kernels, prepared]: [bool; 2],
+    chunk: u64,
+) -> (Vec<Vec<f64>>, Vec<PathKind>) {
+    let folder = Path::new("../../examples/instruments");
     let text = std::fs::read_to_string(folder.join(format!("{name}.toml"))).unwrap();
     let file = parse_instrument(&text, name).unwrap();
     let (oversample, instrument) = file.build_stable(file.scheme, file.rate, file.oversample).unwrap();
-    let score_text = std::fs::read_to_string(folder.join(format!("{name}-20s.toml"))).unwrap();
-    let score = parse_score(&score_text, "score.toml", &instrument, None).unwrap();
+    let score = parse_score(score_text, "score.toml", &instrument, None).unwrap();
     let options = PerformanceOptions { oversample, threads: 1, kernels, modal: true };
     let mut performance = Performance::new(&instrument, score, options).unwrap();
     if prepared {
@@ -35,8 +48,7 @@ fn play(
     }
     let mut output = vec![Vec::new(); performance.channels()];
     let mut paths = Vec::new();
-    // The score lasts 20 s.
-    let end = (performance.total_steps() as f64 * seconds / 20.0) as u64;
+    let end = (performance.total_steps() as f64 * part) as u64;
     while performance.step() < end {
         performance.render(chunk.min(end - performance.step()), &mut output).unwrap();
         if paths.is_empty() {
@@ -76,6 +88,66 @@ fn the_acoustic_guitar_fretted_and_plucked_matches_the_general_path() {
 #[test]
 fn the_acoustic_guitar_with_its_frets_prepared_matches_the_general_path() {
     coupled_path_matches_the_general_path("acoustic-guitar", 2.5, true);
+}
+
+/// Bends (the tension set) and dampings set on fretted and open strings of the acoustic guitar,
+/// a fret pressed while its string is bent: each string's prepared modes retuned in place.
+const BENT: &str = r#"
+[score]
+duration = 1.0
+[[fret]]
+time = 0.0
+part = "G3"
+fret = 2
+[[pluck]]
+time = 0.0
+part = "G3"
+position = 0.8
+amplitude = 0.002
+[[set]]
+time = 0.15
+part = "G3"
+parameter = "tension"
+value = 1.06
+[[set]]
+time = 0.25
+part = "G3"
+parameter = "damping"
+value = 1.5
+[[fret]]
+time = 0.35
+part = "G3"
+fret = 4
+[[pluck]]
+time = 0.35
+part = "B3"
+position = 0.85
+amplitude = 0.002
+[[set]]
+time = 0.5
+part = "B3"
+parameter = "tension"
+value = 0.97
+[[set]]
+time = 0.6
+part = "G3"
+parameter = "tension"
+value = 1.0
+[[release]]
+time = 0.75
+part = "G3"
+"#;
+
+#[test]
+fn the_acoustic_guitar_bent_and_damped_with_its_frets_prepared_matches_the_general_path() {
+    let (general, _) = play_score("acoustic-guitar", BENT, 1.0, [false, false], 4096);
+    for chunk in [1, 64, 4096] {
+        let (coupled, paths) = play_score("acoustic-guitar", BENT, 1.0, [true, true], chunk);
+        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "chunk {chunk}");
+        let difference = largest_difference(&coupled, &general);
+        println!("bent, blocks of {chunk}: {difference:.2e} of the peak");
+        assert!(difference < 1e-9, "bent, blocks of {chunk}: differs by {difference:e} of the peak");
+    }
 }
 
 #[test]

@@ -86,17 +86,17 @@ fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
 }
 
 /// The acoustic guitar (its strings on a bridge and body: the coupled modal path, each string's
-/// losses a mode damping) played across the neck: every fret's split of its string was
-/// prepared before play, so a fret pressed or let go swaps that string's modes in place.
+/// losses a mode damping) played with the guitar's script, bends and controllers too: every
+/// fret's split of its string was prepared before play, so a fret pressed or let go swaps that
+/// string's modes in place, and a tension or damping set retunes them in place.
 #[test]
 fn the_callback_body_allocates_nothing_while_frets_are_pressed_on_a_guitar_on_its_body() {
     let source = include_str!("../../../examples/instruments/acoustic-guitar.toml");
     let file = hooke::format::instrument::parse(source, "acoustic-guitar.toml").unwrap();
     let rate = 48_000.0;
     let instrument = file.build(SchemeKind::SymplecticEuler, rate, 2).unwrap();
-    let notes = [40, 45, 50, 55, 59, 64, 47, 52, 57, 62, 67, 72, 76, 43, 48, 53];
-    let script = line(&notes, 79, 0.1, (5, 0.5), |_, _| Vec::new());
-    callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &script, 0.0);
+    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    callback_allocates_nothing(&instrument, (rate, 2), controls, &script(), 0.0);
 }
 
 /// A piano of seven keys, C3 to C5, 24 masses a string, at 48 kHz oversampled twice: the rate

@@ -81,12 +81,12 @@ fn assert_no_allocation_in(file: &str, retuned: bool) {
 }
 
 #[test]
-#[ignore = "the coupled modal path (crates/hooke/src/engine/stage/parts.rs) splits the network \
-            again at the next block after a fret, allocating (and finding the modes of a \
-            stopped string the first time): fails until the fret configurations are prepared \
-            before play"]
+#[cfg_attr(
+    not(all(feature = "assert_process_allocs", debug_assertions)),
+    ignore = "needs a debug build with --features assert_process_allocs"
+)]
 fn the_acoustic_guitar_does_not_allocate() {
-    assert_no_allocation("");
+    assert_no_allocation_in("", true);
 }
 
 #[test]

@@ -303,11 +303,8 @@ impl CoupledKernel {
         let range = self.parts[part].modes.clone();
         assert!(count <= range.len() && inputs <= self.parts[part].touched.len(), "room for the part");
         let still = CoupledMode { omega0_squared: 0.0, gamma: 0.0 };
-        for (j, at) in range.enumerate() {
-            let mode = if j < count { mode(j) } else { still };
-            self.stiffness[at] = self.dt * mode.omega0_squared;
-            self.gamma[at] = mode.gamma;
-            self.decay[at] = 1.0 - self.dt * mode.gamma;
+        for j in 0..range.len() {
+            self.set_mode(part, j, if j < count { mode(j) } else { still });
         }
         let part = &mut self.parts[part];
         let size = part.modes.len();
@@ -317,6 +314,14 @@ impl CoupledKernel {
         part.probes.extend((0..inputs).map(|k| part.rows_at + k * size));
         let taps_at = part.rows_at + part.touched.len() * size;
         part.probes.extend((0..part.taps).map(|k| taps_at + k * size));
+    }
+
+    /// Sets mode `j` of part `part` to `mode`, its amplitude and rate as they are.
+    pub fn set_mode(&mut self, part: usize, j: usize, mode: CoupledMode) {
+        let at = self.parts[part].modes.start + j;
+        self.stiffness[at] = self.dt * mode.omega0_squared;
+        self.gamma[at] = mode.gamma;
+        self.decay[at] = 1.0 - self.dt * mode.gamma;
     }
 
     /// Part `part`'s modal amplitudes `q` (sqrt(kg) m), rates `p` and shares (N), padded.
@@ -332,6 +337,11 @@ impl CoupledKernel {
         let size = part.modes.len();
         let at = part.rows_at + (k + if tap { part.touched.len() } else { 0 }) * size;
         &mut self.weights[at..at + size]
+    }
+
+    /// How many of part `part`'s touched coordinates are in use (its first ones).
+    pub fn inputs(&self, part: usize) -> usize {
+        self.parts[part].inputs.len()
     }
 
     /// The index of part `part`'s first touched coordinate (its row is `direct + t`).

@@ -79,8 +79,16 @@ impl ModeDampingSource {
         if !self.masses.contains(&node) || self.scale == scale {
             return false;
         }
+        let old = self.scale;
         self.scale = scale;
-        self.remake();
+        let parked = self.parked.iter().any(|p| p.0 == self.stopped && p.1 == scale);
+        if !parked && old != 0.0 && self.made_for.0 == self.stopped && self.made_for.1 == old {
+            // The blocks in use scaled in place (a damping control moving during play).
+            self.scale_blocks(scale / old);
+            self.made_for.1 = scale;
+        } else {
+            self.remake();
+        }
         true
     }
 
@@ -89,21 +97,34 @@ impl ModeDampingSource {
         self.masses.contains(&node).then_some(self.scale)
     }
 
-    /// The blocks for the stops and scale now: parked ones swapped in where made for them (the
-    /// blocks in use parked in their place, nothing allocated), else made.
+    /// The blocks for the stops and scale now: parked ones made for those stops swapped in
+    /// (the blocks in use parked in their place, nothing allocated) and scaled to the scale
+    /// now where made for another, else made.
     fn remake(&mut self) {
-        let now = |p: &(Vec<bool>, f64, Vec<DenseDamping>)| p.0 == self.stopped && p.1 == self.scale;
-        match self.parked.iter().position(now) {
+        let exact = self.parked.iter().position(|p| p.0 == self.stopped && p.1 == self.scale);
+        let scalable = || self.parked.iter().position(|p| p.0 == self.stopped && p.1 != 0.0);
+        match exact.or_else(scalable) {
             Some(at) => {
                 let parked = &mut self.parked[at];
                 std::mem::swap(&mut parked.2, &mut self.blocks);
+                let factor = self.scale / parked.1;
                 parked.0.copy_from_slice(&self.made_for.0);
                 parked.1 = self.made_for.1;
+                self.scale_blocks(factor);
             }
             None => self.blocks = self.runs(),
         }
         self.made_for.0.copy_from_slice(&self.stopped);
         self.made_for.1 = self.scale;
+    }
+
+    /// Multiplies the blocks in use by `factor`, in place.
+    fn scale_blocks(&mut self, factor: f64) {
+        if factor != 1.0 {
+            for block in &mut self.blocks {
+                block.matrix.iter_mut().for_each(|d| *d *= factor);
+            }
+        }
     }
 
     /// Parks the blocks of `other` (this string in another system: its stops and scale),

@@ -29,13 +29,21 @@ pub(super) struct Region {
     /// The pickups' taps on its masses as the kernel groups them: `(channel, quantity)`.
     tap_groups: Vec<(usize, Quantity)>,
     /// The kernel part it runs as and its variant, where the system as built matched one.
-    running: Option<(usize, usize)>,
+    pub(super) running: Option<(usize, usize)>,
     /// Whether a stop, a link or a mode damping of it changed since the last block.
     pub(super) dirty: bool,
+    /// Whether the part runs with the system's links rather than its variant's as prepared
+    /// (`retune`), or must be retuned to them.
+    pub(super) tuned: bool,
+    /// Its masses and the masses outside joined to them, ascending (the rows a retune sets).
+    pub(super) touching: Vec<usize>,
+    /// The running part's deviation from its reference, as its touched rows read it (room for
+    /// every variant's).
+    pub(super) deviation: Vec<(usize, usize, f64, f64)>,
 }
 
 /// One way a region can be.
-struct Variant {
+pub(super) struct Variant {
     /// Its masses stopped, ascending.
     stopped: Vec<usize>,
     /// The springs' stiffnesses (N/m), then the dampers' coefficients (N s/m).
@@ -52,6 +60,21 @@ struct Variant {
     /// Each mass's drag (N s/m) and its force with every mass at 0 (anchors, gravity; N).
     drag: Vec<f64>,
     rest: Vec<f64>,
+    /// Each mode's share of the mode damping, `Phi_j^T D Phi_j` (1/s), where every piece runs
+    /// in a uniform string's modes (which a retune keeps); `None` otherwise.
+    pub(super) mode_rates: Option<Vec<f64>>,
+}
+
+impl Variant {
+    /// Its pieces' modes as one part.
+    pub(super) fn part(&self) -> &Arc<PartModes> {
+        &self.part
+    }
+
+    /// The mode damping scale it was prepared at, on mass `i` of the region.
+    pub(super) fn scale(&self, i: usize) -> Option<f64> {
+        self.scales[i]
+    }
 }
 
 /// Prepares the region in which `systems[1]` (masses `stopped[1]` stopped) differs from
@@ -135,9 +158,10 @@ pub(super) fn place(regions: &mut [Region], system: &System, held: &[bool], spli
         let inside = |m: &usize| region.masses.binary_search(m).is_ok();
         let whole = split.parts.iter().all(|p| p.masses.iter().all(inside) || !p.masses.iter().any(inside));
         let variant = region.variant(system, |m| held[m]);
-        if let Some(v) = variant.filter(|_| whole && !split.direct.iter().any(inside)) {
+        if let Some((v, prepared)) = variant.filter(|_| whole && !split.direct.iter().any(inside)) {
             split.parts.retain(|p| !p.masses.iter().any(inside));
             placed.push((r, v));
+            region.tuned = !prepared;
         }
     }
     let mut rooms = vec![Room::default(); split.parts.len()];
@@ -146,6 +170,8 @@ pub(super) fn place(regions: &mut [Region], system: &System, held: &[bool], spli
         split.parts.push(Arc::clone(&region.variants[v].part));
         rooms.push(region.room());
         region.running = Some((split.parts.len() - 1, v));
+        region.deviation.clear();
+        region.deviation.extend_from_slice(&region.variants[v].part.deviation);
     }
     rooms
 }
@@ -164,7 +190,31 @@ impl Region {
                 tap_groups.push((channel, quantity));
             }
         }
-        Self { masses, springs, dampers, variants: Vec::new(), tap_groups, running: None, dirty: false }
+        let mut touching = masses.clone();
+        for links in [system.springs(), system.dampers()] {
+            for e in 0..links.a.len() {
+                let (a, b) = (links.a[e] as usize, links.b[e] as usize);
+                if masses.binary_search(&a).is_ok() || masses.binary_search(&b).is_ok() {
+                    touching.extend([a, b]);
+                }
+            }
+        }
+        touching.retain(|&m| m < system.mass_count());
+        touching.sort_unstable();
+        touching.dedup();
+        let (running, dirty, tuned, deviation) = (None, false, false, Vec::new());
+        Self {
+            masses,
+            springs,
+            dampers,
+            variants: Vec::new(),
+            tap_groups,
+            running,
+            dirty,
+            tuned,
+            touching,
+            deviation,
+        }
     }
 
     /// Adds the variant `system` (with `network`, split as `split`, the masses `held` stopped)
@@ -178,6 +228,16 @@ impl Region {
             split.parts.iter().filter(|p| p.masses.iter().any(inside)).map(|p| &**p).collect();
         let part = PartModes::union(network, &pieces);
         let touched = touched_masses(network, &part, |j| !inside(&j) && !held[j]);
+        let r = part.modes();
+        let mode_rate = |j: usize| {
+            let shape = |i: usize| part.shapes[i * r + j];
+            let entry = |i: usize, &(col, d): &(usize, f64)| {
+                part.masses.binary_search(&col).map_or(0.0, |l| shape(i) * d * shape(l))
+            };
+            let row = |i: usize| network.mode_damping.0[part.masses[i]].iter().map(move |e| entry(i, e));
+            (0..part.masses.len()).map(|i| row(i).sum::<f64>()).sum()
+        };
+        let mode_rates = part.blocks.iter().all(|b| b.uniform).then(|| (0..r).map(mode_rate).collect());
         let rows = [&network.stiffness, &network.damping, &network.mode_damping]
             .map(|rows| self.masses.iter().map(|&m| rows.0[m].clone()).collect());
         let mut rest = vec![0.0; system.initial_state().x.len()];
@@ -191,8 +251,16 @@ impl Region {
             rows,
             drag: self.masses.iter().map(|&m| system.drag().get(m).copied().unwrap_or(0.0)).collect(),
             rest: self.masses.iter().map(|&m| rest[m]).collect(),
+            mode_rates,
         };
+        let deviations = variant.part.deviation.len();
+        self.deviation.reserve(deviations.saturating_sub(self.deviation.len()));
         self.variants.push(variant);
+    }
+
+    /// Its variants.
+    pub(super) fn variants(&self) -> &[Variant] {
+        &self.variants
     }
 
     /// The values of its springs' stiffnesses and its dampers' coefficients in `system`.
@@ -201,15 +269,19 @@ impl Region {
         springs.chain(self.dampers.iter().map(|&e| system.dampers().coefficient[e]))
     }
 
-    /// The variant `system` is in, its masses `stopped` or not, if prepared.
-    fn variant(&self, system: &System, stopped: impl Fn(usize) -> bool) -> Option<usize> {
-        self.variants.iter().position(|v| {
-            let same_mass = |(i, &m): (usize, &usize)| {
-                stopped(m) == v.stopped.binary_search(&m).is_ok()
-                    && system.mode_damping_scale(m) == v.scales[i]
-            };
-            v.links.iter().copied().eq(self.links(system)) && self.masses.iter().enumerate().all(same_mass)
-        })
+    /// The variant `system` is in, its masses `stopped` or not, if prepared: the one with
+    /// those stops whose links and mode damping scales are also the system's (`true`), else one
+    /// with those stops that a retune sets to the system's (`false`).
+    fn variant(&self, system: &System, stopped: impl Fn(usize) -> bool) -> Option<(usize, bool)> {
+        let stops =
+            |v: &Variant| self.masses.iter().all(|&m| stopped(m) == v.stopped.binary_search(&m).is_ok());
+        let prepared = |v: &Variant| {
+            let scale = |(i, &m): (usize, &usize)| system.mode_damping_scale(m) == v.scales[i];
+            v.links.iter().copied().eq(self.links(system)) && self.masses.iter().enumerate().all(scale)
+        };
+        let exact = self.variants.iter().position(|v| stops(v) && prepared(v));
+        let retuned = || self.variants.iter().position(|v| stops(v) && v.mode_rates.is_some());
+        exact.map(|v| (v, true)).or_else(|| retuned().map(|v| (v, false)))
     }
 
     /// Its room in the kernel: the most modes, touched masses and row entries of a variant.
@@ -258,11 +330,17 @@ impl PartsStage {
             }
             let region = &self.regions[r];
             let Some((part, running)) = region.running else { return false };
-            let Some(next) = region.variant(system, |m| self.stopped.iter().any(|s| s.0 == m)) else {
+            let Some((next, prepared)) = region.variant(system, |m| self.stopped.iter().any(|s| s.0 == m))
+            else {
                 return false;
             };
             if next != running {
                 self.swap(r, part, [running, next]);
+            }
+            // The links as prepared, or set to the system's in place.
+            let tuned = self.regions[r].tuned;
+            if (!prepared || tuned) && !self.retune(system, r) {
+                return false;
             }
             self.regions[r].dirty = false;
         }
@@ -306,6 +384,9 @@ impl PartsStage {
             self.source[modes.masses[local]] = first + k;
         }
         self.split.parts[part] = Arc::clone(&modes);
+        region.deviation.clear();
+        region.deviation.extend_from_slice(&modes.deviation);
+        region.tuned = false;
         for (i, &m) in region.masses.iter().enumerate() {
             let stops = self.network.stiffness.0[m].iter().map(|&(j, k)| match self.place[j] {
                 Place::Stopped(x) => k * x,
@@ -360,7 +441,7 @@ impl PartsStage {
                         &self.place,
                         &self.source,
                         mass,
-                        Some((part, &modes.masses, &modes.deviation)),
+                        Some((part, &modes.masses, &region.deviation)),
                     );
                 }
                 None => row.clear(),
