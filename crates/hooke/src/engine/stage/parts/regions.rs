@@ -77,27 +77,40 @@ impl Variant {
     }
 }
 
-/// Prepares the region in which `systems[1]` (masses `stopped[1]` stopped) differs from
-/// `systems[0]` (masses `stopped[0]` stopped), each as a variant of it: the masses whose rows or
-/// stops differ, grown to whole pieces of both splits. `None` (nothing prepared) where the
-/// systems do not split, are the same, or differ where a region cannot: a direct mass, a stop
-/// beside a mass outside, a stop on a tapped mass, a region overlapping another.
+/// A system as a region is prepared from: its network, its stopped masses and its split.
+pub(super) struct Configuration {
+    network: Network,
+    held: Vec<bool>,
+    split: Split,
+}
+
+impl Configuration {
+    /// `system`'s, the masses `stopped` stopped, if it is a linear network that splits.
+    pub(super) fn new(system: &System, stopped: &[usize], kept: &mut Kept) -> Option<Self> {
+        let network = Network::new(system)?;
+        let held: Vec<bool> = (0..network.mass.len()).map(|m| stopped.contains(&m)).collect();
+        let split = split(&network, &held, &mut cached(&network, kept))?;
+        Some(Self { network, held, split })
+    }
+}
+
+/// Prepares the region in which `systems[1]` (as `configurations[1]`) differs from
+/// `systems[0]`, each as a variant of it: the masses whose rows or stops differ, grown to
+/// whole pieces of both splits. `None` (nothing prepared) where the systems are the same, or
+/// differ where a region cannot: a direct mass, a stop beside a mass outside, a stop on a
+/// tapped mass, a region overlapping another.
 pub(super) fn prepare(
     regions: &mut Vec<Region>,
-    kept: &mut Kept,
     systems: [&System; 2],
-    stopped: [&[usize]; 2],
+    configurations: [&Configuration; 2],
     pickups: &Pickups,
 ) -> Option<()> {
-    let networks = [Network::new(systems[0])?, Network::new(systems[1])?];
+    let networks = configurations.map(|c| &c.network);
     let n = networks[0].mass.len();
-    let held = stopped.map(|list| (0..n).map(|m| list.contains(&m)).collect::<Vec<bool>>());
-    let mut splits = Vec::new();
-    for (network, held) in networks.iter().zip(&held) {
-        splits.push(split(network, held, &mut cached(network, kept))?);
-    }
+    let held = configurations.map(|c| &c.held);
+    let splits = configurations.map(|c| &c.split);
     let rows = |k: usize, m: usize| {
-        let network = &networks[k];
+        let network = networks[k];
         (&network.stiffness.0[m], &network.damping.0[m], &network.mode_damping.0[m])
     };
     let neighbours = |m: usize| {
@@ -143,7 +156,7 @@ pub(super) fn prepare(
         }
     };
     for k in 0..2 {
-        regions[at].add(systems[k], &networks[k], &splits[k], &held[k]);
+        regions[at].add(systems[k], networks[k], splits[k], held[k]);
     }
     Some(())
 }
@@ -229,15 +242,21 @@ impl Region {
         let part = PartModes::union(network, &pieces);
         let touched = touched_masses(network, &part, |j| !inside(&j) && !held[j]);
         let r = part.modes();
-        let mode_rate = |j: usize| {
-            let shape = |i: usize| part.shapes[i * r + j];
-            let entry = |i: usize, &(col, d): &(usize, f64)| {
-                part.masses.binary_search(&col).map_or(0.0, |l| shape(i) * d * shape(l))
-            };
-            let row = |i: usize| network.mode_damping.0[part.masses[i]].iter().map(move |e| entry(i, e));
-            (0..part.masses.len()).map(|i| row(i).sum::<f64>()).sum()
+        // `Phi_j^T D Phi_j` for every mode, each entry of `D` visited once.
+        let mode_rates = || {
+            let mut rates = vec![0.0; r];
+            for (i, &mass) in part.masses.iter().enumerate() {
+                for &(col, d) in &network.mode_damping.0[mass] {
+                    let Ok(l) = part.masses.binary_search(&col) else { continue };
+                    let (a, b) = (&part.shapes[i * r..(i + 1) * r], &part.shapes[l * r..(l + 1) * r]);
+                    for ((rate, a), b) in rates.iter_mut().zip(a).zip(b) {
+                        *rate += a * d * b;
+                    }
+                }
+            }
+            rates
         };
-        let mode_rates = part.blocks.iter().all(|b| b.uniform).then(|| (0..r).map(mode_rate).collect());
+        let mode_rates = part.blocks.iter().all(|b| b.uniform).then(mode_rates);
         let rows = [&network.stiffness, &network.damping, &network.mode_damping]
             .map(|rows| self.masses.iter().map(|&m| rows.0[m].clone()).collect());
         let mut rest = vec![0.0; system.initial_state().x.len()];
@@ -306,15 +325,11 @@ impl PartsStage {
     /// and splits the network again with room for them.
     pub(super) fn prepare_regions(&mut self, system: &System, variants: &[(System, Vec<usize>)]) {
         let stopped: Vec<usize> = self.stopped.iter().map(|s| s.0).collect();
+        let Some(base) = Configuration::new(system, &stopped, &mut self.kept) else { return };
         for (variant, variant_stopped) in variants {
-            let systems = [system, variant];
-            let _ = prepare(
-                &mut self.regions,
-                &mut self.kept,
-                systems,
-                [&stopped, variant_stopped],
-                &self.pickups,
-            );
+            if let Some(configuration) = Configuration::new(variant, variant_stopped, &mut self.kept) {
+                let _ = prepare(&mut self.regions, [system, variant], [&base, &configuration], &self.pickups);
+            }
         }
         // Split again now, with room for the regions (not at the next block, during play).
         self.restopped = true;
