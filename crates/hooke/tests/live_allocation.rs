@@ -124,24 +124,6 @@ fn the_callback_body_allocates_nothing_while_an_audio_input_drives_the_piano() {
     callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script(), 0.5);
 }
 
-/// Bends and the tension and damping controllers on the piano's keys: each course prepared
-/// before play as a region of the coupled modal path, retuned in place.
-#[test]
-fn the_callback_body_allocates_nothing_while_a_pianos_keys_are_bent() {
-    let (rate, instrument) = seven_key_piano();
-    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
-    let notes = [48, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52];
-    let script = line(&notes, 72, 0.3, (2, 1.0), |i, time| match i % 4 {
-        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.2, NoteKind::Bend(0.0))],
-        3 => vec![
-            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
-            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
-        ],
-        _ => Vec::new(),
-    });
-    callback_allocates_nothing(&instrument, (rate, 2), controls, &script, 0.0);
-}
-
 /// A tension or a damping set on the drum's membrane scales every link alike: the modal path
 /// takes it in place, a new step for each mode in closed form, nothing analysed or allocated.
 #[test]

@@ -304,7 +304,7 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
     }
     // Every fret pressed from the instrument at rest: a path that would analyse it at play (the
     // coupled modal path) does now.
-    performance.prepare_play(resolver.fret_stops()).map_err(InstrumentError::from)?;
+    performance.prepare_frets(resolver.fret_stops()).map_err(InstrumentError::from)?;
     let channels = performance.channels();
     if channels > MAX_LIVE_CHANNELS {
         return Err(LiveError::Render(format!(

@@ -117,12 +117,8 @@ pub(super) fn prepare(
         let entries = networks.iter().flat_map(move |w| w.stiffness.0[m].iter().chain(&w.damping.0[m]));
         entries.map(|e| e.0).filter(move |&j| j != m)
     };
-    // Where the stops are the same (a tension or a damping set), the region is what a retune
-    // sets: a direct mass beside it (a bridge) is not in it, its rows set by the retune too.
-    let retune = held[0] == held[1];
-    let direct_in_both = |m: usize| splits.iter().all(|s| s.direct.binary_search(&m).is_ok());
-    let differs = |m: usize| held[0][m] != held[1][m] || rows(0, m) != rows(1, m);
-    let mut inside: Vec<bool> = (0..n).map(|m| differs(m) && !(retune && direct_in_both(m))).collect();
+    let mut inside: Vec<bool> =
+        (0..n).map(|m| held[0][m] != held[1][m] || rows(0, m) != rows(1, m)).collect();
     if !inside.contains(&true) {
         return None;
     }
@@ -159,9 +155,7 @@ pub(super) fn prepare(
             regions.len() - 1
         }
     };
-    // A retune's region keeps the system's variant alone: any tension or damping is a retune
-    // of it (a variant with other links and the same stops would leave the bridge's rows).
-    for k in 0..if retune { 1 } else { 2 } {
+    for k in 0..2 {
         regions[at].add(systems[k], networks[k], splits[k], held[k]);
     }
     Some(())
