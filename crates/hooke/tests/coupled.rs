@@ -44,7 +44,7 @@ fn play_score(
     let options = PerformanceOptions { oversample, threads: 1, kernels, modal: true };
     let mut performance = Performance::new(&instrument, score, options).unwrap();
     if prepared {
-        performance.prepare_frets(Resolver::new(&instrument).unwrap().fret_stops()).unwrap();
+        performance.prepare_play(Resolver::new(&instrument).unwrap().fret_stops()).unwrap();
     }
     let mut output = vec![Vec::new(); performance.channels()];
     let mut paths = Vec::new();
@@ -147,6 +147,48 @@ fn the_acoustic_guitar_bent_and_damped_with_its_frets_prepared_matches_the_gener
         let difference = largest_difference(&coupled, &general);
         println!("bent, blocks of {chunk}: {difference:.2e} of the peak");
         assert!(difference < 1e-9, "bent, blocks of {chunk}: differs by {difference:e} of the peak");
+    }
+}
+
+/// Keys of the piano struck and retuned (the tension of a course set, as a pitch bend does on
+/// a key), the courses prepared before play: each retuned in place.
+const PIANO_BENT: &str = r#"
+[score]
+duration = 0.6
+[[strike]]
+time = 0.0
+part = "C4"
+velocity = 1.6
+[[strike]]
+time = 0.05
+part = "G3"
+velocity = 1.2
+[[set]]
+time = 0.15
+part = "C4"
+parameter = "tension"
+value = 1.04
+[[set]]
+time = 0.3
+part = "G3"
+parameter = "damping"
+value = 2.0
+[[set]]
+time = 0.4
+part = "C4"
+parameter = "tension"
+value = 0.98
+"#;
+
+#[test]
+fn the_piano_retuned_with_its_courses_prepared_matches_the_general_path() {
+    let (general, _) = play_score("piano", PIANO_BENT, 1.0, [false, false], 4096);
+    for chunk in [1, 4096] {
+        let (coupled, paths) = play_score("piano", PIANO_BENT, 1.0, [true, true], chunk);
+        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "chunk {chunk}");
+        let difference = largest_difference(&coupled, &general);
+        println!("piano retuned, blocks of {chunk}: {difference:.2e} of the peak");
+        assert!(difference < 1e-9, "piano retuned, blocks of {chunk}: differs by {difference:e} of the peak");
     }
 }
 

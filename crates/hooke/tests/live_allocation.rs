@@ -7,7 +7,8 @@
 //! modal path retunes in place; and on the reed (the general path, the energy-conserving
 //! scheme), whose damper each note lifts and each note off lets fall, which the scheme takes in
 //! place; and on the piano again while an audio input pushes on its bridge
-//! ([`LiveCore::process_with_input`]). A counting global
+//! ([`LiveCore::process_with_input`]), and while its keys are bent and its tension and damping
+//! controllers move; and on the sitar (the general path) fretted and bent. A counting global
 //! allocator counts this thread's allocations while the callback body runs (the input side,
 //! which maps notes and solves nothing at play time, runs between callbacks and is not counted).
 
@@ -124,6 +125,24 @@ fn the_callback_body_allocates_nothing_while_an_audio_input_drives_the_piano() {
     callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script(), 0.5);
 }
 
+/// Bends and the tension and damping controllers on the piano's keys: each course prepared
+/// before play as a region of the coupled modal path, retuned in place.
+#[test]
+fn the_callback_body_allocates_nothing_while_a_pianos_keys_are_bent() {
+    let (rate, instrument) = seven_key_piano();
+    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    let notes = [48, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52];
+    let script = line(&notes, 72, 0.3, (2, 1.0), |i, time| match i % 4 {
+        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.2, NoteKind::Bend(0.0))],
+        3 => vec![
+            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
+            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
+        ],
+        _ => Vec::new(),
+    });
+    callback_allocates_nothing(&instrument, (rate, 2), controls, &script, 0.0);
+}
+
 /// A tension or a damping set on the drum's membrane scales every link alike: the modal path
 /// takes it in place, a new step for each mode in closed form, nothing analysed or allocated.
 #[test]
@@ -213,4 +232,27 @@ fn callback_allocates_nothing(
     assert_eq!(stats.errors.load(Relaxed), 0);
     assert_eq!(stats.dropped_cues.load(Relaxed) + stats.dropped_samples.load(Relaxed), 0);
     assert_eq!(stats.callbacks.load(Relaxed), blocks as u64);
+}
+
+/// The sitar (one fretted string over a jawari barrier, four sympathetic strings, all on a
+/// body: the general path), its notes across the frets, bends and the two controllers: a fret
+/// pressed keeps the stopped mass's position in room made when the path was built (it
+/// allocated a vector for each before).
+#[test]
+fn the_callback_body_allocates_nothing_while_the_sitar_is_fretted_and_bent() {
+    let source = include_str!("../../../examples/instruments/sitar.toml");
+    let file = hooke::format::instrument::parse(source, "sitar.toml").unwrap();
+    let rate = 44_100.0;
+    let instrument = file.build(SchemeKind::SymplecticEuler, rate, 3).unwrap();
+    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    let notes = [49u8, 51, 53, 54, 56, 58, 60, 61, 63, 65, 66, 68];
+    let script = line(&notes, 60, 0.1, (5, 0.5), |i, time| match i % 4 {
+        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.11, NoteKind::Bend(0.0))],
+        3 => vec![
+            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
+            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
+        ],
+        _ => Vec::new(),
+    });
+    callback_allocates_nothing(&instrument, (rate, 3), controls, &script, 0.0);
 }

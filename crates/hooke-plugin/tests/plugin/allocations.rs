@@ -61,12 +61,8 @@ fn child() {
     let _ = loaded.render(64, 1 << 15, &inputs);
 }
 
-/// Runs [`child`] on `file` (empty: the default preset) and asserts that it finished.
-fn assert_no_allocation(file: &str) {
-    assert_no_allocation_in(file, false);
-}
-
-/// [`assert_no_allocation`], the host moving the tension and the damping too where `retuned`.
+/// Runs [`child`] on `file` (empty: the default preset), the host moving the tension and the
+/// damping too where `retuned`, and asserts that it finished.
 fn assert_no_allocation_in(file: &str, retuned: bool) {
     let exe = std::env::current_exe().expect("the test binary");
     let mut child = Command::new(exe);
@@ -80,56 +76,35 @@ fn assert_no_allocation_in(file: &str, retuned: bool) {
     assert!(output.status.success(), "{what}: the child failed ({}):\n{stderr}", output.status);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_acoustic_guitar_does_not_allocate() {
-    assert_no_allocation_in("", true);
+/// A test that [`child`] plays `$file` through (the tension and damping moving where
+/// `$retuned`) in the debug build with the allocation assertion.
+macro_rules! no_allocation {
+    ($name:ident: $file:literal, $retuned:literal) => {
+        #[test]
+        #[cfg_attr(
+            not(all(feature = "assert_process_allocs", debug_assertions)),
+            ignore = "needs a debug build with --features assert_process_allocs"
+        )]
+        fn $name() {
+            assert_no_allocation_in($file, $retuned);
+        }
+    };
 }
 
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_guitar_does_not_allocate() {
-    assert_no_allocation_in("guitar.toml", true);
-}
-
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_marimba_does_not_allocate() {
-    assert_no_allocation_in("marimba.toml", true);
-}
-
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_drum_does_not_allocate() {
-    assert_no_allocation("drum.toml");
-}
-
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_drum_retuned_does_not_allocate() {
-    assert_no_allocation_in("drum.toml", true);
-}
-
-#[test]
-#[cfg_attr(
-    not(all(feature = "assert_process_allocs", debug_assertions)),
-    ignore = "needs a debug build with --features assert_process_allocs"
-)]
-fn the_reed_does_not_allocate() {
-    assert_no_allocation("reed.toml");
-}
+no_allocation!(the_acoustic_guitar_does_not_allocate: "", true);
+// The piano's keys bent, retuned and damped: each string prepared as a region of the coupled
+// modal path, retuned in place.
+no_allocation!(the_piano_does_not_allocate: "piano.toml", true);
+no_allocation!(the_guitar_does_not_allocate: "guitar.toml", true);
+no_allocation!(the_marimba_does_not_allocate: "marimba.toml", true);
+no_allocation!(the_drum_does_not_allocate: "drum.toml", false);
+no_allocation!(the_drum_retuned_does_not_allocate: "drum.toml", true);
+no_allocation!(the_reed_does_not_allocate: "reed.toml", false);
+// The bell plates: lattices retuned in place.
+no_allocation!(the_bell_plates_do_not_allocate: "plates.toml", true);
+// The sitar: a fretted string over a jawari barrier, on a body (the general path).
+no_allocation!(the_sitar_does_not_allocate: "sitar.toml", true);
+// The pendulum: a nonlinear network on the general path.
+no_allocation!(the_pendulum_does_not_allocate: "pendulum.toml", true);
+// The bell: its partials as a bank of modes.
+no_allocation!(the_bell_does_not_allocate: "bell.toml", true);

@@ -309,22 +309,15 @@ impl Engine {
     /// system is refused, as [`Engine::apply`] refuses it, nothing prepared.
     pub fn prepare(&mut self, variants: &[Vec<Event>]) -> Result<(), ModelError> {
         self.reconcile(false);
-        let mut prepared = Vec::with_capacity(variants.len());
+        // Each variant is made twice, once to check it and keep its mode damping, once for the
+        // path, so that one alone is held at a time (a grand piano's system is megabytes).
         for events in variants {
-            let (mut system, mut stopped) = (self.system.clone(), self.stopped.clone());
-            for event in events {
-                event.check(&system)?;
-                if let Event::Stop { mass, stopped: stop } = *event {
-                    set_stopped(&mut stopped, mass, stop);
-                }
-                change_system(&mut system, event);
-            }
-            prepared.push((system, stopped));
+            let (system, _) = variant(&self.system, &self.stopped, events)?;
+            self.system.park_mode_dampings(&system);
         }
-        for (system, _) in &prepared {
-            self.system.park_mode_dampings(system);
-        }
-        self.stage.prepare(&self.system, &prepared);
+        let (system, stopped) = (&self.system, &self.stopped);
+        let mut made = variants.iter().filter_map(|events| variant(system, stopped, events).ok());
+        self.stage.prepare(system, &mut made);
         Ok(())
     }
 
@@ -625,6 +618,20 @@ fn change_system(system: &mut System, event: &Event) -> Option<Change> {
 }
 
 /// Stops mass `mass` in the list `stopped`, or lets it go.
+/// `system` with `events` made, and the masses then stopped (`stopped` before); the first
+/// event that does not fit refused.
+fn variant(system: &System, stopped: &[usize], events: &[Event]) -> Result<(System, Vec<usize>), ModelError> {
+    let (mut system, mut stopped) = (system.clone(), stopped.to_vec());
+    for event in events {
+        event.check(&system)?;
+        if let Event::Stop { mass, stopped: stop } = *event {
+            set_stopped(&mut stopped, mass, stop);
+        }
+        change_system(&mut system, event);
+    }
+    Ok((system, stopped))
+}
+
 fn set_stopped(stopped: &mut Vec<usize>, mass: usize, stop: bool) {
     stopped.retain(|&m| m != mass);
     if stop {

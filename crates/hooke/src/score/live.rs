@@ -302,9 +302,9 @@ pub fn live(instrument: &Instrument, options: LiveOptions) -> Result<LiveParts, 
         let (part, action) = resolver.resolve(gesture);
         performance.play(part, &action).map_err(InstrumentError::from)?;
     }
-    // Every fret pressed from the instrument at rest: a path that would analyse it at play (the
-    // coupled modal path) does now.
-    performance.prepare_frets(resolver.fret_stops()).map_err(InstrumentError::from)?;
+    // Every fret pressed and every string retuned from the instrument at rest: a path that
+    // would analyse them at play (the coupled modal path) does now.
+    performance.prepare_play(resolver.fret_stops()).map_err(InstrumentError::from)?;
     let channels = performance.channels();
     if channels > MAX_LIVE_CHANNELS {
         return Err(LiveError::Render(format!(

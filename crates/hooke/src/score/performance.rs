@@ -308,15 +308,25 @@ impl Performance {
     }
 
     /// Prepares the engine for each fret of `stops` (a part and a stop on it) to be pressed and
-    /// let go during play with no analysis and no allocation ([`Engine::prepare`]): each the
-    /// events its press makes from the settings now.
-    pub fn prepare_frets<'a>(
+    /// let go, and each string's tension and damping to be set, during play with no analysis
+    /// and no allocation ([`Engine::prepare`]): each fret the events its press makes from the
+    /// settings now, each string the events of its tension set 1 % higher (any other is then
+    /// taken in place as a retune of it).
+    pub fn prepare_play<'a>(
         &mut self,
         stops: impl IntoIterator<Item = (usize, &'a FretStop)>,
     ) -> Result<(), ModelError> {
+        let frets = stops
+            .into_iter()
+            .map(|(part, stop)| (part, Setting { fret: Some(*stop), ..self.settings[part] }));
+        let strings = (self.parts.iter().enumerate())
+            .filter(|(_, part)| matches!(part.kind, PartKind::String(_)))
+            .map(|(part, _)| {
+                (part, Setting { tension: 1.01 * self.settings[part].tension, ..self.settings[part] })
+            });
+        let settings: Vec<(usize, Setting)> = frets.chain(strings).collect();
         let mut variants = Vec::new();
-        for (part, stop) in stops {
-            let setting = Setting { fret: Some(*stop), ..self.settings[part] };
+        for (part, setting) in settings {
             let mut events = Vec::new();
             let mut push = |event| {
                 events.push(event);

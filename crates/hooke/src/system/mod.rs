@@ -317,6 +317,8 @@ pub struct System {
     barriers: BarrierArrays,
     collisions: CollisionArrays,
     mode_dampings: Vec<ModeDampingSource>,
+    /// The mode damping each node is in (an index into `mode_dampings`; `u32::MAX`: none).
+    mode_damping_of: Vec<u32>,
     external: ExternalForces,
     initial: State,
     revision: u64,
@@ -395,6 +397,11 @@ impl System {
             collisions.exponent.push(collision.exponent);
         }
         let mode_dampings = ModeDampingSource::of(model, |mass| node_index(Node::Mass(mass)));
+        let nodes = mode_dampings.iter().flat_map(|d| d.nodes()).map(|&node| node as usize + 1).max();
+        let mut mode_damping_of = vec![u32::MAX; nodes.unwrap_or(0)];
+        for (i, damping) in mode_dampings.iter().enumerate() {
+            damping.nodes().iter().for_each(|&node| mode_damping_of[node as usize] = i as u32);
+        }
         let mut external = ExternalForces::default();
         for force in model.external_forces() {
             let coordinate =
@@ -457,6 +464,7 @@ impl System {
             barriers,
             collisions,
             mode_dampings,
+            mode_damping_of,
             external,
             initial: State { x, v, t: 0.0, step: 0 },
             revision: 0,
@@ -617,15 +625,21 @@ impl System {
     /// damping at most.
     pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) {
         let node = u32::try_from(mass).expect("more than 2^32 nodes");
-        if self.mode_dampings.iter_mut().any(|d| d.set_stopped(node, stopped)) {
-            self.revision += 1;
+        if let Some(d) = self.mode_damping_at(mass) {
+            if self.mode_dampings[d].set_stopped(node, stopped) {
+                self.revision += 1;
+            }
         }
     }
 
     /// The factor on the mode damping of the string mass `mass` is in, if it is in one.
     pub fn mode_damping_scale(&self, mass: usize) -> Option<f64> {
-        let node = u32::try_from(mass).ok()?;
-        self.mode_dampings.iter().find_map(|d| d.scale_at(node))
+        Some(self.mode_dampings[self.mode_damping_at(mass)?].scale())
+    }
+
+    /// The index of the mode damping mass `mass` is in, if it is in one.
+    fn mode_damping_at(&self, mass: usize) -> Option<usize> {
+        self.mode_damping_of.get(mass).filter(|&&d| d != u32::MAX).map(|&d| d as usize)
     }
 
     /// Keeps the mode damping blocks `other` (this system with other stops or scales) has, to
@@ -639,9 +653,10 @@ impl System {
     /// Scales the mode damping of the string mass `mass` is in (every rate times `scale`), if
     /// it is in one.
     pub(crate) fn set_mode_damping_scale(&mut self, mass: usize, scale: f64) {
-        let node = u32::try_from(mass).expect("more than 2^32 nodes");
-        if self.mode_dampings.iter_mut().any(|d| d.set_scale(node, scale)) {
-            self.revision += 1;
+        if let Some(d) = self.mode_damping_at(mass) {
+            if self.mode_dampings[d].set_scale(scale) {
+                self.revision += 1;
+            }
         }
     }
 

@@ -73,10 +73,10 @@ impl ModeDampingSource {
         }
     }
 
-    /// Sets the factor on every rate if node `node` is one of this string's masses (its blocks
-    /// rebuilt); whether that changed anything.
-    pub(super) fn set_scale(&mut self, node: u32, scale: f64) -> bool {
-        if !self.masses.contains(&node) || self.scale == scale {
+    /// Sets the factor on every rate (its blocks rebuilt or scaled); whether that changed
+    /// anything.
+    pub(super) fn set_scale(&mut self, scale: f64) -> bool {
+        if self.scale == scale {
             return false;
         }
         let old = self.scale;
@@ -92,9 +92,14 @@ impl ModeDampingSource {
         true
     }
 
-    /// The scale of every rate, if node `node` is one of this string's masses.
-    pub(super) fn scale_at(&self, node: u32) -> Option<f64> {
-        self.masses.contains(&node).then_some(self.scale)
+    /// The factor on every rate.
+    pub(super) fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The string's masses' node indices, in order along it.
+    pub(super) fn nodes(&self) -> &[u32] {
+        &self.masses
     }
 
     /// The blocks for the stops and scale now: parked ones made for those stops swapped in

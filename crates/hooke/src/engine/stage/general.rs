@@ -22,7 +22,8 @@ pub(crate) struct GeneralStage {
     state: State,
     dt: f64,
     pickups: Pickups,
-    stopped: Vec<(usize, Vec<f64>)>,
+    /// The stopped masses and where (m, the first `dimension` axes), room for every mass.
+    stopped: Vec<(usize, [f64; 3])>,
     /// Scratch for the free force of a coordinate.
     force: Vec<f64>,
     /// Scratch: one pickup value per channel.
@@ -37,13 +38,16 @@ impl GeneralStage {
         self.stopped.retain(|(m, _)| *m != mass);
         if stopped {
             self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
-            self.stopped.push((mass, self.state.x[mass * dim..(mass + 1) * dim].to_vec()));
+            let mut position = [0.0; 3];
+            position[..dim].copy_from_slice(&self.state.x[mass * dim..(mass + 1) * dim]);
+            self.stopped.push((mass, position));
         }
     }
 
     /// `system` from `state`, stepped by `kind` at `dt` (s), read by `pickups`.
     pub(crate) fn new(system: &System, kind: SchemeKind, dt: f64, state: State, pickups: Pickups) -> Self {
         let force = vec![0.0; state.x.len()];
+        let stopped = Vec::with_capacity(state.x.len() / system.dimension());
         let sample = vec![0.0; pickups.channel_count()];
         Self {
             kind,
@@ -53,7 +57,7 @@ impl GeneralStage {
             state,
             dt,
             pickups,
-            stopped: Vec::new(),
+            stopped,
             force,
             sample,
             exchanged: None,
@@ -87,7 +91,7 @@ impl GeneralStage {
         scheme.step(system, &mut self.state).map_err(failed)?;
         let dim = system.dimension();
         for (mass, position) in &self.stopped {
-            self.state.x[mass * dim..(mass + 1) * dim].copy_from_slice(position);
+            self.state.x[mass * dim..(mass + 1) * dim].copy_from_slice(&position[..dim]);
             self.state.v[mass * dim..(mass + 1) * dim].fill(0.0);
         }
         if let Some(last) = self.scheme.as_ref().ok().and_then(|scheme| scheme.last_exchange()) {

@@ -89,7 +89,7 @@ pub(crate) trait Stage: Send {
     /// Prepares for `variants` (the system with some stops and links changed, and the masses
     /// then stopped) to be taken in place during play ([`super::Engine::prepare`]); by default
     /// there is nothing to prepare.
-    fn prepare(&mut self, _system: &System, _variants: &[(System, Vec<usize>)]) {}
+    fn prepare(&mut self, _system: &System, _variants: &mut dyn Iterator<Item = (System, Vec<usize>)>) {}
     /// The state now (every node; anchors as in the system).
     fn state(&self, system: &System) -> State;
     /// The general path, to step with observers (`None` on a kernel).

@@ -92,6 +92,9 @@ struct Room {
     modes: usize,
     touched: usize,
     row: usize,
+    /// Whether the part may swap to other modes, whose touched masses differ (a region of
+    /// more than one variant): a pickup on it is then heard through its modes.
+    swaps: bool,
 }
 
 impl PartsStage {
@@ -515,7 +518,7 @@ impl Stage for PartsStage {
         Ok(steps)
     }
 
-    fn prepare(&mut self, system: &System, variants: &[(System, Vec<usize>)]) {
+    fn prepare(&mut self, system: &System, variants: &mut dyn Iterator<Item = (System, Vec<usize>)>) {
         self.prepare_regions(system, variants);
     }
 

@@ -136,7 +136,7 @@ pub(super) fn fill_row(
 
 /// The pickups as the kernel reads them: taps on direct masses and touched part masses (each a
 /// source the kernel has every step), and per channel and part one probe for the other part
-/// masses' positions and one for their velocities (every tap on a part with room, whose
+/// masses' positions and one for their velocities (every tap on a part that may swap, whose
 /// touched masses change when it is swapped); `None` where a tap is on a stopped mass.
 pub(super) fn taps(
     pickups: &Pickups,
@@ -146,7 +146,7 @@ pub(super) fn taps(
     rooms: &[Room],
 ) -> Option<CoupledTaps> {
     let mut taps = CoupledTaps::default();
-    let swapped = |part: usize| rooms.get(part).is_some_and(|room| room.modes > 0);
+    let swapped = |part: usize| rooms.get(part).is_some_and(|room| room.swaps);
     for (channel, coordinate, quantity, weight) in pickups.taps() {
         match *place.get(coordinate)? {
             Place::Stopped(_) => return None,

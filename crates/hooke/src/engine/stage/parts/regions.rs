@@ -161,6 +161,48 @@ pub(super) fn prepare(
     Some(())
 }
 
+/// Prepares, for `systems[1]` (`systems[0]`, split as `base`, with the same stops and some
+/// links or mode damping scales changed: a tension or a damping set), each piece of the base's
+/// split with a mass whose links changed as a region of its own, with the base's variant alone,
+/// where the piece runs in a uniform string's modes: any tension and damping set on it are then
+/// a retune of that variant ([`PartsStage::retune`]), the direct masses beside it (a bridge)
+/// set by the retune too. A piece in a region already, or in another's, is left as it is.
+pub(super) fn prepare_retunes(
+    regions: &mut Vec<Region>,
+    systems: [&System; 2],
+    base: &Configuration,
+    pickups: &Pickups,
+) {
+    let n = base.network.mass.len();
+    let mut changed = vec![false; n];
+    let [mine, theirs] = systems;
+    for (links, other) in [(mine.springs(), theirs.springs()), (mine.dampers(), theirs.dampers())] {
+        if links.coefficient.len() != other.coefficient.len() {
+            return;
+        }
+        for e in (0..links.a.len()).filter(|&e| links.coefficient[e] != other.coefficient[e]) {
+            for end in [links.a[e], links.b[e]] {
+                if let Some(changed) = changed.get_mut(end as usize) {
+                    *changed = true;
+                }
+            }
+        }
+    }
+    for (m, changed) in changed.iter_mut().enumerate() {
+        *changed |= mine.mode_damping_scale(m) != theirs.mode_damping_scale(m);
+    }
+    for piece in &base.split.parts {
+        let uniform = piece.blocks.iter().all(|b| b.uniform);
+        let taken = |r: &Region| r.masses.iter().any(|m| piece.masses.binary_search(m).is_ok());
+        if !uniform || regions.iter().any(taken) || !piece.masses.iter().any(|&m| changed[m]) {
+            continue;
+        }
+        let mut region = Region::new(mine, piece.masses.clone(), pickups);
+        region.add(mine, &base.network, &base.split, &base.held);
+        regions.push(region);
+    }
+}
+
 /// Puts each region whose stops, links and drags match one of its variants (every piece with
 /// a mass in it lying in it) into `split` as that variant's part, its pieces taken out; returns
 /// each part's room in the kernel (none for the others).
@@ -172,7 +214,11 @@ pub(super) fn place(regions: &mut [Region], system: &System, held: &[bool], spli
         let whole = split.parts.iter().all(|p| p.masses.iter().all(inside) || !p.masses.iter().any(inside));
         let variant = region.variant(system, |m| held[m]);
         if let Some((v, prepared)) = variant.filter(|_| whole && !split.direct.iter().any(inside)) {
+            // In the place of its first piece: the parts keep the order the split gave them.
+            let at =
+                split.parts.iter().position(|p| p.masses.iter().any(inside)).unwrap_or(split.parts.len());
             split.parts.retain(|p| !p.masses.iter().any(inside));
+            split.parts.insert(at, Arc::clone(&region.variants[v].part));
             placed.push((r, v));
             region.tuned = !prepared;
         }
@@ -180,9 +226,10 @@ pub(super) fn place(regions: &mut [Region], system: &System, held: &[bool], spli
     let mut rooms = vec![Room::default(); split.parts.len()];
     for (r, v) in placed {
         let region = &mut regions[r];
-        split.parts.push(Arc::clone(&region.variants[v].part));
-        rooms.push(region.room());
-        region.running = Some((split.parts.len() - 1, v));
+        let part = split.parts.iter().position(|p| Arc::ptr_eq(p, &region.variants[v].part));
+        let part = part.expect("a placed region's part");
+        rooms[part] = region.room();
+        region.running = Some((part, v));
         region.deviation.clear();
         region.deviation.extend_from_slice(&region.variants[v].part.deviation);
     }
@@ -305,7 +352,7 @@ impl Region {
 
     /// Its room in the kernel: the most modes, touched masses and row entries of a variant.
     fn room(&self) -> Room {
-        let mut room = Room::default();
+        let mut room = Room { swaps: self.variants.len() > 1, ..Room::default() };
         for v in &self.variants {
             room.modes = room.modes.max(v.part.modes());
             room.touched = room.touched.max(v.touched.len());
@@ -323,12 +370,21 @@ impl PartsStage {
     /// Prepares the regions in which each of `variants` (the system with some stops and links
     /// changed, and its stopped masses) differs from `system` as it runs now (see the module),
     /// and splits the network again with room for them.
-    pub(super) fn prepare_regions(&mut self, system: &System, variants: &[(System, Vec<usize>)]) {
+    pub(super) fn prepare_regions(
+        &mut self,
+        system: &System,
+        variants: &mut dyn Iterator<Item = (System, Vec<usize>)>,
+    ) {
         let stopped: Vec<usize> = self.stopped.iter().map(|s| s.0).collect();
         let Some(base) = Configuration::new(system, &stopped, &mut self.kept) else { return };
         for (variant, variant_stopped) in variants {
-            if let Some(configuration) = Configuration::new(variant, variant_stopped, &mut self.kept) {
-                let _ = prepare(&mut self.regions, [system, variant], [&base, &configuration], &self.pickups);
+            if same_masses(&variant_stopped, &stopped) {
+                prepare_retunes(&mut self.regions, [system, &variant], &base, &self.pickups);
+                continue;
+            }
+            if let Some(configuration) = Configuration::new(&variant, &variant_stopped, &mut self.kept) {
+                let _ =
+                    prepare(&mut self.regions, [system, &variant], [&base, &configuration], &self.pickups);
             }
         }
         // Split again now, with room for the regions (not at the next block, during play).
@@ -484,4 +540,9 @@ pub(super) fn drags_found_with<'a>(
         }
         Some(part)
     })
+}
+
+/// Whether `a` and `b` hold the same masses, in any order.
+fn same_masses(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().all(|m| b.contains(m))
 }
