@@ -151,7 +151,7 @@ fn the_acoustic_guitar_bent_and_damped_with_its_frets_prepared_matches_the_gener
 }
 
 /// Keys of the piano struck and retuned (the tension of a course set, as a pitch bend does on
-/// a key), the courses prepared before play: each retuned in place.
+/// a key), each string prepared before play as a region of its own: each retuned in place.
 const PIANO_BENT: &str = r#"
 [score]
 duration = 0.6
@@ -181,7 +181,7 @@ value = 0.98
 "#;
 
 #[test]
-fn the_piano_retuned_with_its_courses_prepared_matches_the_general_path() {
+fn the_piano_retuned_with_its_strings_prepared_matches_the_general_path() {
     let (general, _) = play_score("piano", PIANO_BENT, 1.0, [false, false], 4096);
     for chunk in [1, 4096] {
         let (coupled, paths) = play_score("piano", PIANO_BENT, 1.0, [true, true], chunk);

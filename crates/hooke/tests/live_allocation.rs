@@ -125,7 +125,7 @@ fn the_callback_body_allocates_nothing_while_an_audio_input_drives_the_piano() {
     callback_allocates_nothing(&instrument, (rate, 2), Vec::new(), &piano_script(), 0.5);
 }
 
-/// Bends and the tension and damping controllers on the piano's keys: each course prepared
+/// Bends and the tension and damping controllers on the piano's keys: each string prepared
 /// before play as a region of the coupled modal path, retuned in place.
 #[test]
 fn the_callback_body_allocates_nothing_while_a_pianos_keys_are_bent() {

@@ -617,7 +617,6 @@ fn change_system(system: &mut System, event: &Event) -> Option<Change> {
     })
 }
 
-/// Stops mass `mass` in the list `stopped`, or lets it go.
 /// `system` with `events` made, and the masses then stopped (`stopped` before); the first
 /// event that does not fit refused.
 fn variant(system: &System, stopped: &[usize], events: &[Event]) -> Result<(System, Vec<usize>), ModelError> {
@@ -632,6 +631,7 @@ fn variant(system: &System, stopped: &[usize], events: &[Event]) -> Result<(Syst
     Ok((system, stopped))
 }
 
+/// Stops mass `mass` in the list `stopped`, or lets it go.
 fn set_stopped(stopped: &mut Vec<usize>, mass: usize, stop: bool) {
     stopped.retain(|&m| m != mass);
     if stop {

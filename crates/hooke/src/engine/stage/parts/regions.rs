@@ -7,7 +7,9 @@
 //! for the largest. At play, a region whose stops or links changed is matched to its variant and
 //! swapped in: its masses' motions projected onto the new modes, its rows, weights and forces
 //! written in place. Nothing is analysed or allocated; a change no variant matches splits the
-//! network again, as any other.
+//! network again, as any other. A set that leaves the stops as they are (a tension or a damping:
+//! a piano's course bent) is not split at all: each piece whose links it changes becomes a region
+//! of one variant, the system's, retuned in place at play ([`prepare_retunes`]).
 
 use super::{cached, fill_row, project, shape_of, touched_masses, Kept, PartsStage, Place, Room};
 use crate::analysis::parts::{split, Network, PartModes, Split};
