@@ -246,6 +246,31 @@ await test('an instrument from the examples menu plays a note from a key', async
   await page.close();
 });
 
+// A benchmark, not a test of speed: the instruments on a body (the coupled modal path) through
+// the worklet, timed as the guitar chord above (the build left out), one trial each: the
+// acoustic guitar's open strings, and eleven keys across the grand piano's keyboard.
+await test('the acoustic guitar and the grand piano render through the worklet (a benchmark)', async () => {
+  const { page, errors } = await open();
+  const pieces = [
+    ['instruments/acoustic-guitar.toml', [40, 45, 50, 55, 59, 64], 4],
+    ['instruments/grand-piano.toml', [21, 33, 45, 57, 60, 64, 67, 72, 84, 96, 108], 1],
+  ];
+  for (const [name, notes, seconds] of pieces) {
+    await page.evaluate(() => (document.getElementById('error').className = 'pending'));
+    await page.selectOption('#examples', name);
+    await page.waitForSelector('#error.ok, #error.bad', { timeout: 120000 });
+    const status = await page.textContent('#error');
+    assert(status.startsWith('OK'), `${name}: ${status}`);
+    const timing = await page.evaluate(([n, s]) => window.hooke.renderTiming(s, n), [notes, seconds]);
+    const rate = await page.evaluate(() => window.hooke.rate());
+    const speed = timing.frames / rate / timing.seconds;
+    assert(timing.frames >= Math.round(seconds * rate) && speed > 0, `${name}: ${JSON.stringify(timing)}`);
+    console.log(`     ${name}: ${seconds} s of ${notes.length} notes through the worklet at ${rate} Hz in ${timing.seconds.toFixed(3)} s: ${speed.toFixed(2)}x real time`);
+  }
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 await test('the tension slider moves the pitch by the square root of the stiffness factor', async () => {
   const { page } = await open();
   const factor = 2.25;
