@@ -397,11 +397,7 @@ impl System {
             collisions.exponent.push(collision.exponent);
         }
         let mode_dampings = ModeDampingSource::of(model, |mass| node_index(Node::Mass(mass)));
-        let nodes = mode_dampings.iter().flat_map(|d| d.nodes()).map(|&node| node as usize + 1).max();
-        let mut mode_damping_of = vec![u32::MAX; nodes.unwrap_or(0)];
-        for (i, damping) in mode_dampings.iter().enumerate() {
-            damping.nodes().iter().for_each(|&node| mode_damping_of[node as usize] = i as u32);
-        }
+        let mode_damping_of = ModeDampingSource::index(&mode_dampings);
         let mut external = ExternalForces::default();
         for force in model.external_forces() {
             let coordinate =
@@ -515,16 +511,6 @@ impl System {
     pub fn bendings(&self) -> &BendingArrays {
         &self.bendings
     }
-    /// The mode dampings' dense blocks, one per run of a string's masses between stops (those
-    /// with every rate 0 are left out).
-    pub fn dense_dampings(&self) -> impl Iterator<Item = &DenseDamping> + '_ {
-        self.mode_dampings.iter().flat_map(ModeDampingSource::blocks)
-    }
-
-    /// Whether any mass is in a mode damping.
-    pub fn has_mode_damping(&self) -> bool {
-        !self.mode_dampings.is_empty()
-    }
     /// The angular springs (those of stiffness 0 are left out).
     pub fn angles(&self) -> &AngleArrays {
         &self.angles
@@ -617,46 +603,6 @@ impl System {
         if coordinates.iter().any(|&d| d != drag) {
             coordinates.fill(drag);
             self.revision += 1;
-        }
-    }
-
-    /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see
-    /// `mode_damping`: each side of a stop is damped in its own modes). A mass is in one mode
-    /// damping at most.
-    pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) {
-        let node = u32::try_from(mass).expect("more than 2^32 nodes");
-        if let Some(d) = self.mode_damping_at(mass) {
-            if self.mode_dampings[d].set_stopped(node, stopped) {
-                self.revision += 1;
-            }
-        }
-    }
-
-    /// The factor on the mode damping of the string mass `mass` is in, if it is in one.
-    pub fn mode_damping_scale(&self, mass: usize) -> Option<f64> {
-        Some(self.mode_dampings[self.mode_damping_at(mass)?].scale())
-    }
-
-    /// The index of the mode damping mass `mass` is in, if it is in one.
-    fn mode_damping_at(&self, mass: usize) -> Option<usize> {
-        self.mode_damping_of.get(mass).filter(|&&d| d != u32::MAX).map(|&d| d as usize)
-    }
-
-    /// Keeps the mode damping blocks `other` (this system with other stops or scales) has, to
-    /// be taken in place when this system comes to the same stops and scales.
-    pub(crate) fn park_mode_dampings(&mut self, other: &System) {
-        for (mine, theirs) in self.mode_dampings.iter_mut().zip(&other.mode_dampings) {
-            mine.park(theirs);
-        }
-    }
-
-    /// Scales the mode damping of the string mass `mass` is in (every rate times `scale`), if
-    /// it is in one.
-    pub(crate) fn set_mode_damping_scale(&mut self, mass: usize, scale: f64) {
-        if let Some(d) = self.mode_damping_at(mass) {
-            if self.mode_dampings[d].set_scale(scale) {
-                self.revision += 1;
-            }
         }
     }
 

@@ -14,7 +14,7 @@
 //! and taken back when the string comes to them again, swapped with the blocks in use, so that
 //! a fret pressed during play allocates nothing.
 
-use super::DenseDamping;
+use super::{DenseDamping, System};
 use crate::model::{sine_modes, Model};
 
 /// A string's mode damping as given, and which of its masses are stopped.
@@ -97,9 +97,15 @@ impl ModeDampingSource {
         self.scale
     }
 
-    /// The string's masses' node indices, in order along it.
-    pub(super) fn nodes(&self) -> &[u32] {
-        &self.masses
+    /// Each node's mode damping in `dampings` (an index; `u32::MAX`: none), for the nodes up
+    /// to the last in one.
+    pub(super) fn index(dampings: &[Self]) -> Vec<u32> {
+        let nodes = dampings.iter().flat_map(|d| &d.masses).map(|&node| node as usize + 1).max();
+        let mut index = vec![u32::MAX; nodes.unwrap_or(0)];
+        for (i, damping) in dampings.iter().enumerate() {
+            damping.masses.iter().for_each(|&node| index[node as usize] = i as u32);
+        }
+        index
     }
 
     /// The blocks for the stops and scale now: parked ones made for those stops swapped in
@@ -200,4 +206,57 @@ pub fn run_rates(whole: &[f64], n: usize) -> Vec<f64> {
         }
     };
     (1..=n).map(|j| rate_at((j * (last + 1)) as f64 / (n + 1) as f64)).collect()
+}
+
+/// A system's mode dampings, as the engine and the paths set and read them.
+impl System {
+    /// The mode dampings' dense blocks, one per run of a string's masses between stops (those
+    /// with every rate 0 are left out).
+    pub fn dense_dampings(&self) -> impl Iterator<Item = &DenseDamping> + '_ {
+        self.mode_dampings.iter().flat_map(ModeDampingSource::blocks)
+    }
+
+    /// Whether any mass is in a mode damping.
+    pub fn has_mode_damping(&self) -> bool {
+        !self.mode_dampings.is_empty()
+    }
+    /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see
+    /// `mode_damping`: each side of a stop is damped in its own modes). A mass is in one mode
+    /// damping at most.
+    pub(crate) fn set_mode_damping_stop(&mut self, mass: usize, stopped: bool) {
+        let node = u32::try_from(mass).expect("more than 2^32 nodes");
+        if let Some(d) = self.mode_damping_at(mass) {
+            if self.mode_dampings[d].set_stopped(node, stopped) {
+                self.revision += 1;
+            }
+        }
+    }
+
+    /// The factor on the mode damping of the string mass `mass` is in, if it is in one.
+    pub fn mode_damping_scale(&self, mass: usize) -> Option<f64> {
+        Some(self.mode_dampings[self.mode_damping_at(mass)?].scale())
+    }
+
+    /// The index of the mode damping mass `mass` is in, if it is in one.
+    fn mode_damping_at(&self, mass: usize) -> Option<usize> {
+        self.mode_damping_of.get(mass).filter(|&&d| d != u32::MAX).map(|&d| d as usize)
+    }
+
+    /// Keeps the mode damping blocks `other` (this system with other stops or scales) has, to
+    /// be taken in place when this system comes to the same stops and scales.
+    pub(crate) fn park_mode_dampings(&mut self, other: &System) {
+        for (mine, theirs) in self.mode_dampings.iter_mut().zip(&other.mode_dampings) {
+            mine.park(theirs);
+        }
+    }
+
+    /// Scales the mode damping of the string mass `mass` is in (every rate times `scale`), if
+    /// it is in one.
+    pub(crate) fn set_mode_damping_scale(&mut self, mass: usize, scale: f64) {
+        if let Some(d) = self.mode_damping_at(mass) {
+            if self.mode_dampings[d].set_scale(scale) {
+                self.revision += 1;
+            }
+        }
+    }
 }
