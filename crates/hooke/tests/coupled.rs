@@ -138,16 +138,22 @@ time = 0.75
 part = "G3"
 "#;
 
+/// `score` on `name` with its frets and strings prepared, on the coupled modal path in blocks
+/// of each of `chunks` steps, against the general path.
+fn prepared_score_matches_the_general_path(name: &str, score: &str, chunks: &[u64]) {
+    let (general, _) = play_score(name, score, 1.0, [false, false], 4096);
+    for &chunk in chunks {
+        let (coupled, paths) = play_score(name, score, 1.0, [true, true], chunk);
+        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "{name}, chunk {chunk}");
+        let difference = largest_difference(&coupled, &general);
+        println!("{name} with a score, blocks of {chunk}: {difference:.2e} of the peak");
+        assert!(difference < 1e-9, "{name}, blocks of {chunk}: differs by {difference:e} of the peak");
+    }
+}
+
 #[test]
 fn the_acoustic_guitar_bent_and_damped_with_its_frets_prepared_matches_the_general_path() {
-    let (general, _) = play_score("acoustic-guitar", BENT, 1.0, [false, false], 4096);
-    for chunk in [1, 64, 4096] {
-        let (coupled, paths) = play_score("acoustic-guitar", BENT, 1.0, [true, true], chunk);
-        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "chunk {chunk}");
-        let difference = largest_difference(&coupled, &general);
-        println!("bent, blocks of {chunk}: {difference:.2e} of the peak");
-        assert!(difference < 1e-9, "bent, blocks of {chunk}: differs by {difference:e} of the peak");
-    }
+    prepared_score_matches_the_general_path("acoustic-guitar", BENT, &[1, 64, 4096]);
 }
 
 /// Keys of the piano struck and retuned (the tension of a course set, as a pitch bend does on
@@ -182,14 +188,7 @@ value = 0.98
 
 #[test]
 fn the_piano_retuned_with_its_strings_prepared_matches_the_general_path() {
-    let (general, _) = play_score("piano", PIANO_BENT, 1.0, [false, false], 4096);
-    for chunk in [1, 4096] {
-        let (coupled, paths) = play_score("piano", PIANO_BENT, 1.0, [true, true], chunk);
-        assert_eq!(paths, [PathKind::Parts, PathKind::Parts], "chunk {chunk}");
-        let difference = largest_difference(&coupled, &general);
-        println!("piano retuned, blocks of {chunk}: {difference:.2e} of the peak");
-        assert!(difference < 1e-9, "piano retuned, blocks of {chunk}: differs by {difference:e} of the peak");
-    }
+    prepared_score_matches_the_general_path("piano", PIANO_BENT, &[1, 4096]);
 }
 
 #[test]

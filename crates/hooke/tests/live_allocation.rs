@@ -78,11 +78,30 @@ fn piano_script() -> Vec<(f64, NoteKind)> {
     line(&[48, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52], 72, 0.3, (2, 1.0), |_, _| Vec::new())
 }
 
+/// Controllers 1 and 74 mapped to the damping and the tension (0.9 to 1.1).
+fn damping_and_tension_controllers() -> Vec<hooke::score::controls::ControlMapping> {
+    vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()]
+}
+
+/// For [`line`]: at every fourth note (the second) a bend up half its range 0.05 s in, back
+/// `bent` s in; at every fourth (the fourth) the two controllers of
+/// [`damping_and_tension_controllers`] moved.
+fn bends_and_controllers(bent: f64) -> impl Fn(usize, f64) -> Vec<(f64, NoteKind)> {
+    move |i, time| match i % 4 {
+        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + bent, NoteKind::Bend(0.0))],
+        3 => vec![
+            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
+            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 #[test]
 fn the_callback_body_allocates_nothing_over_ten_seconds_of_playing() {
     let rate = 48_000.0;
     let instrument = guitar(&GuitarSpec::default(), SchemeKind::SymplecticEuler, 1.0 / (2.0 * rate)).unwrap();
-    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    let controls = damping_and_tension_controllers();
     callback_allocates_nothing(&instrument, (rate, 2), controls, &script(), 0.0);
 }
 
@@ -96,7 +115,7 @@ fn the_callback_body_allocates_nothing_while_frets_are_pressed_on_a_guitar_on_it
     let file = hooke::format::instrument::parse(source, "acoustic-guitar.toml").unwrap();
     let rate = 48_000.0;
     let instrument = file.build(SchemeKind::SymplecticEuler, rate, 2).unwrap();
-    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    let controls = damping_and_tension_controllers();
     callback_allocates_nothing(&instrument, (rate, 2), controls, &script(), 0.0);
 }
 
@@ -130,16 +149,9 @@ fn the_callback_body_allocates_nothing_while_an_audio_input_drives_the_piano() {
 #[test]
 fn the_callback_body_allocates_nothing_while_a_pianos_keys_are_bent() {
     let (rate, instrument) = seven_key_piano();
-    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
+    let controls = damping_and_tension_controllers();
     let notes = [48, 52, 55, 60, 64, 67, 72, 67, 64, 60, 55, 52];
-    let script = line(&notes, 72, 0.3, (2, 1.0), |i, time| match i % 4 {
-        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.2, NoteKind::Bend(0.0))],
-        3 => vec![
-            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
-            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
-        ],
-        _ => Vec::new(),
-    });
+    let script = line(&notes, 72, 0.3, (2, 1.0), bends_and_controllers(0.2));
     callback_allocates_nothing(&instrument, (rate, 2), controls, &script, 0.0);
 }
 
@@ -169,6 +181,22 @@ fn the_callback_body_allocates_nothing_while_the_reed_is_played() {
     let instrument = reed(&ReedSpec::default(), SchemeKind::EnergyConserving, 1.0 / rate).unwrap();
     let script = line(&[60, 62, 64], 79, 0.06, (5, 0.5), |_, _| Vec::new());
     callback_allocates_nothing(&instrument, (rate, 1), Vec::new(), &script, 0.0);
+}
+
+/// The sitar (one fretted string over a jawari barrier, four sympathetic strings, all on a
+/// body: the general path), its notes across the frets, bends and the two controllers: a fret
+/// pressed keeps the stopped mass's position in room made when the path was built (it
+/// allocated a vector for each before).
+#[test]
+fn the_callback_body_allocates_nothing_while_the_sitar_is_fretted_and_bent() {
+    let source = include_str!("../../../examples/instruments/sitar.toml");
+    let file = hooke::format::instrument::parse(source, "sitar.toml").unwrap();
+    let rate = 44_100.0;
+    let instrument = file.build(SchemeKind::SymplecticEuler, rate, 3).unwrap();
+    let controls = damping_and_tension_controllers();
+    let notes = [49u8, 51, 53, 54, 56, 58, 60, 61, 63, 65, 66, 68];
+    let script = line(&notes, 60, 0.1, (5, 0.5), bends_and_controllers(0.11));
+    callback_allocates_nothing(&instrument, (rate, 3), controls, &script, 0.0);
 }
 
 /// Plays `script` live on `instrument` (at `rate` Hz, oversampled `oversample` times, with
@@ -232,27 +260,4 @@ fn callback_allocates_nothing(
     assert_eq!(stats.errors.load(Relaxed), 0);
     assert_eq!(stats.dropped_cues.load(Relaxed) + stats.dropped_samples.load(Relaxed), 0);
     assert_eq!(stats.callbacks.load(Relaxed), blocks as u64);
-}
-
-/// The sitar (one fretted string over a jawari barrier, four sympathetic strings, all on a
-/// body: the general path), its notes across the frets, bends and the two controllers: a fret
-/// pressed keeps the stopped mass's position in room made when the path was built (it
-/// allocated a vector for each before).
-#[test]
-fn the_callback_body_allocates_nothing_while_the_sitar_is_fretted_and_bent() {
-    let source = include_str!("../../../examples/instruments/sitar.toml");
-    let file = hooke::format::instrument::parse(source, "sitar.toml").unwrap();
-    let rate = 44_100.0;
-    let instrument = file.build(SchemeKind::SymplecticEuler, rate, 3).unwrap();
-    let controls = vec!["1=damping".parse().unwrap(), "74=tension:0.9:1.1".parse().unwrap()];
-    let notes = [49u8, 51, 53, 54, 56, 58, 60, 61, 63, 65, 66, 68];
-    let script = line(&notes, 60, 0.1, (5, 0.5), |i, time| match i % 4 {
-        1 => vec![(time + 0.05, NoteKind::Bend(0.5)), (time + 0.11, NoteKind::Bend(0.0))],
-        3 => vec![
-            (time + 0.02, NoteKind::Control { controller: 1, value: (i * 13 % 128) as u8 }),
-            (time + 0.03, NoteKind::Control { controller: 74, value: (i * 29 % 128) as u8 }),
-        ],
-        _ => Vec::new(),
-    });
-    callback_allocates_nothing(&instrument, (rate, 3), controls, &script, 0.0);
 }

@@ -220,6 +220,7 @@ impl System {
     pub fn has_mode_damping(&self) -> bool {
         !self.mode_dampings.is_empty()
     }
+
     /// Stops or lets go mass `mass` in its string's mode damping, if it has one (see
     /// `mode_damping`: each side of a stop is damped in its own modes). A mass is in one mode
     /// damping at most.
