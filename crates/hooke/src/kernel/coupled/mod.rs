@@ -25,13 +25,15 @@
 //! coordinates are read from the sources, which the step has anyway, merged by source and
 //! summed channel by channel.
 
+mod blocked;
+mod sums;
+
 use super::Real;
 use crate::quantity::Quantity;
+use blocked::{Far, FEWEST_IN_BLOCKS};
 use std::array::from_fn;
 use std::ops::Range;
-
-/// Modes in the vector lanes at a time (an AVX-512 register of f64); parts are padded to it.
-const LANES: usize = 8;
+use sums::{finite, group_sums, lanes, probe_sums, row_sum, step_part, LANES};
 
 /// One mode: `w^2` (1/s^2) and `gamma` (1/s), with modal mass 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,6 +143,8 @@ pub struct CoupledKernel {
     source_taps: Vec<(usize, usize, Quantity, f64)>,
     modal_taps: Vec<(usize, usize, usize, Quantity)>,
     backup: Vec<f64>,
+    /// The parts advanced a block of steps at a time, and the block's records.
+    far: Far,
 }
 
 impl CoupledKernel {
@@ -218,7 +222,9 @@ impl CoupledKernel {
             source_taps: merged(taps.sources),
             modal_taps,
             backup: Vec::new(),
+            far: Far::default(),
         };
+        kernel.far = Far::with_room(&kernel);
         kernel.refresh_sources();
         kernel
     }
@@ -262,6 +268,7 @@ impl CoupledKernel {
         dq: impl Fn(usize) -> f64,
         dp: impl Fn(usize) -> f64,
     ) {
+        self.far.free_valid = false;
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.q[first + j] += dq(j);
@@ -272,6 +279,7 @@ impl CoupledKernel {
 
     /// Adds `share(j)` (N) to the constant and held force of mode `j` of part `part`.
     pub fn add_to_shares(&mut self, part: usize, count: usize, share: impl Fn(usize) -> f64) {
+        self.far.free_valid = false;
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.share[first + j] += share(j);
@@ -282,6 +290,7 @@ impl CoupledKernel {
     /// as built: a drag of `rate` on every mass those modes move (mass-proportional damping,
     /// `C = rate M`, which `Phi^T C Phi = rate I` leaves modal, so the modes stay the part's).
     pub fn set_part_drag(&mut self, part: usize, modes: Range<usize>, rate: f64) {
+        self.far.stale = true;
         let first = self.parts[part].modes.start;
         for j in first + modes.start..first + modes.end {
             self.decay[j] = 1.0 - self.dt * (self.gamma[j] + rate);
@@ -300,6 +309,7 @@ impl CoupledKernel {
         mode: impl Fn(usize) -> CoupledMode,
         inputs: usize,
     ) {
+        self.far.stale = true;
         let range = self.parts[part].modes.clone();
         assert!(count <= range.len() && inputs <= self.parts[part].touched.len(), "room for the part");
         let still = CoupledMode { omega0_squared: 0.0, gamma: 0.0 };
@@ -318,6 +328,7 @@ impl CoupledKernel {
 
     /// Sets mode `j` of part `part` to `mode`, its amplitude and rate as they are.
     pub fn set_mode(&mut self, part: usize, j: usize, mode: CoupledMode) {
+        self.far.stale = true;
         let at = self.parts[part].modes.start + j;
         self.stiffness[at] = self.dt * mode.omega0_squared;
         self.gamma[at] = mode.gamma;
@@ -326,6 +337,7 @@ impl CoupledKernel {
 
     /// Part `part`'s modal amplitudes `q` (sqrt(kg) m), rates `p` and shares (N), padded.
     pub fn part_state(&mut self, part: usize) -> [&mut [f64]; 3] {
+        self.far.free_valid = false;
         let range = self.parts[part].modes.clone();
         [&mut self.q[range.clone()], &mut self.p[range.clone()], &mut self.share[range]]
     }
@@ -333,6 +345,7 @@ impl CoupledKernel {
     /// The weights (padded) of part `part`'s `k`-th touched coordinate, or with `tap` its
     /// `k`-th tap.
     pub fn probe_weights(&mut self, part: usize, k: usize, tap: bool) -> &mut [f64] {
+        self.far.stale = true;
         let part = &self.parts[part];
         let size = part.modes.len();
         let at = part.rows_at + (k + if tap { part.touched.len() } else { 0 }) * size;
@@ -351,6 +364,7 @@ impl CoupledKernel {
 
     /// Coupling row `r` (direct coordinates first, then touched ones), to be set in place.
     pub fn row(&mut self, r: usize) -> &mut Row {
+        self.far.stale = true;
         &mut self.rows[r]
     }
 
@@ -378,9 +392,17 @@ impl CoupledKernel {
         super::with_best_instructions(
             #[inline(always)]
             || {
-                for s in 0..steps {
-                    self.step();
-                    self.record(s, steps, record);
+                if steps >= FEWEST_IN_BLOCKS && self.far.stale {
+                    self.lay_out();
+                }
+                if steps >= FEWEST_IN_BLOCKS && self.far.any() {
+                    self.advance_in_blocks(steps, record);
+                } else if steps > 0 {
+                    for s in 0..steps {
+                        self.step(false);
+                        self.record(s, steps, record, false);
+                    }
+                    self.far.free_valid = false;
                 }
             },
         );
@@ -393,11 +415,17 @@ impl CoupledKernel {
 
     /// One step (see the module's equations).
     #[inline(always)]
-    fn step(&mut self) {
-        let (h, d) = (self.dt, self.x.len());
-        for (r, row) in self.rows.iter().enumerate() {
+    fn step(&mut self, blocked: bool) {
+        let (h, d, far) = (self.dt, self.x.len(), &self.far);
+        let (rows, parts) = if blocked { far.near() } else { far.every() };
+        for &r in rows {
             let base = if r < d { self.base[r] } else { 0.0 };
-            self.force[r] = base - row_sum(row, &self.source_x, &self.source_v);
+            let output = if blocked { far.output_of(r) } else { None };
+            let (row, far_share) = match output {
+                Some(o) => (&far.trimmed[r], far.now[o]),
+                None => (&self.rows[r], 0.0),
+            };
+            self.force[r] = base - row_sum(row, &self.source_x, &self.source_v) - far_share;
         }
         for i in 0..d {
             self.v[i] += h * self.force[i] * self.inverse_mass[i];
@@ -406,7 +434,8 @@ impl CoupledKernel {
             self.source_v[i] = self.v[i];
         }
         let (q, p) = (&mut self.q, &mut self.p);
-        for (i, part) in self.parts.iter().enumerate() {
+        for &i in parts {
+            let part = &self.parts[i];
             let modes = part.modes.clone();
             let sums = &mut self.probed[self.probed_at[i]..self.probed_at[i] + part.probes.len()];
             let probes = part.probes.iter().map(|&at| &self.weights[at..at + modes.len()]);
@@ -454,7 +483,7 @@ impl CoupledKernel {
     /// Writes every channel's value after this step to `record[c * steps + s]`: its taps on
     /// parts, then its taps on sources (sorted by channel), each channel summed in a register.
     #[inline(always)]
-    fn record(&self, s: usize, steps: usize, record: &mut [f64]) {
+    fn record(&self, s: usize, steps: usize, record: &mut [f64], blocked: bool) {
         let channels = record.len() / steps.max(1);
         for c in 0..channels {
             record[c * steps + s] = 0.0;
@@ -463,7 +492,8 @@ impl CoupledKernel {
             let [q, p] = self.probed[self.probed_at[part] + self.parts[part].inputs.len() + tap];
             record[c * steps + s] += if quantity == Quantity::Position { q } else { p };
         }
-        for taps in self.source_taps.chunk_by(|a, b| a.0 == b.0) {
+        let source_taps = if blocked { &self.far.near_taps } else { &self.source_taps };
+        for taps in source_taps.chunk_by(|a, b| a.0 == b.0) {
             let sum = taps.iter().fold(0.0, |sum, &(_, source, quantity, weight)| {
                 let value = if quantity == Quantity::Position {
                     self.source_x[source]
@@ -473,6 +503,11 @@ impl CoupledKernel {
                 sum + weight * value
             });
             record[taps[0].0 * steps + s] += sum;
+        }
+        if blocked {
+            for (channel, share) in self.far.channel_shares() {
+                record[channel * steps + s] += share;
+            }
         }
     }
 
@@ -484,6 +519,7 @@ impl CoupledKernel {
     }
 
     fn restore(&mut self) {
+        self.far.free_valid = false;
         let mut at = 0;
         for values in [&mut self.q, &mut self.p, &mut self.x, &mut self.v] {
             let n = values.len();
@@ -501,23 +537,6 @@ fn pad(weights: &mut Vec<f64>, row: &[f64], to: usize) -> usize {
     weights.len() - to
 }
 
-/// `sum (k x_s + c v_s)` over a row's `(source, k, c)` entries, in four independent sums (a hub's
-/// row, the piano's bridge, has one entry a string end and more).
-#[inline(always)]
-fn row_sum(row: &[(usize, f64, f64)], x: &[f64], v: &[f64]) -> f64 {
-    const SUMS: usize = 4;
-    let term = |sum: f64, &(s, k, c): &(usize, f64, f64)| Real::mul_add(c, v[s], Real::mul_add(k, x[s], sum));
-    let mut sums = [0.0; SUMS];
-    let chunks = row.chunks_exact(SUMS);
-    let tail = chunks.remainder().iter().fold(0.0, term);
-    for chunk in chunks {
-        for (sum, entry) in sums.iter_mut().zip(chunk) {
-            *sum = term(*sum, entry);
-        }
-    }
-    ((sums[0] + sums[1]) + (sums[2] + sums[3])) + tail
-}
-
 /// Taps on sources sorted by channel, source and quantity, the weights of the same channel's
 /// taps on the same source and quantity added into one.
 fn merged(mut taps: Vec<(usize, usize, Quantity, f64)>) -> Vec<(usize, usize, Quantity, f64)> {
@@ -530,96 +549,4 @@ fn merged(mut taps: Vec<(usize, usize, Quantity, f64)>) -> Vec<(usize, usize, Qu
         }
     }
     merged
-}
-
-/// One symplectic Euler step of one part's modes, in one pass over them: the input `g = S +
-/// sum_t w_t f_t` (`S` in `input`) from its `T` touched coordinates (weight rows `rows`, row
-/// forces `forces`, N), then `p' = (1 - h gamma) p - h w^2 q + h g`, `q' = q + h p'` (Morgan &
-/// Qiao 2009, eq. (26), modal mass 1). A loop over whole slices, which the compiler vectorises,
-/// its multiply-adds fused where the CPU has them.
-#[inline(always)]
-fn step_part<const T: usize>(
-    h: f64,
-    [q, p]: [&mut [f64]; 2],
-    [stiffness, decay, input]: [&[f64]; 3],
-    rows: [&[f64]; T],
-    forces: [f64; T],
-) {
-    let n = q.len();
-    let (p, stiffness, decay, input) = (&mut p[..n], &stiffness[..n], &decay[..n], &input[..n]);
-    let rows = rows.map(|row| &row[..n]);
-    for j in 0..n {
-        let g = (0..T).fold(input[j], |g, t| Real::mul_add(rows[t][j], forces[t], g));
-        let pushed = Real::mul_add(-stiffness[j], q[j], h * g);
-        p[j] = Real::mul_add(decay[j], p[j], pushed);
-        q[j] = Real::mul_add(h, p[j], q[j]);
-    }
-}
-
-/// `values` as lane groups (its length a multiple of [`LANES`], as every part's is).
-#[inline(always)]
-fn lanes(values: &[f64]) -> &[[f64; LANES]] {
-    values.as_chunks::<LANES>().0
-}
-
-/// Each probe's sums `[sum w q, sum w p]` over one part's modes into `sums`, [`GROUP`] probes
-/// in each pass over the modes.
-#[inline(always)]
-fn probe_sums<'a>(q: &[f64], p: &[f64], rows: impl Iterator<Item = &'a [f64]>, sums: &mut [[f64; 2]]) {
-    let (mut rows, q, p) = (rows.map(lanes), lanes(q), lanes(p));
-    for sums in sums.chunks_mut(GROUP) {
-        let mut next = || rows.next().expect("a row for each probe");
-        match sums.len() {
-            1 => sums.copy_from_slice(&group_sums::<1>(q, p, [next()])),
-            2 => sums.copy_from_slice(&group_sums::<2>(q, p, std::array::from_fn(|_| next()))),
-            3 => sums.copy_from_slice(&group_sums::<3>(q, p, std::array::from_fn(|_| next()))),
-            _ => sums.copy_from_slice(&group_sums::<GROUP>(q, p, std::array::from_fn(|_| next()))),
-        }
-    }
-}
-
-/// Probes summed in one pass over a part's modes: four, with 8 independent vector sums.
-const GROUP: usize = 4;
-
-/// `[sum w_k q, sum w_k p]` for `G` weight rows `w_k` at once, in [`LANES`] independent sums
-/// each, so that the additions of one row do not wait on each other's.
-#[inline(always)]
-fn group_sums<const G: usize>(
-    q: &[[f64; LANES]],
-    p: &[[f64; LANES]],
-    rows: [&[[f64; LANES]]; G],
-) -> [[f64; 2]; G] {
-    let (mut at_q, mut at_p) = ([[0.0; LANES]; G], [[0.0; LANES]; G]);
-    for (j, (q, p)) in q.iter().zip(p).enumerate() {
-        for k in 0..G {
-            let w = &rows[k][j];
-            for l in 0..LANES {
-                at_q[k][l] = Real::mul_add(w[l], q[l], at_q[k][l]);
-            }
-            for l in 0..LANES {
-                at_p[k][l] = Real::mul_add(w[l], p[l], at_p[k][l]);
-            }
-        }
-    }
-    std::array::from_fn(|k| [lane_sum(at_q[k]), lane_sum(at_p[k])])
-}
-
-/// Whether every value is finite: `sum 0 x` is NaN exactly when some `x` is not finite.
-fn finite(values: &[f64]) -> bool {
-    let mut zeros = [0.0; LANES];
-    let chunks = values.chunks_exact(LANES);
-    let tail = chunks.remainder().iter().all(|x| x.is_finite());
-    for chunk in chunks {
-        for l in 0..LANES {
-            zeros[l] += 0.0 * chunk[l];
-        }
-    }
-    tail && lane_sum(zeros) == 0.0
-}
-
-/// The sum of the lanes, pairwise (three dependent additions, not seven).
-#[inline(always)]
-fn lane_sum(x: [f64; LANES]) -> f64 {
-    let half: [f64; 4] = std::array::from_fn(|l| x[l] + x[l + 4]);
-    (half[0] + half[2]) + (half[1] + half[3])
 }

@@ -1,0 +1,359 @@
+//! The *far* parts of a coupled network, advanced a block of steps at a time.
+//!
+//! A part whose inputs (its touched coordinates in use) are driven by rows that read direct
+//! coordinates only, and which no other part's row and no pickup reads (a string on a bridge), is
+//! a linear system between the direct coordinates' motion and the forces it puts on their rows.
+//! Over a block of `L` steps from step `n0`, its share of direct row `r` at step `n0 + k` is, by
+//! superposition,
+//!
+//! ```text
+//! z_r(k) = z_r^free(k) + sum_{m < k} sum_c H_rc(k - 1 - m) u_c(n0 + m)
+//! ```
+//!
+//! where `z^free` is what it puts there with its inputs' forces held at zero (from its state at
+//! `n0`, its constant forces acting), `u_c` the direct coordinates' positions and velocities its
+//! rows read, and `H_rc(j)` its response `j + 1` steps after a unit `u_c` at one step; a pickup's
+//! taps on its inputs the same, a step later (after step `n0 + k`). Summed over the far parts,
+//! `z^free` and `H` are a few numbers a step, so the direct coordinates and the other parts step
+//! one step at a time with them; then each far part runs the block with its
+//! inputs' forces from the recorded motion, each mode read and written once a block instead of
+//! once a step, its state in registers through the block. That run is the step-by-step kernel's
+//! (the same operations in the same order, so the same state); only the far parts' shares of the
+//! direct rows are summed differently, to rounding. The responses are found again when a part's
+//! modes, damping or rows change.
+
+mod layout;
+mod run;
+
+use super::sums::{lane_sum, lanes, row_sum, LANES};
+use super::{CoupledKernel, Row};
+use crate::kernel::Real;
+use crate::quantity::Quantity;
+use run::{run, Slots};
+use std::array::from_fn;
+
+/// Steps in a block.
+const BLOCK: usize = 32;
+/// The fewest steps an advance takes in blocks; fewer run step by step.
+pub(super) const FEWEST_IN_BLOCKS: usize = 8;
+/// The most inputs of a far part.
+const MOST_INPUTS: usize = 4;
+/// The most outputs a far part is summed into.
+const MOST_SLOTS: usize = 4;
+/// The most pairs of an output (a direct row or a channel) and a direct coordinate's position or
+/// velocity that the far parts couple (each pair is a convolution every step): beyond, no part is
+/// far.
+const MOST_PAIRS: usize = 64;
+
+/// What the far parts' inputs are summed into: a direct row (its force at a step, from the state
+/// at the step's start) or a channel (its value after the step).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Output {
+    Row(usize),
+    Channel(usize),
+}
+
+impl Output {
+    /// How many steps after a step's start it reads the state: 0 for a row, 1 for a channel.
+    fn lead(self) -> usize {
+        match self {
+            Output::Row(_) => 0,
+            Output::Channel(_) => 1,
+        }
+    }
+}
+
+/// A far part's output: its index, and where its weight rows on `q` and on `p` (if any) start
+/// in `Far::out_weights`.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    output: usize,
+    on_q: usize,
+    on_p: Option<usize>,
+}
+
+/// Which parts are far, what couples them, and a block's records. Every list has its room from
+/// the kernel's build, so that laying the parts out again allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Far {
+    /// Whether the parts must be laid out again (a part's modes, damping, weights or a row
+    /// changed).
+    pub(super) stale: bool,
+    /// Whether `free` holds the far parts' free response from the state now, `recorded` states.
+    pub(super) free_valid: bool,
+    recorded: usize,
+    is_far: Vec<bool>,
+    far_parts: Vec<usize>,
+    /// The rows and parts stepped one step at a time in a block, and in a step-by-step advance.
+    near_rows: Vec<usize>,
+    near_parts: Vec<usize>,
+    every_row: Vec<usize>,
+    every_part: Vec<usize>,
+    /// Each touched coordinate's part, and whether a touched row reads it.
+    part_of_touched: Vec<usize>,
+    read: Vec<bool>,
+    /// The direct rows and channels the far parts' inputs are summed into (*outputs*), each direct
+    /// row's and channel's index among them (`usize::MAX`: none); each such row without the far
+    /// parts' entries, and the taps on sources without theirs.
+    outputs: Vec<Output>,
+    output_at: Vec<usize>,
+    channel_at: Vec<usize>,
+    pub(super) trimmed: Vec<Row>,
+    pub(super) near_taps: Vec<(usize, usize, Quantity, f64)>,
+    /// The direct coordinates the far parts' rows read (*inputs*), and each one's index among them.
+    inputs: Vec<usize>,
+    input_at: Vec<usize>,
+    /// `(part, its input k, output, weight on position, weight on velocity)`: the outputs'
+    /// entries on far inputs (for a row N/m and N s/m), by part then output.
+    entries: Vec<(usize, usize, usize, f64, f64)>,
+    /// Each far part's outputs (where each part's start), and their weight rows over its modes:
+    /// each part's room for them starts at `weights_at` and holds `weights_room` rows.
+    slots: Vec<Slot>,
+    slots_at: Vec<usize>,
+    out_weights: Vec<f64>,
+    weights_at: Vec<usize>,
+    weights_room: Vec<usize>,
+    /// `H`, each pair's lags last to first (`H(j)` at `(o 2 I + 2 i + quantity) BLOCK + BLOCK - 1
+    /// - j` for output `o`, input `i` of `I`, its position or velocity), in lanes as summed.
+    response: Vec<f64>,
+    response_lanes: Vec<[f64; LANES]>,
+    /// `z^free` at `o (BLOCK + 1) + k`, in lanes as summed and added up; and each output's far
+    /// share at the step now.
+    free_lanes: Vec<[f64; LANES]>,
+    free: Vec<f64>,
+    pub(super) now: Vec<f64>,
+    /// The direct coordinates' positions and velocities at each step of the block (`k d + s`),
+    /// and the inputs' (`(2 i + quantity) BLOCK + k`).
+    history: [Vec<f64>; 2],
+    inputs_history: Vec<f64>,
+    /// A part's inputs' forces at each step of the block, N.
+    forces: Vec<[f64; MOST_INPUTS]>,
+    /// A part's `q`, `p` and share at rest (room for the largest).
+    rest: [Vec<f64>; 3],
+}
+
+impl Far {
+    /// The layout's room for `kernel`, to be laid out before its first block.
+    pub(super) fn with_room(kernel: &CoupledKernel) -> Self {
+        let (d, rows, parts) = (kernel.x.len(), kernel.rows.len(), kernel.parts.len());
+        let mut part_of_touched = vec![usize::MAX; rows - d];
+        for (i, part) in kernel.parts.iter().enumerate() {
+            part.touched.clone().for_each(|t| part_of_touched[t] = i);
+        }
+        let largest = kernel.parts.iter().map(|part| part.modes.len()).max().unwrap_or(0);
+        let channels = kernel.source_taps.iter().map(|tap| tap.0 + 1).max().unwrap_or(0);
+        let (mut weights_at, mut weights_room) = (Vec::with_capacity(parts), Vec::with_capacity(parts));
+        let mut at = 0;
+        for (i, outputs) in layout::outputs_reached(kernel, &part_of_touched).into_iter().enumerate() {
+            let room = 2 * outputs.min(MOST_SLOTS);
+            weights_at.push(at);
+            weights_room.push(room);
+            at += room * kernel.parts[i].modes.len();
+        }
+        Self {
+            stale: true,
+            free_valid: false,
+            recorded: 0,
+            is_far: vec![false; parts],
+            far_parts: Vec::with_capacity(parts),
+            near_rows: Vec::with_capacity(rows),
+            near_parts: Vec::with_capacity(parts),
+            every_row: (0..rows).collect(),
+            every_part: (0..parts).collect(),
+            part_of_touched,
+            read: vec![false; rows - d],
+            outputs: Vec::with_capacity(d + channels),
+            output_at: vec![usize::MAX; d],
+            channel_at: vec![usize::MAX; channels],
+            trimmed: kernel.rows[..d].iter().map(|row| Vec::with_capacity(row.len())).collect(),
+            near_taps: Vec::with_capacity(kernel.source_taps.len()),
+            inputs: Vec::with_capacity(d),
+            input_at: vec![usize::MAX; d],
+            entries: Vec::with_capacity(
+                kernel.rows[..d].iter().map(Vec::len).sum::<usize>() + kernel.source_taps.len(),
+            ),
+            slots: Vec::with_capacity(parts * MOST_SLOTS),
+            slots_at: vec![0; parts + 1],
+            out_weights: vec![0.0; at],
+            weights_at,
+            weights_room,
+            response: vec![0.0; MOST_PAIRS * BLOCK],
+            response_lanes: vec![[0.0; LANES]; MOST_PAIRS * BLOCK],
+            free_lanes: vec![[0.0; LANES]; (d + channels) * (BLOCK + 1)],
+            free: vec![0.0; (d + channels) * (BLOCK + 1)],
+            now: vec![0.0; d + channels],
+            history: from_fn(|_| vec![0.0; d * BLOCK]),
+            inputs_history: vec![0.0; 2 * d * BLOCK],
+            forces: vec![[0.0; MOST_INPUTS]; BLOCK],
+            rest: from_fn(|_| vec![0.0; largest]),
+        }
+    }
+
+    /// Whether any part is far.
+    pub(super) fn any(&self) -> bool {
+        !self.far_parts.is_empty()
+    }
+
+    /// The rows and parts a block steps one step at a time.
+    pub(super) fn near(&self) -> (&[usize], &[usize]) {
+        (&self.near_rows, &self.near_parts)
+    }
+
+    /// Every row and part.
+    pub(super) fn every(&self) -> (&[usize], &[usize]) {
+        (&self.every_row, &self.every_part)
+    }
+
+    /// Row `r`'s index among the outputs, if it is one.
+    pub(super) fn output_of(&self, r: usize) -> Option<usize> {
+        self.output_at.get(r).copied().filter(|&o| o != usize::MAX)
+    }
+
+    /// Each channel's far share after the step now, in a block.
+    pub(super) fn channel_shares(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        self.outputs.iter().zip(&self.now).filter_map(|(output, &share)| match *output {
+            Output::Channel(channel) => Some((channel, share)),
+            Output::Row(_) => None,
+        })
+    }
+
+    /// Records the direct coordinates' motion `x`, `v` at step `k` of the block.
+    #[inline(always)]
+    fn remember(&mut self, k: usize, [x, v]: [&[f64]; 2]) {
+        let d = x.len();
+        self.history[0][k * d..(k + 1) * d].copy_from_slice(x);
+        self.history[1][k * d..(k + 1) * d].copy_from_slice(v);
+        for (i, &s) in self.inputs.iter().enumerate() {
+            self.inputs_history[2 * i * BLOCK + k] = x[s];
+            self.inputs_history[(2 * i + 1) * BLOCK + k] = v[s];
+        }
+    }
+
+    /// The far share of each output that `which` picks, at step `k` of the block (its state
+    /// `k + lead` steps in): its free response there and the convolution of the responses with the
+    /// inputs' motion recorded before it.
+    #[inline(always)]
+    fn share_at(&mut self, k: usize, which: impl Fn(Output) -> bool) {
+        let pairs = 2 * self.inputs.len();
+        for (o, &output) in self.outputs.iter().enumerate().filter(|(_, &output)| which(output)) {
+            let lag = k + output.lead();
+            let mut z = self.free[o * (BLOCK + 1) + lag];
+            for pair in 0..pairs {
+                let h = &self.response[(o * pairs + pair + 1) * BLOCK - lag..][..lag];
+                let past = &self.inputs_history[pair * BLOCK..][..lag];
+                z = h.iter().zip(past).fold(z, |z, (&h, &u)| Real::mul_add(h, u, z));
+            }
+            self.now[o] = z;
+        }
+    }
+}
+
+impl CoupledKernel {
+    /// Advances `steps` steps in blocks (the parts laid out, some far), writing channel `c`'s
+    /// value after step `s` to `record[c * steps + s]`.
+    #[inline(always)]
+    pub(super) fn advance_in_blocks(&mut self, steps: usize, record: &mut [f64]) {
+        let mut at = 0;
+        while at < steps {
+            let length = (steps - at).min(BLOCK);
+            if !self.far.free_valid || self.far.recorded <= length {
+                self.far_pass(0, length + 1);
+            }
+            self.near_block(at, length, steps, record);
+            let next = (steps - at - length).min(BLOCK);
+            self.far_pass(length, if next == 0 { BLOCK } else { next } + 1);
+            at += length;
+        }
+        for at in 0..self.far.far_parts.len() {
+            self.refresh_part(self.far.far_parts[at]);
+        }
+    }
+
+    /// Steps the direct coordinates and the near parts `length` steps, the far parts' shares of
+    /// each output from the block's free response and its motion so far, recording the direct
+    /// coordinates' motion.
+    #[inline(always)]
+    fn near_block(&mut self, at: usize, length: usize, steps: usize, record: &mut [f64]) {
+        for k in 0..length {
+            self.far.remember(k, [&self.x, &self.v]);
+            self.far.share_at(k, |output| output.lead() == 0);
+            self.step(true);
+            self.far.share_at(k, |output| output.lead() == 1);
+            self.record(at + k, steps, record, true);
+        }
+    }
+
+    /// Runs every far part `forced` steps with its inputs' forces from the block's recorded
+    /// motion, then sums `records` states of its free response from there into `free`.
+    #[inline(always)]
+    fn far_pass(&mut self, forced: usize, records: usize) {
+        let d = self.x.len();
+        self.far.free_lanes[..self.far.outputs.len() * (BLOCK + 1)].fill([0.0; LANES]);
+        for at in 0..self.far.far_parts.len() {
+            let i = self.far.far_parts[at];
+            let Far { history, forces, .. } = &mut self.far;
+            for (m, forces) in forces[..forced].iter_mut().enumerate() {
+                let motion = [&history[0][m * d..(m + 1) * d], &history[1][m * d..(m + 1) * d]];
+                for (k, &t) in self.parts[i].inputs.iter().enumerate() {
+                    forces[k] = 0.0 - row_sum(&self.rows[d + t], motion[0], motion[1]);
+                }
+            }
+            self.run_part(i, forced, records, None);
+        }
+        let Far { free, free_lanes, outputs, .. } = &mut self.far;
+        for (z, lanes) in free[..outputs.len() * (BLOCK + 1)].iter_mut().zip(free_lanes.iter()) {
+            *z = lane_sum(*lanes);
+        }
+        (self.far.free_valid, self.far.recorded) = (true, records);
+    }
+
+    /// Runs part `i` `forced` steps with the forces in `far.forces` and `records` steps free:
+    /// from its state, kept, its sums into `far.free_lanes`; or with `pair`, from rest with no
+    /// share, its sums into `far.response_lanes` as input pair `pair`'s response.
+    #[inline(always)]
+    fn run_part(&mut self, i: usize, forced: usize, records: usize, pair: Option<usize>) {
+        let Self { parts, stiffness, decay, share, q, p, weights, far, dt, .. } = self;
+        let (part, h, pairs) = (&parts[i], *dt, 2 * far.inputs.len());
+        let (modes, n) = (part.modes.clone(), part.modes.len());
+        let Far { rest, forces, free_lanes, response_lanes, slots, slots_at, out_weights, .. } = far;
+        let slots = &slots[slots_at[i]..slots_at[i + 1]];
+        let ([q, p], share) = if pair.is_some() {
+            let [q, p, share] = rest;
+            (q[..n].fill(0.0), p[..n].fill(0.0));
+            ([&mut q[..n], &mut p[..n]], &share[..n])
+        } else {
+            ([&mut q[modes.clone()], &mut p[modes.clone()]], &share[modes.clone()])
+        };
+        let (slots, sums) = match pair {
+            Some(pair) => {
+                (slots_of(slots, out_weights, n, |o| (o * pairs + pair) * BLOCK), &mut response_lanes[..])
+            }
+            None => (slots_of(slots, out_weights, n, |o| o * (BLOCK + 1)), &mut free_lanes[..]),
+        };
+        let state = [q.as_chunks_mut::<LANES>().0, p.as_chunks_mut::<LANES>().0];
+        let coefficients = [lanes(&stiffness[modes.clone()]), lanes(&decay[modes.clone()]), lanes(share)];
+        let row = |k: usize| lanes(&weights[part.probes[k]..part.probes[k] + n]);
+        let (forces, recording) = (&forces[..forced], (records, &slots));
+        match part.inputs.len() {
+            0 => run::<0>(h, coefficients, state, [], forces, recording, sums),
+            1 => run::<1>(h, coefficients, state, [row(0)], forces, recording, sums),
+            2 => run::<2>(h, coefficients, state, from_fn(row), forces, recording, sums),
+            3 => run::<3>(h, coefficients, state, from_fn(row), forces, recording, sums),
+            _ => run::<4>(h, coefficients, state, from_fn(row), forces, recording, sums),
+        }
+    }
+}
+
+/// A part's `slots` as [`run`] takes them (weight rows of `size` in `weights`), each summed from
+/// `at(output)` on in the accumulator.
+fn slots_of<'a>(slots: &[Slot], weights: &'a [f64], size: usize, at: impl Fn(usize) -> usize) -> Slots<'a> {
+    let mut taken = Slots::none();
+    let row = |start: usize| lanes(&weights[start..start + size]);
+    for (s, slot) in slots.iter().enumerate() {
+        taken.at[s] = at(slot.output);
+        taken.on_q[s] = row(slot.on_q);
+        taken.on_p[s] = slot.on_p.map(row);
+        taken.count = s + 1;
+    }
+    taken
+}
