@@ -1,24 +1,32 @@
 //! Which parts of a coupled network are far, what couples them, and their summed responses.
 
-use super::{Far, Output, Slot, BLOCK, MOST_INPUTS, MOST_PAIRS, MOST_SLOTS};
+use super::{Drive, Far, Output, Slot, BLOCK, MOST_DRIVES, MOST_PAIRS, MOST_SLOTS};
 use crate::kernel::coupled::sums::lane_sum;
 use crate::kernel::coupled::CoupledKernel;
 use crate::quantity::Quantity;
 
-/// For each part of `kernel`, how many direct rows and channels read its touched coordinates
-/// (`part_of_touched` the part of each).
-pub(super) fn outputs_reached(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Vec<usize> {
+/// For each part of `kernel` (`part_of_touched` the part of each touched coordinate), room for
+/// the weight rows of its slots and drives: two for each direct row and channel that reads its
+/// touched coordinates, and for each direct coordinate their rows read.
+pub(super) fn rows_room(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Vec<usize> {
     let d = kernel.x.len();
-    let (mut reached, mut last) = (vec![0; kernel.parts.len()], vec![usize::MAX; kernel.parts.len()]);
+    let parts = kernel.parts.len();
+    let (mut outputs, mut sources, mut last) = (vec![0; parts], vec![0; parts], vec![usize::MAX; parts]);
     let rows = kernel.rows[..d].iter().enumerate().flat_map(|(r, row)| row.iter().map(move |e| (r, e.0)));
     let taps = kernel.source_taps.iter().map(|tap| (d + tap.0, tap.1));
     for (output, s) in rows.chain(taps).filter(|&(_, s)| s >= d) {
         let part = part_of_touched[s - d];
         if part != usize::MAX && last[part] != output {
-            (last[part], reached[part]) = (output, reached[part] + 1);
+            (last[part], outputs[part]) = (output, outputs[part] + 1);
         }
     }
-    reached
+    for (i, part) in kernel.parts.iter().enumerate() {
+        let mut read: Vec<usize> =
+            part.touched.clone().flat_map(|t| &kernel.rows[d + t]).map(|e| e.0).collect();
+        (read.sort_unstable(), read.dedup());
+        sources[i] = read.iter().filter(|&&s| s < d).count();
+    }
+    (0..parts).map(|i| 2 * outputs[i].min(MOST_SLOTS) + (2 * sources[i]).min(MOST_DRIVES)).collect()
 }
 
 impl Far {
@@ -50,7 +58,6 @@ impl CoupledKernel {
         rows[d..].iter().flatten().filter(|e| e.0 >= d).for_each(|e| far.read[e.0 - d] = true);
         for (i, part) in parts.iter().enumerate() {
             far.is_far[i] = part.probes.len() == part.inputs.len()
-                && part.inputs.len() <= MOST_INPUTS
                 && part.inputs.iter().all(|&t| !far.read[t] && rows[d + t].iter().all(|e| e.0 < d));
         }
         far.clear();
@@ -108,76 +115,107 @@ impl CoupledKernel {
             }
         }
         far.entries.sort_unstable_by_key(|e| (e.0, e.2, e.1));
-        if far.outputs.len() * 2 * far.inputs.len() > MOST_PAIRS || !self.weigh_slots() {
+        if far.outputs.len() * 2 * far.inputs.len() > MOST_PAIRS || !self.weigh() {
             self.far.clear();
             return;
         }
         self.respond();
     }
 
-    /// Each far part's slots: for each output, the weights of its entries summed over the part's
-    /// modes (`sum_k x_k Phi_k` on `q`, and `sum_k v_k Phi_k` on `p` where some `v_k` is not 0).
-    /// Whether they fit the room the build gave.
+    /// Each far part's slots (for each output, the weights of its entries summed over the part's
+    /// modes: `sum_t k_t Phi_t` on `q`, and on `p` where some velocity weight is not 0) and
+    /// drives (for each input pair its rows read, `-sum_t K_tc Phi_t`). Whether they fit the
+    /// room the build gave.
     #[inline(always)]
-    fn weigh_slots(&mut self) -> bool {
-        let Self { parts, weights, far, .. } = self;
-        let Far { entries, slots, slots_at, out_weights, weights_at, weights_room, .. } = far;
-        slots.clear();
+    fn weigh(&mut self) -> bool {
+        let d = self.x.len();
+        let Self { parts, rows, weights, far, .. } = self;
+        let Far {
+            entries,
+            slots,
+            slots_at,
+            drives,
+            drives_at,
+            part_weights,
+            weights_at,
+            weights_room,
+            inputs,
+            is_far,
+            ..
+        } = far;
+        (slots.clear(), drives.clear());
         let mut e = 0;
         for (i, part) in parts.iter().enumerate() {
-            slots_at[i] = slots.len();
+            (slots_at[i], drives_at[i]) = (slots.len(), drives.len());
+            if !is_far[i] {
+                continue;
+            }
             let (size, mut used) = (part.modes.len(), 0);
+            let shape = |k: usize| &weights[part.probes[k]..part.probes[k] + size];
+            let mut weigh = |terms: &mut dyn Iterator<Item = (usize, f64)>| -> Option<usize> {
+                if used == weights_room[i] {
+                    return None;
+                }
+                let start = weights_at[i] + used * size;
+                let row = &mut part_weights[start..start + size];
+                row.fill(0.0);
+                for (k, weight) in terms {
+                    row.iter_mut().zip(shape(k)).for_each(|(w, &phi)| *w += weight * phi);
+                }
+                used += 1;
+                Some(start)
+            };
             while e < entries.len() && entries[e].0 == i {
                 let output = entries[e].2;
                 let group = entries[e..].iter().take_while(|entry| entry.0 == i && entry.2 == output).count();
                 let group = &entries[e..e + group];
                 e += group.len();
-                let on_p = group.iter().any(|entry| entry.4 != 0.0);
-                if slots.len() - slots_at[i] == MOST_SLOTS || used + 1 + usize::from(on_p) > weights_room[i] {
+                if slots.len() - slots_at[i] == MOST_SLOTS {
                     return false;
                 }
-                let mut weigh = |value: fn(&(usize, usize, usize, f64, f64)) -> f64| {
-                    let start = weights_at[i] + used * size;
-                    let row = &mut out_weights[start..start + size];
-                    row.fill(0.0);
-                    for entry in group {
-                        let shape = &weights[part.probes[entry.1]..part.probes[entry.1] + size];
-                        row.iter_mut().zip(shape).for_each(|(w, &phi)| *w += value(entry) * phi);
-                    }
-                    used += 1;
-                    start
+                let Some(on_q) = weigh(&mut group.iter().map(|entry| (entry.1, entry.3))) else {
+                    return false;
                 };
-                let on_q = weigh(|entry| entry.3);
-                let on_p = on_p.then(|| weigh(|entry| entry.4));
+                let on_p = match group.iter().any(|entry| entry.4 != 0.0) {
+                    true => match weigh(&mut group.iter().map(|entry| (entry.1, entry.4))) {
+                        None => return false,
+                        on_p => on_p,
+                    },
+                    false => None,
+                };
                 slots.push(Slot { output, on_q, on_p });
             }
+            for pair in 0..2 * inputs.len() {
+                let coefficient = |k: usize| {
+                    let entries = rows[d + part.inputs[k]].iter().filter(|entry| entry.0 == inputs[pair / 2]);
+                    entries.map(|entry| if pair % 2 == 0 { entry.1 } else { entry.2 }).sum::<f64>()
+                };
+                if (0..part.inputs.len()).all(|k| coefficient(k) == 0.0) {
+                    continue;
+                }
+                if drives.len() - drives_at[i] == MOST_DRIVES {
+                    return false;
+                }
+                let Some(row) = weigh(&mut (0..part.inputs.len()).map(|k| (k, -coefficient(k)))) else {
+                    return false;
+                };
+                drives.push(Drive { pair, row });
+            }
         }
-        slots_at[parts.len()] = slots.len();
+        (slots_at[parts.len()], drives_at[parts.len()]) = (slots.len(), drives.len());
         true
     }
 
-    /// The far parts' summed responses `H`: each part run from rest after a unit position or
-    /// velocity of each input at one step.
+    /// The far parts' summed responses `H`: each part run from rest after a unit of each of its
+    /// drives at one step.
     #[inline(always)]
     fn respond(&mut self) {
-        let d = self.x.len();
-        let pairs = 2 * self.far.inputs.len();
-        let size = self.far.outputs.len() * pairs * BLOCK;
+        let size = self.far.outputs.len() * 2 * self.far.inputs.len() * BLOCK;
         self.far.response_lanes[..size].fill([0.0; super::LANES]);
         for at in 0..self.far.far_parts.len() {
             let i = self.far.far_parts[at];
-            for pair in 0..pairs {
-                let s = self.far.inputs[pair / 2];
-                let mut unit = [0.0; MOST_INPUTS];
-                for (k, &t) in self.parts[i].inputs.iter().enumerate() {
-                    for &(_, stiffness, damping) in self.rows[d + t].iter().filter(|e| e.0 == s) {
-                        unit[k] -= if pair % 2 == 0 { stiffness } else { damping };
-                    }
-                }
-                if unit.iter().any(|&f| f != 0.0) {
-                    self.far.forces[0] = unit;
-                    self.run_part(i, 1, BLOCK, Some(pair));
-                }
+            for k in 0..self.far.drives_at[i + 1] - self.far.drives_at[i] {
+                self.run_part(i, 1, BLOCK, Some(k));
             }
         }
         let Far { response, response_lanes, .. } = &mut self.far;

@@ -15,17 +15,19 @@
 //! rows read, and `H_rc(j)` its response `j + 1` steps after a unit `u_c` at one step; a pickup's
 //! taps on its inputs the same, a step later (after step `n0 + k`). Summed over the far parts,
 //! `z^free` and `H` are a few numbers a step, so the direct coordinates and the other parts step
-//! one step at a time with them; then each far part runs the block with its
-//! inputs' forces from the recorded motion, each mode read and written once a block instead of
-//! once a step, its state in registers through the block. That run is the step-by-step kernel's
-//! (the same operations in the same order, so the same state); only the far parts' shares of the
-//! direct rows are summed differently, to rounding. The responses are found again when a part's
-//! modes, damping or rows change.
+//! one step at a time with them; then each far part runs the block driven by the recorded
+//! motion, each mode read and written once a block instead of once a step, its state in
+//! registers through the block. Its inputs' forces `f_t = -sum_c (K_tc x_c + C_tc v_c)` act on
+//! its modes as `sum_t Phi_t f_t`, which each part keeps as one weight row per position or
+//! velocity it reads, `-sum_t K_tc Phi_t` (its *drives*); its outputs as one row per output,
+//! `sum_t k_t Phi_t` (its *slots*). The step is the step-by-step kernel's, its sums taken in
+//! another order, so equal to rounding. The responses are found again when a part's modes,
+//! damping or rows change.
 
 mod layout;
 mod run;
 
-use super::sums::{lane_sum, lanes, row_sum, LANES};
+use super::sums::{lane_sum, lanes, LANES};
 use super::{CoupledKernel, Row};
 use crate::kernel::Real;
 use crate::quantity::Quantity;
@@ -36,8 +38,8 @@ use std::array::from_fn;
 const BLOCK: usize = 32;
 /// The fewest steps an advance takes in blocks; fewer run step by step.
 pub(super) const FEWEST_IN_BLOCKS: usize = 8;
-/// The most inputs of a far part.
-const MOST_INPUTS: usize = 4;
+/// The most drives of a far part (positions and velocities of direct coordinates it reads).
+const MOST_DRIVES: usize = 4;
 /// The most outputs a far part is summed into.
 const MOST_SLOTS: usize = 4;
 /// The most pairs of an output (a direct row or a channel) and a direct coordinate's position or
@@ -64,12 +66,20 @@ impl Output {
 }
 
 /// A far part's output: its index, and where its weight rows on `q` and on `p` (if any) start
-/// in `Far::out_weights`.
+/// in `Far::part_weights`.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     output: usize,
     on_q: usize,
     on_p: Option<usize>,
+}
+
+/// A far part's drive: the input pair (`2 i` the position of input `i`, `2 i + 1` its
+/// velocity) and where its weight row starts in `Far::part_weights`.
+#[derive(Debug, Clone, Copy)]
+struct Drive {
+    pair: usize,
+    row: usize,
 }
 
 /// Which parts are far, what couples them, and a block's records. Every list has its room from
@@ -106,11 +116,13 @@ pub(super) struct Far {
     /// `(part, its input k, output, weight on position, weight on velocity)`: the outputs'
     /// entries on far inputs (for a row N/m and N s/m), by part then output.
     entries: Vec<(usize, usize, usize, f64, f64)>,
-    /// Each far part's outputs (where each part's start), and their weight rows over its modes:
-    /// each part's room for them starts at `weights_at` and holds `weights_room` rows.
+    /// Each far part's outputs and drives (where each part's start), and their weight rows over
+    /// its modes: each part's room for them starts at `weights_at` and holds `weights_room` rows.
     slots: Vec<Slot>,
     slots_at: Vec<usize>,
-    out_weights: Vec<f64>,
+    drives: Vec<Drive>,
+    drives_at: Vec<usize>,
+    part_weights: Vec<f64>,
     weights_at: Vec<usize>,
     weights_room: Vec<usize>,
     /// `H`, each pair's lags last to first (`H(j)` at `(o 2 I + 2 i + quantity) BLOCK + BLOCK - 1
@@ -126,8 +138,6 @@ pub(super) struct Far {
     /// and the inputs' (`(2 i + quantity) BLOCK + k`).
     history: [Vec<f64>; 2],
     inputs_history: Vec<f64>,
-    /// A part's inputs' forces at each step of the block, N.
-    forces: Vec<[f64; MOST_INPUTS]>,
     /// A part's `q`, `p` and share at rest (room for the largest).
     rest: [Vec<f64>; 3],
 }
@@ -144,8 +154,7 @@ impl Far {
         let channels = kernel.source_taps.iter().map(|tap| tap.0 + 1).max().unwrap_or(0);
         let (mut weights_at, mut weights_room) = (Vec::with_capacity(parts), Vec::with_capacity(parts));
         let mut at = 0;
-        for (i, outputs) in layout::outputs_reached(kernel, &part_of_touched).into_iter().enumerate() {
-            let room = 2 * outputs.min(MOST_SLOTS);
+        for (i, room) in layout::rows_room(kernel, &part_of_touched).into_iter().enumerate() {
             weights_at.push(at);
             weights_room.push(room);
             at += room * kernel.parts[i].modes.len();
@@ -174,7 +183,9 @@ impl Far {
             ),
             slots: Vec::with_capacity(parts * MOST_SLOTS),
             slots_at: vec![0; parts + 1],
-            out_weights: vec![0.0; at],
+            drives: Vec::with_capacity(parts * MOST_DRIVES),
+            drives_at: vec![0; parts + 1],
+            part_weights: vec![0.0; at],
             weights_at,
             weights_room,
             response: vec![0.0; MOST_PAIRS * BLOCK],
@@ -184,7 +195,6 @@ impl Far {
             now: vec![0.0; d + channels],
             history: from_fn(|_| vec![0.0; d * BLOCK]),
             inputs_history: vec![0.0; 2 * d * BLOCK],
-            forces: vec![[0.0; MOST_INPUTS]; BLOCK],
             rest: from_fn(|_| vec![0.0; largest]),
         }
     }
@@ -283,22 +293,13 @@ impl CoupledKernel {
         }
     }
 
-    /// Runs every far part `forced` steps with its inputs' forces from the block's recorded
-    /// motion, then sums `records` states of its free response from there into `free`.
+    /// Runs every far part `forced` steps driven by the block's recorded motion, then sums
+    /// `records` states of its free response from there into `free`.
     #[inline(always)]
     fn far_pass(&mut self, forced: usize, records: usize) {
-        let d = self.x.len();
         self.far.free_lanes[..self.far.outputs.len() * (BLOCK + 1)].fill([0.0; LANES]);
         for at in 0..self.far.far_parts.len() {
-            let i = self.far.far_parts[at];
-            let Far { history, forces, .. } = &mut self.far;
-            for (m, forces) in forces[..forced].iter_mut().enumerate() {
-                let motion = [&history[0][m * d..(m + 1) * d], &history[1][m * d..(m + 1) * d]];
-                for (k, &t) in self.parts[i].inputs.iter().enumerate() {
-                    forces[k] = 0.0 - row_sum(&self.rows[d + t], motion[0], motion[1]);
-                }
-            }
-            self.run_part(i, forced, records, None);
+            self.run_part(self.far.far_parts[at], forced, records, None);
         }
         let Far { free, free_lanes, outputs, .. } = &mut self.far;
         for (z, lanes) in free[..outputs.len() * (BLOCK + 1)].iter_mut().zip(free_lanes.iter()) {
@@ -307,39 +308,56 @@ impl CoupledKernel {
         (self.far.free_valid, self.far.recorded) = (true, records);
     }
 
-    /// Runs part `i` `forced` steps with the forces in `far.forces` and `records` steps free:
-    /// from its state, kept, its sums into `far.free_lanes`; or with `pair`, from rest with no
-    /// share, its sums into `far.response_lanes` as input pair `pair`'s response.
+    /// Runs part `i` `forced` steps driven by the block's recorded motion and `records` steps
+    /// free, from its state (kept), its sums into `far.free_lanes`; or with `impulse`, one step
+    /// from rest with no share driven by a unit of its drive `impulse` alone, its sums into
+    /// `far.response_lanes` as that drive's pair's response.
     #[inline(always)]
-    fn run_part(&mut self, i: usize, forced: usize, records: usize, pair: Option<usize>) {
-        let Self { parts, stiffness, decay, share, q, p, weights, far, dt, .. } = self;
+    fn run_part(&mut self, i: usize, forced: usize, records: usize, impulse: Option<usize>) {
+        const ONE: &[f64] = &[1.0];
+        const ZERO: &[f64] = &[0.0];
+        let Self { parts, stiffness, decay, share, q, p, far, dt, .. } = self;
         let (part, h, pairs) = (&parts[i], *dt, 2 * far.inputs.len());
         let (modes, n) = (part.modes.clone(), part.modes.len());
-        let Far { rest, forces, free_lanes, response_lanes, slots, slots_at, out_weights, .. } = far;
-        let slots = &slots[slots_at[i]..slots_at[i + 1]];
-        let ([q, p], share) = if pair.is_some() {
+        let Far { rest, free_lanes, response_lanes, inputs_history, part_weights, .. } = far;
+        let (slots, drives) = (
+            &far.slots[far.slots_at[i]..far.slots_at[i + 1]],
+            &far.drives[far.drives_at[i]..far.drives_at[i + 1]],
+        );
+        let ([q, p], share) = if impulse.is_some() {
             let [q, p, share] = rest;
             (q[..n].fill(0.0), p[..n].fill(0.0));
             ([&mut q[..n], &mut p[..n]], &share[..n])
         } else {
             ([&mut q[modes.clone()], &mut p[modes.clone()]], &share[modes.clone()])
         };
-        let (slots, sums) = match pair {
-            Some(pair) => {
-                (slots_of(slots, out_weights, n, |o| (o * pairs + pair) * BLOCK), &mut response_lanes[..])
+        let (slots, sums) = match impulse {
+            Some(k) => {
+                let pair = drives[k].pair;
+                (slots_of(slots, part_weights, n, |o| (o * pairs + pair) * BLOCK), &mut response_lanes[..])
             }
-            None => (slots_of(slots, out_weights, n, |o| o * (BLOCK + 1)), &mut free_lanes[..]),
+            None => (slots_of(slots, part_weights, n, |o| o * (BLOCK + 1)), &mut free_lanes[..]),
         };
         let state = [q.as_chunks_mut::<LANES>().0, p.as_chunks_mut::<LANES>().0];
         let coefficients = [lanes(&stiffness[modes.clone()]), lanes(&decay[modes.clone()]), lanes(share)];
-        let row = |k: usize| lanes(&weights[part.probes[k]..part.probes[k] + n]);
-        let (forces, recording) = (&forces[..forced], (records, &slots));
-        match part.inputs.len() {
-            0 => run::<0>(h, coefficients, state, [], forces, recording, sums),
-            1 => run::<1>(h, coefficients, state, [row(0)], forces, recording, sums),
-            2 => run::<2>(h, coefficients, state, from_fn(row), forces, recording, sums),
-            3 => run::<3>(h, coefficients, state, from_fn(row), forces, recording, sums),
-            _ => run::<4>(h, coefficients, state, from_fn(row), forces, recording, sums),
+        let row = |k: usize| lanes(&part_weights[drives[k].row..drives[k].row + n]);
+        let drive = |k: usize| match impulse {
+            Some(which) => {
+                if k == which {
+                    ONE
+                } else {
+                    ZERO
+                }
+            }
+            None => &inputs_history[drives[k].pair * BLOCK..][..forced],
+        };
+        let recording = (records, &slots);
+        match drives.len() {
+            0 => run::<0>(h, coefficients, state, [], (forced, []), recording, sums),
+            1 => run::<1>(h, coefficients, state, [row(0)], (forced, [drive(0)]), recording, sums),
+            2 => run::<2>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
+            3 => run::<3>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
+            _ => run::<4>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! A far part's modes run through a block: forced steps, then its free response recorded.
 
-use super::{MOST_INPUTS, MOST_SLOTS};
+use super::MOST_SLOTS;
 use crate::kernel::coupled::sums::LANES;
 use crate::kernel::Real;
 use std::array::from_fn;
@@ -24,29 +24,29 @@ impl Slots<'_> {
     }
 }
 
-/// Runs one part's modes (`q`, `p`, lane groups) a step for each of `forces` (its `T` inputs'
-/// forces, N, through weight rows `rows`), keeping where that leaves them; then, from there,
-/// adds `records` states' weighted sums (the first before any step) to `sums` by `slots`,
-/// stepping freely between them. Symplectic Euler in modes as [`super::super::sums::step_part`]
-/// takes it, the same operations in the same order, `CHUNK` lane groups at a time.
+/// Runs one part's modes (`q`, `p`, lane groups) `forced` steps, driven through weight rows
+/// `rows` by `drives` (each drive's value at each step), keeping where that leaves them; then,
+/// from there, adds `records` states' weighted sums (the first before any step) to `sums` by
+/// `slots`, stepping freely between them. Symplectic Euler in modes as
+/// [`super::super::sums::step_part`] takes it, `CHUNK` lane groups at a time.
 #[inline(always)]
 pub(super) fn run<const T: usize>(
     h: f64,
     coefficients: [&[[f64; LANES]]; 3],
     [q, p]: [&mut [[f64; LANES]]; 2],
     rows: [&[[f64; LANES]]; T],
-    forces: &[[f64; MOST_INPUTS]],
+    (forced, drives): (usize, [&[f64]; T]),
     (records, slots): (usize, &Slots),
     sums: &mut [[f64; LANES]],
 ) {
     let groups = q.len();
     let mut g = 0;
     while g + CHUNK <= groups {
-        run_chunk::<T, CHUNK>(h, g, coefficients, [q, p], rows, forces, (records, slots), sums);
+        run_chunk::<T, CHUNK>(h, g, coefficients, [q, p], rows, (forced, drives), (records, slots), sums);
         g += CHUNK;
     }
     while g < groups {
-        run_chunk::<T, 1>(h, g, coefficients, [q, p], rows, forces, (records, slots), sums);
+        run_chunk::<T, 1>(h, g, coefficients, [q, p], rows, (forced, drives), (records, slots), sums);
         g += 1;
     }
 }
@@ -60,14 +60,14 @@ fn run_chunk<const T: usize, const C: usize>(
     coefficients: [&[[f64; LANES]]; 3],
     [q, p]: [&mut [[f64; LANES]]; 2],
     rows: [&[[f64; LANES]]; T],
-    forces: &[[f64; MOST_INPUTS]],
+    (forced, drives): (usize, [&[f64]; T]),
     (records, slots): (usize, &Slots),
     sums: &mut [[f64; LANES]],
 ) {
     let (mut qs, mut ps): ([[f64; LANES]; C], [[f64; LANES]; C]) =
         (from_fn(|c| q[g + c]), from_fn(|c| p[g + c]));
-    for force in forces {
-        chunk_step::<T, C>(h, g, coefficients, rows, [&mut qs, &mut ps], Some(force));
+    for m in 0..forced {
+        chunk_step::<T, C>(h, g, coefficients, rows, [&mut qs, &mut ps], Some(from_fn(|t| drives[t][m])));
     }
     for c in 0..C {
         (q[g + c], p[g + c]) = (qs[c], ps[c]);
@@ -90,7 +90,7 @@ fn run_chunk<const T: usize, const C: usize>(
     }
 }
 
-/// One step of lane groups `g..g + C` (state `qs`, `ps`), with their inputs' forces or free.
+/// One step of lane groups `g..g + C` (state `qs`, `ps`), driven by `drive` or free.
 #[inline(always)]
 fn chunk_step<const T: usize, const C: usize>(
     h: f64,
@@ -98,13 +98,13 @@ fn chunk_step<const T: usize, const C: usize>(
     [stiffness, decay, share]: [&[[f64; LANES]]; 3],
     rows: [&[[f64; LANES]]; T],
     [qs, ps]: [&mut [[f64; LANES]; C]; 2],
-    force: Option<&[f64; MOST_INPUTS]>,
+    drive: Option<[f64; T]>,
 ) {
     for c in 0..C {
         let mut input = share[g + c];
-        if let Some(force) = force {
+        if let Some(drive) = drive {
             for t in 0..T {
-                input = fused(rows[t][g + c], [force[t]; LANES], input);
+                input = fused(rows[t][g + c], [drive[t]; LANES], input);
             }
         }
         let pushed = fused(stiffness[g + c].map(|k| -k), qs[c], input.map(|input| h * input));
