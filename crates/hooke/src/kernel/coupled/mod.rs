@@ -241,6 +241,15 @@ impl CoupledKernel {
 
     /// Part `i`'s probes' sums, and the sources among them, from its modes.
     pub fn refresh_part(&mut self, i: usize) {
+        super::with_best_instructions(
+            #[inline(always)]
+            || self.refresh_part_here(i),
+        );
+    }
+
+    /// [`CoupledKernel::refresh_part`] with the caller's instructions.
+    #[inline(always)]
+    fn refresh_part_here(&mut self, i: usize) {
         let (d, part) = (self.x.len(), &self.parts[i]);
         for (k, &at) in part.probes.iter().enumerate() {
             let w = &self.weights[at..at + part.modes.len()];

@@ -215,7 +215,7 @@ impl CoupledKernel {
         for at in 0..self.far.far_parts.len() {
             let i = self.far.far_parts[at];
             for k in 0..self.far.drives_at[i + 1] - self.far.drives_at[i] {
-                self.run_part(i, 1, BLOCK, Some(k));
+                self.run_parts(at..at + 1, 1, BLOCK, Some(k));
             }
         }
         let Far { response, response_lanes, .. } = &mut self.far;

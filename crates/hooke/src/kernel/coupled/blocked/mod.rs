@@ -31,8 +31,9 @@ use super::sums::{lane_sum, lanes, LANES};
 use super::{CoupledKernel, Row};
 use crate::kernel::Real;
 use crate::quantity::Quantity;
-use run::{run, Slots};
+use run::{run_groups, Group, Lanes, Shape, BATCH};
 use std::array::from_fn;
+use std::ops::Range;
 
 /// Steps in a block.
 const BLOCK: usize = 32;
@@ -275,7 +276,7 @@ impl CoupledKernel {
             at += length;
         }
         for at in 0..self.far.far_parts.len() {
-            self.refresh_part(self.far.far_parts[at]);
+            self.refresh_part_here(self.far.far_parts[at]);
         }
     }
 
@@ -298,9 +299,7 @@ impl CoupledKernel {
     #[inline(always)]
     fn far_pass(&mut self, forced: usize, records: usize) {
         self.far.free_lanes[..self.far.outputs.len() * (BLOCK + 1)].fill([0.0; LANES]);
-        for at in 0..self.far.far_parts.len() {
-            self.run_part(self.far.far_parts[at], forced, records, None);
-        }
+        self.run_parts(0..self.far.far_parts.len(), forced, records, None);
         let Far { free, free_lanes, outputs, .. } = &mut self.far;
         for (z, lanes) in free[..outputs.len() * (BLOCK + 1)].iter_mut().zip(free_lanes.iter()) {
             *z = lane_sum(*lanes);
@@ -308,70 +307,89 @@ impl CoupledKernel {
         (self.far.free_valid, self.far.recorded) = (true, records);
     }
 
-    /// Runs part `i` `forced` steps driven by the block's recorded motion and `records` steps
-    /// free, from its state (kept), its sums into `far.free_lanes`; or with `impulse`, one step
-    /// from rest with no share driven by a unit of its drive `impulse` alone, its sums into
-    /// `far.response_lanes` as that drive's pair's response.
+    /// Runs the far parts `parts` (of `far_parts`; with `impulse`, one part) `forced` steps
+    /// driven by the block's recorded motion and `records` steps free, from their state (kept),
+    /// their sums into `far.free_lanes`, lane groups of parts of one shape together; or with
+    /// `impulse`, one step from rest with no share driven by a unit of its drive `impulse` alone,
+    /// its sums into `far.response_lanes` as that drive's pair's response.
     #[inline(always)]
-    fn run_part(&mut self, i: usize, forced: usize, records: usize, impulse: Option<usize>) {
+    fn run_parts(&mut self, parts: Range<usize>, forced: usize, records: usize, impulse: Option<usize>) {
         const ONE: &[f64] = &[1.0];
         const ZERO: &[f64] = &[0.0];
-        let Self { parts, stiffness, decay, share, q, p, far, dt, .. } = self;
-        let (part, h, pairs) = (&parts[i], *dt, 2 * far.inputs.len());
-        let (modes, n) = (part.modes.clone(), part.modes.len());
+        let Self { parts: all, stiffness, decay, share, q, p, far, dt, .. } = self;
         let Far { rest, free_lanes, response_lanes, inputs_history, part_weights, .. } = far;
-        let (slots, drives) = (
-            &far.slots[far.slots_at[i]..far.slots_at[i + 1]],
-            &far.drives[far.drives_at[i]..far.drives_at[i + 1]],
-        );
-        let ([q, p], share) = if impulse.is_some() {
-            let [q, p, share] = rest;
-            (q[..n].fill(0.0), p[..n].fill(0.0));
-            ([&mut q[..n], &mut p[..n]], &share[..n])
-        } else {
-            ([&mut q[modes.clone()], &mut p[modes.clone()]], &share[modes.clone()])
-        };
-        let (slots, sums) = match impulse {
-            Some(k) => {
-                let pair = drives[k].pair;
-                (slots_of(slots, part_weights, n, |o| (o * pairs + pair) * BLOCK), &mut response_lanes[..])
+        let pairs = 2 * far.inputs.len();
+        let (state, share) = match impulse {
+            Some(_) => {
+                let [q, p, share] = rest;
+                (q.fill(0.0), p.fill(0.0));
+                ([&mut q[..], &mut p[..]], &share[..])
             }
-            None => (slots_of(slots, part_weights, n, |o| o * (BLOCK + 1)), &mut free_lanes[..]),
+            None => ([&mut q[..], &mut p[..]], &share[..]),
         };
-        let state = [q.as_chunks_mut::<LANES>().0, p.as_chunks_mut::<LANES>().0];
-        let coefficients = [lanes(&stiffness[modes.clone()]), lanes(&decay[modes.clone()]), lanes(share)];
-        let row = |k: usize| lanes(&part_weights[drives[k].row..drives[k].row + n]);
-        let drive = |k: usize| match impulse {
-            Some(which) => {
-                if k == which {
-                    ONE
-                } else {
-                    ZERO
+        let mut lanes = Lanes {
+            state: state.map(|values| values.as_chunks_mut::<LANES>().0),
+            coefficients: [lanes(stiffness), lanes(decay)],
+            share: lanes(share),
+            weights: lanes(part_weights),
+        };
+        let sums = if impulse.is_some() { &mut response_lanes[..] } else { &mut free_lanes[..] };
+        let (mut batch, mut count, mut shape) = ([Group::default(); BATCH], 0, None);
+        for i in far.far_parts[parts].iter().copied() {
+            let (slots, drives) = (
+                &far.slots[far.slots_at[i]..far.slots_at[i + 1]],
+                &far.drives[far.drives_at[i]..far.drives_at[i + 1]],
+            );
+            let at = |o: usize| match impulse {
+                Some(k) => (o * pairs + drives[k].pair) * BLOCK,
+                None => o * (BLOCK + 1),
+            };
+            let drive = |k: usize| match impulse {
+                Some(which) => {
+                    if k == which {
+                        ONE
+                    } else {
+                        ZERO
+                    }
+                }
+                None => &inputs_history[drives[k].pair * BLOCK..][..forced],
+            };
+            let part_shape = Shape {
+                forced,
+                drives: from_fn(|k| if k < drives.len() { drive(k) } else { ZERO }),
+                drive_count: drives.len(),
+                records,
+                slots: slots.len(),
+                at: from_fn(|s| slots.get(s).map_or(0, |slot| at(slot.output))),
+                with_p: from_fn(|s| slots.get(s).is_some_and(|slot| slot.on_p.is_some())),
+            };
+            if count > 0 && shape != Some(part_shape) {
+                run_groups(*dt, &mut lanes, &batch[..count], shape.as_ref().expect("a shape"), sums);
+                count = 0;
+            }
+            shape = Some(part_shape);
+            let first = all[i].modes.start / LANES;
+            for g in 0..all[i].modes.len() / LANES {
+                let local = if impulse.is_some() { g } else { first + g };
+                batch[count] = Group {
+                    state: local,
+                    coefficients: first + g,
+                    share: local,
+                    drives: from_fn(|k| drives.get(k).map_or(0, |drive| drive.row / LANES + g)),
+                    on_q: from_fn(|s| slots.get(s).map_or(0, |slot| slot.on_q / LANES + g)),
+                    on_p: from_fn(|s| {
+                        slots.get(s).and_then(|slot| slot.on_p).map_or(0, |on_p| on_p / LANES + g)
+                    }),
+                };
+                count += 1;
+                if count == BATCH {
+                    run_groups(*dt, &mut lanes, &batch, &part_shape, sums);
+                    count = 0;
                 }
             }
-            None => &inputs_history[drives[k].pair * BLOCK..][..forced],
-        };
-        let recording = (records, &slots);
-        match drives.len() {
-            0 => run::<0>(h, coefficients, state, [], (forced, []), recording, sums),
-            1 => run::<1>(h, coefficients, state, [row(0)], (forced, [drive(0)]), recording, sums),
-            2 => run::<2>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
-            3 => run::<3>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
-            _ => run::<4>(h, coefficients, state, from_fn(row), (forced, from_fn(drive)), recording, sums),
+        }
+        if let Some(shape) = shape.filter(|_| count > 0) {
+            run_groups(*dt, &mut lanes, &batch[..count], &shape, sums);
         }
     }
-}
-
-/// A part's `slots` as [`run`] takes them (weight rows of `size` in `weights`), each summed from
-/// `at(output)` on in the accumulator.
-fn slots_of<'a>(slots: &[Slot], weights: &'a [f64], size: usize, at: impl Fn(usize) -> usize) -> Slots<'a> {
-    let mut taken = Slots::none();
-    let row = |start: usize| lanes(&weights[start..start + size]);
-    for (s, slot) in slots.iter().enumerate() {
-        taken.at[s] = at(slot.output);
-        taken.on_q[s] = row(slot.on_q);
-        taken.on_p[s] = slot.on_p.map(row);
-        taken.count = s + 1;
-    }
-    taken
 }

@@ -1,114 +1,144 @@
-//! A far part's modes run through a block: forced steps, then its free response recorded.
+//! Far parts' modes run through a block, four lane groups at a time (from one part or several of
+//! the same shape): forced steps, then their free response recorded.
 
-use super::MOST_SLOTS;
+use super::{MOST_DRIVES, MOST_SLOTS};
 use crate::kernel::coupled::sums::LANES;
 use crate::kernel::Real;
 use std::array::from_fn;
 
 /// Lane groups of modes stepped together, so that their operations do not wait on each other.
-const CHUNK: usize = 4;
+pub(super) const BATCH: usize = 4;
 
-/// Where a part's free response is summed: for each of its outputs, the accumulator's index of
-/// its first record and its weight rows on `q` and (where it has one) on `p`.
-pub(super) struct Slots<'a> {
-    pub(super) count: usize,
+/// What a batch reads and writes, as lane groups: the modes' `q` and `p` (of the kernel, or a
+/// part's at rest), their coefficients `h w^2`, `1 - h gamma` and shares (the kernel's, the
+/// shares at rest all 0), and the far parts' weight rows.
+pub(super) struct Lanes<'a> {
+    pub(super) state: [&'a mut [[f64; LANES]]; 2],
+    pub(super) coefficients: [&'a [[f64; LANES]]; 2],
+    pub(super) share: &'a [[f64; LANES]],
+    pub(super) weights: &'a [[f64; LANES]],
+}
+
+/// One lane group of a batch: where its state, its coefficients and its share are, and the
+/// weights of each drive and slot (on `q`, and on `p` where the slot has one).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Group {
+    pub(super) state: usize,
+    pub(super) coefficients: usize,
+    pub(super) share: usize,
+    pub(super) drives: [usize; MOST_DRIVES],
+    pub(super) on_q: [usize; MOST_SLOTS],
+    pub(super) on_p: [usize; MOST_SLOTS],
+}
+
+/// What a batch's groups share: `forced` steps driven by each drive's values, then `records`
+/// states summed into each slot's records in the accumulator from `at` on (with `p` where
+/// `with_p`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Shape<'a> {
+    pub(super) forced: usize,
+    pub(super) drives: [&'a [f64]; MOST_DRIVES],
+    pub(super) drive_count: usize,
+    pub(super) records: usize,
+    pub(super) slots: usize,
     pub(super) at: [usize; MOST_SLOTS],
-    pub(super) on_q: [&'a [[f64; LANES]]; MOST_SLOTS],
-    pub(super) on_p: [Option<&'a [[f64; LANES]]>; MOST_SLOTS],
+    pub(super) with_p: [bool; MOST_SLOTS],
 }
 
-impl Slots<'_> {
-    /// No outputs.
-    pub(super) fn none() -> Self {
-        Slots { count: 0, at: [0; MOST_SLOTS], on_q: [&[]; MOST_SLOTS], on_p: [None; MOST_SLOTS] }
-    }
-}
-
-/// Runs one part's modes (`q`, `p`, lane groups) `forced` steps, driven through weight rows
-/// `rows` by `drives` (each drive's value at each step), keeping where that leaves them; then,
-/// from there, adds `records` states' weighted sums (the first before any step) to `sums` by
-/// `slots`, stepping freely between them. Symplectic Euler in modes as
-/// [`super::super::sums::step_part`] takes it, `CHUNK` lane groups at a time.
+/// Runs `groups` (one to [`BATCH`]) of one `shape`: [`run`] with the drives' count and the
+/// groups' as constants.
 #[inline(always)]
-pub(super) fn run<const T: usize>(
+pub(super) fn run_groups(
     h: f64,
-    coefficients: [&[[f64; LANES]]; 3],
-    [q, p]: [&mut [[f64; LANES]]; 2],
-    rows: [&[[f64; LANES]]; T],
-    (forced, drives): (usize, [&[f64]; T]),
-    (records, slots): (usize, &Slots),
+    lanes: &mut Lanes,
+    groups: &[Group],
+    shape: &Shape,
     sums: &mut [[f64; LANES]],
 ) {
-    let groups = q.len();
-    let mut g = 0;
-    while g + CHUNK <= groups {
-        run_chunk::<T, CHUNK>(h, g, coefficients, [q, p], rows, (forced, drives), (records, slots), sums);
-        g += CHUNK;
+    #[inline(always)]
+    fn with_drives<const T: usize>(
+        h: f64,
+        lanes: &mut Lanes,
+        groups: &[Group],
+        shape: &Shape,
+        sums: &mut [[f64; LANES]],
+    ) {
+        match groups.len() {
+            1 => run::<T, 1>(h, lanes, groups.first_chunk().expect("1"), shape, sums),
+            2 => run::<T, 2>(h, lanes, groups.first_chunk().expect("2"), shape, sums),
+            3 => run::<T, 3>(h, lanes, groups.first_chunk().expect("3"), shape, sums),
+            _ => run::<T, BATCH>(h, lanes, groups.first_chunk().expect("a batch"), shape, sums),
+        }
     }
-    while g < groups {
-        run_chunk::<T, 1>(h, g, coefficients, [q, p], rows, (forced, drives), (records, slots), sums);
-        g += 1;
+    match shape.drive_count {
+        0 => with_drives::<0>(h, lanes, groups, shape, sums),
+        1 => with_drives::<1>(h, lanes, groups, shape, sums),
+        2 => with_drives::<2>(h, lanes, groups, shape, sums),
+        3 => with_drives::<3>(h, lanes, groups, shape, sums),
+        _ => with_drives::<4>(h, lanes, groups, shape, sums),
     }
 }
 
-/// [`run`] on lane groups `g..g + C`, their state in registers.
+/// Runs `C` lane groups, their state in registers, `shape.forced` steps driven by `T` drives,
+/// keeping where that leaves them; then, from there, adds `shape.records` states' weighted sums
+/// (the first before any step) to `sums`, stepping freely between them. Symplectic Euler in
+/// modes as [`super::super::sums::step_part`] takes it.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn run_chunk<const T: usize, const C: usize>(
+fn run<const T: usize, const C: usize>(
     h: f64,
-    g: usize,
-    coefficients: [&[[f64; LANES]]; 3],
-    [q, p]: [&mut [[f64; LANES]]; 2],
-    rows: [&[[f64; LANES]]; T],
-    (forced, drives): (usize, [&[f64]; T]),
-    (records, slots): (usize, &Slots),
+    lanes: &mut Lanes,
+    groups: &[Group; C],
+    shape: &Shape,
     sums: &mut [[f64; LANES]],
 ) {
+    let [q, p] = &mut lanes.state;
     let (mut qs, mut ps): ([[f64; LANES]; C], [[f64; LANES]; C]) =
-        (from_fn(|c| q[g + c]), from_fn(|c| p[g + c]));
-    for m in 0..forced {
-        chunk_step::<T, C>(h, g, coefficients, rows, [&mut qs, &mut ps], Some(from_fn(|t| drives[t][m])));
+        (from_fn(|c| q[groups[c].state]), from_fn(|c| p[groups[c].state]));
+    let read = (h, lanes.coefficients, lanes.share, lanes.weights);
+    for m in 0..shape.forced {
+        step::<T, C>(read, groups, [&mut qs, &mut ps], Some(from_fn(|t| shape.drives[t][m])));
     }
     for c in 0..C {
-        (q[g + c], p[g + c]) = (qs[c], ps[c]);
+        (q[groups[c].state], p[groups[c].state]) = (qs[c], ps[c]);
     }
-    for k in 0..records {
+    for k in 0..shape.records {
         if k > 0 {
-            chunk_step::<T, C>(h, g, coefficients, rows, [&mut qs, &mut ps], None);
+            step::<T, C>(read, groups, [&mut qs, &mut ps], None);
         }
-        for s in 0..slots.count {
+        for s in 0..shape.slots {
             let mut sum = [0.0; LANES];
             for c in 0..C {
-                sum = fused(slots.on_q[s][g + c], qs[c], sum);
-                if let Some(on_p) = slots.on_p[s] {
-                    sum = fused(on_p[g + c], ps[c], sum);
+                sum = fused(lanes.weights[groups[c].on_q[s]], qs[c], sum);
+                if shape.with_p[s] {
+                    sum = fused(lanes.weights[groups[c].on_p[s]], ps[c], sum);
                 }
             }
-            let total = &mut sums[slots.at[s] + k];
+            let total = &mut sums[shape.at[s] + k];
             *total = from_fn(|l| total[l] + sum[l]);
         }
     }
 }
 
-/// One step of lane groups `g..g + C` (state `qs`, `ps`), driven by `drive` or free.
+/// One step of `C` lane groups (state `qs`, `ps`), driven by `drive` or free, reading the step
+/// `h` and the groups' coefficients, shares and drive rows.
 #[inline(always)]
-fn chunk_step<const T: usize, const C: usize>(
-    h: f64,
-    g: usize,
-    [stiffness, decay, share]: [&[[f64; LANES]]; 3],
-    rows: [&[[f64; LANES]]; T],
+#[allow(clippy::type_complexity)]
+fn step<const T: usize, const C: usize>(
+    (h, [stiffness, decay], share, weights): (f64, [&[[f64; LANES]]; 2], &[[f64; LANES]], &[[f64; LANES]]),
+    groups: &[Group; C],
     [qs, ps]: [&mut [[f64; LANES]; C]; 2],
     drive: Option<[f64; T]>,
 ) {
     for c in 0..C {
-        let mut input = share[g + c];
+        let group = &groups[c];
+        let mut input = share[group.share];
         if let Some(drive) = drive {
             for t in 0..T {
-                input = fused(rows[t][g + c], [drive[t]; LANES], input);
+                input = fused(weights[group.drives[t]], [drive[t]; LANES], input);
             }
         }
-        let pushed = fused(stiffness[g + c].map(|k| -k), qs[c], input.map(|input| h * input));
-        ps[c] = fused(decay[g + c], ps[c], pushed);
+        let pushed = fused(stiffness[group.coefficients].map(|k| -k), qs[c], input.map(|input| h * input));
+        ps[c] = fused(decay[group.coefficients], ps[c], pushed);
         qs[c] = fused([h; LANES], ps[c], qs[c]);
     }
 }
