@@ -23,7 +23,8 @@ pub(super) fn rows_room(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Ve
     for (i, part) in kernel.parts.iter().enumerate() {
         let mut read: Vec<usize> =
             part.touched.clone().flat_map(|t| &kernel.rows[d + t]).map(|e| e.0).collect();
-        (read.sort_unstable(), read.dedup());
+        read.sort_unstable();
+        read.dedup();
         sources[i] = read.iter().filter(|&&s| s < d).count();
     }
     (0..parts).map(|i| 2 * outputs[i].min(MOST_SLOTS) + (2 * sources[i]).min(MOST_DRIVES)).collect()
@@ -32,7 +33,9 @@ pub(super) fn rows_room(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Ve
 impl Far {
     /// Forgets the far parts and their outputs.
     fn clear(&mut self) {
-        (self.inputs.clear(), self.outputs.clear(), self.far_parts.clear());
+        self.inputs.clear();
+        self.outputs.clear();
+        self.far_parts.clear();
         for at in [&mut self.input_at, &mut self.output_at, &mut self.channel_at] {
             at.fill(usize::MAX);
         }
@@ -81,7 +84,8 @@ impl CoupledKernel {
                 far.outputs.push(Output::Channel(channel));
             }
         }
-        (far.near_parts.clear(), far.near_rows.clear());
+        far.near_parts.clear();
+        far.near_rows.clear();
         far.near_rows.extend(0..d);
         for (i, part) in parts.iter().enumerate() {
             if far.is_far[i] {
@@ -91,7 +95,8 @@ impl CoupledKernel {
                 far.near_rows.extend(part.touched.clone().map(|t| d + t));
             }
         }
-        (far.entries.clear(), far.near_taps.clear());
+        far.entries.clear();
+        far.near_taps.clear();
         for o in 0..far.outputs.len() {
             if let Output::Row(r) = far.outputs[o] {
                 far.trimmed[r].clear();
@@ -143,7 +148,8 @@ impl CoupledKernel {
             is_far,
             ..
         } = far;
-        (slots.clear(), drives.clear());
+        slots.clear();
+        drives.clear();
         let mut e = 0;
         for (i, part) in parts.iter().enumerate() {
             (slots_at[i], drives_at[i]) = (slots.len(), drives.len());

@@ -322,7 +322,8 @@ impl CoupledKernel {
         let (state, share) = match impulse {
             Some(_) => {
                 let [q, p, share] = rest;
-                (q.fill(0.0), p.fill(0.0));
+                q.fill(0.0);
+                p.fill(0.0);
                 ([&mut q[..], &mut p[..]], &share[..])
             }
             None => ([&mut q[..], &mut p[..]], &share[..]),
