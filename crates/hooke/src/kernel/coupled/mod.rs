@@ -24,6 +24,9 @@
 //! before it. Multiply-adds are fused where the CPU has them. Taps on direct or touched
 //! coordinates are read from the sources, which the step has anyway, merged by source and
 //! summed channel by channel.
+//!
+//! Parts that only direct coordinates drive and read (a piano's strings on their bridge) run a
+//! block of steps at a time instead ([`blocked`]), their modes read once a block.
 
 mod blocked;
 mod sums;
