@@ -135,10 +135,9 @@ pub(super) struct Far {
     free_lanes: Vec<[f64; LANES]>,
     free: Vec<f64>,
     pub(super) now: Vec<f64>,
-    /// The direct coordinates' positions and velocities at each step of the block (`k d + s`),
-    /// and the inputs' (`(2 i + quantity) BLOCK + k`).
-    history: [Vec<f64>; 2],
-    inputs_history: Vec<f64>,
+    /// The inputs' positions and velocities at each step of the block (`(2 i + quantity) BLOCK +
+    /// k` for input `i`).
+    history: Vec<f64>,
     /// A part's `q`, `p` and share at rest (room for the largest).
     rest: [Vec<f64>; 3],
 }
@@ -194,8 +193,7 @@ impl Far {
             free_lanes: vec![[0.0; LANES]; (d + channels) * (BLOCK + 1)],
             free: vec![0.0; (d + channels) * (BLOCK + 1)],
             now: vec![0.0; d + channels],
-            history: from_fn(|_| vec![0.0; d * BLOCK]),
-            inputs_history: vec![0.0; 2 * d * BLOCK],
+            history: vec![0.0; 2 * d * BLOCK],
             rest: from_fn(|_| vec![0.0; largest]),
         }
     }
@@ -228,15 +226,12 @@ impl Far {
         })
     }
 
-    /// Records the direct coordinates' motion `x`, `v` at step `k` of the block.
+    /// Records the inputs' motion at step `k` of the block from the direct coordinates' `x`, `v`.
     #[inline(always)]
     fn remember(&mut self, k: usize, [x, v]: [&[f64]; 2]) {
-        let d = x.len();
-        self.history[0][k * d..(k + 1) * d].copy_from_slice(x);
-        self.history[1][k * d..(k + 1) * d].copy_from_slice(v);
         for (i, &s) in self.inputs.iter().enumerate() {
-            self.inputs_history[2 * i * BLOCK + k] = x[s];
-            self.inputs_history[(2 * i + 1) * BLOCK + k] = v[s];
+            self.history[2 * i * BLOCK + k] = x[s];
+            self.history[(2 * i + 1) * BLOCK + k] = v[s];
         }
     }
 
@@ -251,7 +246,7 @@ impl Far {
             let mut z = self.free[o * (BLOCK + 1) + lag];
             for pair in 0..pairs {
                 let h = &self.response[(o * pairs + pair + 1) * BLOCK - lag..][..lag];
-                let past = &self.inputs_history[pair * BLOCK..][..lag];
+                let past = &self.history[pair * BLOCK..][..lag];
                 z = h.iter().zip(past).fold(z, |z, (&h, &u)| Real::mul_add(h, u, z));
             }
             self.now[o] = z;
@@ -317,7 +312,7 @@ impl CoupledKernel {
         const ONE: &[f64] = &[1.0];
         const ZERO: &[f64] = &[0.0];
         let Self { parts: all, stiffness, decay, share, q, p, far, dt, .. } = self;
-        let Far { rest, free_lanes, response_lanes, inputs_history, part_weights, .. } = far;
+        let Far { rest, free_lanes, response_lanes, history, part_weights, .. } = far;
         let pairs = 2 * far.inputs.len();
         let (state, share) = match impulse {
             Some(_) => {
@@ -353,7 +348,7 @@ impl CoupledKernel {
                         ZERO
                     }
                 }
-                None => &inputs_history[drives[k].pair * BLOCK..][..forced],
+                None => &history[drives[k].pair * BLOCK..][..forced],
             };
             let part_shape = Shape {
                 forced,
