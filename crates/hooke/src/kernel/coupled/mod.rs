@@ -425,7 +425,8 @@ impl CoupledKernel {
         all_finite
     }
 
-    /// One step (see the module's equations).
+    /// One step (see the module's equations); in a block (`blocked`), of the rows and parts that
+    /// are not far, the far parts' shares of the direct rows added.
     #[inline(always)]
     fn step(&mut self, blocked: bool) {
         let (h, d, far) = (self.dt, self.x.len(), &self.far);
@@ -493,7 +494,8 @@ impl CoupledKernel {
     }
 
     /// Writes every channel's value after this step to `record[c * steps + s]`: its taps on
-    /// parts, then its taps on sources (sorted by channel), each channel summed in a register.
+    /// parts, then its taps on sources (sorted by channel), each channel summed in a register;
+    /// in a block (`blocked`), its taps on the far parts' inputs as the far parts' share.
     #[inline(always)]
     fn record(&self, s: usize, steps: usize, record: &mut [f64], blocked: bool) {
         let channels = record.len() / steps.max(1);
