@@ -280,7 +280,7 @@ impl CoupledKernel {
         dq: impl Fn(usize) -> f64,
         dp: impl Fn(usize) -> f64,
     ) {
-        self.far.free_valid = false;
+        self.far.recorded = 0;
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.q[first + j] += dq(j);
@@ -291,7 +291,7 @@ impl CoupledKernel {
 
     /// Adds `share(j)` (N) to the constant and held force of mode `j` of part `part`.
     pub fn add_to_shares(&mut self, part: usize, count: usize, share: impl Fn(usize) -> f64) {
-        self.far.free_valid = false;
+        self.far.recorded = 0;
         let first = self.parts[part].modes.start;
         for j in 0..count {
             self.share[first + j] += share(j);
@@ -349,7 +349,7 @@ impl CoupledKernel {
 
     /// Part `part`'s modal amplitudes `q` (sqrt(kg) m), rates `p` and shares (N), padded.
     pub fn part_state(&mut self, part: usize) -> [&mut [f64]; 3] {
-        self.far.free_valid = false;
+        self.far.recorded = 0;
         let range = self.parts[part].modes.clone();
         [&mut self.q[range.clone()], &mut self.p[range.clone()], &mut self.share[range]]
     }
@@ -414,7 +414,7 @@ impl CoupledKernel {
                         self.step(false);
                         self.record(s, steps, record, false);
                     }
-                    self.far.free_valid = false;
+                    self.far.recorded = 0;
                 }
             },
         );
@@ -533,7 +533,7 @@ impl CoupledKernel {
     }
 
     fn restore(&mut self) {
-        self.far.free_valid = false;
+        self.far.recorded = 0;
         let mut at = 0;
         for values in [&mut self.q, &mut self.p, &mut self.x, &mut self.v] {
             let n = values.len();

@@ -56,7 +56,7 @@ impl CoupledKernel {
     pub(in crate::kernel::coupled) fn lay_out(&mut self) {
         let d = self.x.len();
         let Self { parts, rows, far, source_taps, .. } = self;
-        (far.stale, far.free_valid) = (false, false);
+        (far.stale, far.recorded) = (false, 0);
         far.read.fill(false);
         rows[d..].iter().flatten().filter(|e| e.0 >= d).for_each(|e| far.read[e.0 - d] = true);
         for (i, part) in parts.iter().enumerate() {

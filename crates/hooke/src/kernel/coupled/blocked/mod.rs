@@ -90,9 +90,9 @@ pub(super) struct Far {
     /// Whether the parts must be laid out again (a part's modes, damping, weights or a row
     /// changed).
     pub(super) stale: bool,
-    /// Whether `free` holds the far parts' free response from the state now, `recorded` states.
-    pub(super) free_valid: bool,
-    recorded: usize,
+    /// How many states of the far parts' free response from the state now `free` holds (0 once
+    /// the state or a share changed).
+    pub(super) recorded: usize,
     is_far: Vec<bool>,
     far_parts: Vec<usize>,
     /// The rows and parts stepped one step at a time in a block, and in a step-by-step advance.
@@ -161,7 +161,6 @@ impl Far {
         }
         Self {
             stale: true,
-            free_valid: false,
             recorded: 0,
             is_far: vec![false; parts],
             far_parts: Vec::with_capacity(parts),
@@ -262,7 +261,7 @@ impl CoupledKernel {
         let mut at = 0;
         while at < steps {
             let length = (steps - at).min(BLOCK);
-            if !self.far.free_valid || self.far.recorded <= length {
+            if self.far.recorded <= length {
                 self.far_pass(0, length + 1);
             }
             self.near_block(at, length, steps, record);
@@ -299,7 +298,7 @@ impl CoupledKernel {
         for (z, lanes) in free[..outputs.len() * (BLOCK + 1)].iter_mut().zip(free_lanes.iter()) {
             *z = lane_sum(*lanes);
         }
-        (self.far.free_valid, self.far.recorded) = (true, records);
+        self.far.recorded = records;
     }
 
     /// Runs the far parts `parts` (of `far_parts`; with `impulse`, one part) `forced` steps
