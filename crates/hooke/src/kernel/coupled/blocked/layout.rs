@@ -55,8 +55,11 @@ impl CoupledKernel {
     #[inline(always)]
     pub(in crate::kernel::coupled) fn lay_out(&mut self) {
         let d = self.x.len();
-        let Self { parts, rows, far, source_taps, .. } = self;
+        let Self { parts, rows, far, source_taps, stiffness, decay, dt, .. } = self;
         (far.stale, far.recorded) = (false, 0);
+        for ((a, k), d) in far.recurrence.iter_mut().zip(stiffness.iter()).zip(decay.iter()) {
+            *a = 1.0 + d - *dt * k;
+        }
         far.read.fill(false);
         rows[d..].iter().flatten().filter(|e| e.0 >= d).for_each(|e| far.read[e.0 - d] = true);
         for (i, part) in parts.iter().enumerate() {

@@ -140,6 +140,9 @@ pub(super) struct Far {
     history: Vec<f64>,
     /// A part's `q`, `p` and share at rest (room for the largest).
     rest: [Vec<f64>; 3],
+    /// Each mode's `1 + (1 - h gamma) - h (h w^2)`, its free step's weight on `q_k` in the
+    /// recurrence on `q` alone (`run.rs`).
+    recurrence: Vec<f64>,
 }
 
 impl Far {
@@ -194,6 +197,7 @@ impl Far {
             now: vec![0.0; d + channels],
             history: vec![0.0; 2 * d * BLOCK],
             rest: from_fn(|_| vec![0.0; largest]),
+            recurrence: vec![0.0; kernel.stiffness.len()],
         }
     }
 
@@ -311,7 +315,7 @@ impl CoupledKernel {
         const ONE: &[f64] = &[1.0];
         const ZERO: &[f64] = &[0.0];
         let Self { parts: all, stiffness, decay, share, q, p, far, dt, .. } = self;
-        let Far { rest, free_lanes, response_lanes, history, part_weights, .. } = far;
+        let Far { rest, free_lanes, response_lanes, history, part_weights, recurrence, .. } = far;
         let pairs = 2 * far.inputs.len();
         let (state, share) = match impulse {
             Some(_) => {
@@ -324,7 +328,7 @@ impl CoupledKernel {
         };
         let mut lanes = Lanes {
             state: state.map(|values| values.as_chunks_mut::<LANES>().0),
-            coefficients: [lanes(stiffness), lanes(decay)],
+            coefficients: [lanes(stiffness), lanes(decay), lanes(recurrence)],
             share: lanes(share),
             weights: lanes(part_weights),
         };
