@@ -108,7 +108,8 @@ fn run<const T: usize, const C: usize>(
         (q[groups[c].state], p[groups[c].state]) = (qs[c], ps[c]);
     }
     let weights = |on: fn(&Group) -> &[usize; MOST_SLOTS]| -> [[&[f64; LANES]; C]; MOST_SLOTS] {
-        from_fn(|s| from_fn(|c| &lanes.weights[on(&groups[c])[s]]))
+        // A slot not in use may name a row that no part has (none at all where no part is far).
+        from_fn(|s| from_fn(|c| lanes.weights.get(on(&groups[c])[s]).unwrap_or(&[0.0; LANES])))
     };
     let (on_q, on_p) = (weights(|group| &group.on_q), weights(|group| &group.on_p));
     // The free steps on `q` alone, `ps` holding each group's `q` a step before.
