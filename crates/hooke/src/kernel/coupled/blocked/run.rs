@@ -102,7 +102,7 @@ fn run<const T: usize, const C: usize>(
         (from_fn(|c| q[groups[c].state]), from_fn(|c| p[groups[c].state]));
     let drives: [&[f64]; T] = from_fn(|t| &shape.drives[t][..shape.forced]);
     for m in 0..shape.forced {
-        modes.step(&mut qs, &mut ps, Some(from_fn(|t| drives[t][m])));
+        modes.step(&mut qs, &mut ps, from_fn(|t| drives[t][m]));
     }
     for c in 0..C {
         (q[groups[c].state], p[groups[c].state]) = (qs[c], ps[c]);
@@ -138,8 +138,9 @@ fn run<const T: usize, const C: usize>(
     }
 }
 
-/// Where `C` lane groups' coefficients are: `h w^2`, `1 - h gamma`, the share `S` and each
-/// drive's weights `a_t`, found once for a run's steps.
+/// Where `C` lane groups' coefficients are: `h w^2`, `1 - h gamma`, the free recurrence's `a`
+/// ([`Modes::free_step`]), the share `S` and each drive's weights `a_t`, found once for a run's
+/// steps.
 struct Modes<'a, const T: usize, const C: usize> {
     h: [f64; LANES],
     stiffness: [&'a [f64; LANES]; C],
@@ -177,15 +178,13 @@ impl<'a, const T: usize, const C: usize> Modes<'a, T, C> {
         }
     }
 
-    /// One step of the groups' state `qs`, `ps`, driven by `drive` or free.
+    /// One step of the groups' state `qs`, `ps`, driven by `drive`.
     #[inline(always)]
-    fn step(&self, qs: &mut [[f64; LANES]; C], ps: &mut [[f64; LANES]; C], drive: Option<[f64; T]>) {
+    fn step(&self, qs: &mut [[f64; LANES]; C], ps: &mut [[f64; LANES]; C], drive: [f64; T]) {
         for c in 0..C {
             let mut input = *self.share[c];
-            if let Some(drive) = drive {
-                for t in 0..T {
-                    input = fused(*self.drive[c][t], [drive[t]; LANES], input);
-                }
+            for t in 0..T {
+                input = fused(*self.drive[c][t], [drive[t]; LANES], input);
             }
             let pushed = fused(self.stiffness[c].map(|k| -k), qs[c], input.map(|input| self.h[0] * input));
             ps[c] = fused(*self.decay[c], ps[c], pushed);
