@@ -45,6 +45,20 @@ pub(crate) fn with_best_instructions<R>(run: impl FnOnce() -> R) -> R {
     run()
 }
 
+/// Whether the CPU has AVX-512's 32 wide vector registers: loops that keep many lane groups'
+/// state in registers take fewer groups at once where it has not (AVX2's 16 registers of 4
+/// lanes spill them to the stack).
+pub(crate) fn has_wide_registers() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Makes this thread flush subnormal floats to zero (x86 MXCSR FTZ and DAZ), as audio code and
 /// the Faust peer's benchmark do: a decaying string otherwise spends most of its time on
 /// subnormal arithmetic once its amplitude falls below about 1e-38 (f32) or 1e-308 (f64).

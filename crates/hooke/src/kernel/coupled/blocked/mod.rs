@@ -29,6 +29,7 @@ mod run;
 
 use super::sums::{lane_sum, lanes, LANES};
 use super::{CoupledKernel, Row};
+use crate::kernel::has_wide_registers;
 use crate::kernel::Real;
 use crate::quantity::Quantity;
 use run::{run_groups, Group, Lanes, Shape, BATCH};
@@ -312,6 +313,22 @@ impl CoupledKernel {
     /// its sums into `far.response_lanes` as that drive's pair's response.
     #[inline(always)]
     fn run_parts(&mut self, parts: Range<usize>, forced: usize, records: usize, impulse: Option<usize>) {
+        if has_wide_registers() {
+            self.run_batches::<BATCH>(parts, forced, records, impulse);
+        } else {
+            self.run_batches::<{ BATCH / 2 }>(parts, forced, records, impulse);
+        }
+    }
+
+    /// [`CoupledKernel::run_parts`], `B` lane groups at a time.
+    #[inline(always)]
+    fn run_batches<const B: usize>(
+        &mut self,
+        parts: Range<usize>,
+        forced: usize,
+        records: usize,
+        impulse: Option<usize>,
+    ) {
         const ONE: &[f64] = &[1.0];
         const ZERO: &[f64] = &[0.0];
         let Self { parts: all, stiffness, decay, share, q, p, far, dt, .. } = self;
@@ -333,7 +350,7 @@ impl CoupledKernel {
             weights: lanes(part_weights),
         };
         let sums = if impulse.is_some() { &mut response_lanes[..] } else { &mut free_lanes[..] };
-        let (mut batch, mut count, mut shape) = ([Group::default(); BATCH], 0, None);
+        let (mut batch, mut count, mut shape) = ([Group::default(); B], 0, None);
         for i in far.far_parts[parts].iter().copied() {
             let (slots, drives) = (
                 &far.slots[far.slots_at[i]..far.slots_at[i + 1]],
@@ -381,8 +398,8 @@ impl CoupledKernel {
                     }),
                 };
                 count += 1;
-                if count == BATCH {
-                    run_groups(*dt, &mut lanes, &batch, &part_shape, sums);
+                if count == B {
+                    run_groups(*dt, &mut lanes, &batch[..count], &part_shape, sums);
                     count = 0;
                 }
             }
