@@ -131,13 +131,14 @@ impl CoupledKernel {
     }
 
     /// Each far part's slots (for each output, the weights of its entries summed over the part's
-    /// modes: `sum_t k_t Phi_t` on `q`, and on `p` where some velocity weight is not 0) and
-    /// drives (for each input pair its rows read, `-sum_t K_tc Phi_t`). Whether they fit the
+    /// modes: `sum_t k_t Phi_t` on `q`, and on `p` where some velocity weight is not 0, over `h`,
+    /// as the blocks read `h p`) and drives (for each input pair its rows read,
+    /// `-h sum_t K_tc Phi_t`, as the blocks add `h` times the force). Whether they fit the
     /// room the build gave.
     #[inline(always)]
     fn weigh(&mut self) -> bool {
         let d = self.x.len();
-        let Self { parts, rows, weights, far, .. } = self;
+        let Self { parts, rows, weights, far, dt, .. } = self;
         let Far {
             entries,
             slots,
@@ -205,7 +206,7 @@ impl CoupledKernel {
                 if drives.len() - drives_at[i] == MOST_DRIVES {
                     return false;
                 }
-                let Some(row) = weigh(&mut (0..part.inputs.len()).map(|k| (k, -coefficient(k)))) else {
+                let Some(row) = weigh(&mut (0..part.inputs.len()).map(|k| (k, -*dt * coefficient(k)))) else {
                     return false;
                 };
                 drives.push(Drive { pair, row });

@@ -115,8 +115,8 @@ fn run<const T: usize, const C: usize>(
         from_fn(|s| from_fn(|c| lanes.weights.get(on(&groups[c])[s]).unwrap_or(&[0.0; LANES])))
     };
     let (on_q, on_p) = (weights(|group| &group.on_q), weights(|group| &group.on_p));
-    // The free steps on `q` alone, `ps` holding each group's `q` a step before.
-    let per_step = [1.0 / h; LANES];
+    // The free steps on `q` alone, `ps` holding each group's `q` a step before (the weights on
+    // `p` are over `h`: they read `h p_k = q_k - q_(k-1)`).
     for c in 0..C {
         ps[c] = fused(modes.h.map(|h| -h), ps[c], qs[c]);
     }
@@ -131,8 +131,8 @@ fn run<const T: usize, const C: usize>(
             }
             if shape.with_p[s] {
                 for c in 0..C {
-                    let rate = from_fn(|l| (qs[c][l] - ps[c][l]) * per_step[l]);
-                    sum = fused(*on_p[s][c], rate, sum);
+                    let moved = from_fn(|l| qs[c][l] - ps[c][l]);
+                    sum = fused(*on_p[s][c], moved, sum);
                 }
             }
             let total = &mut sums[shape.at[s] + k];
@@ -142,14 +142,16 @@ fn run<const T: usize, const C: usize>(
 }
 
 /// Where `C` lane groups' coefficients are: `h w^2`, `1 - h gamma`, the free recurrence's `a`
-/// ([`Modes::free_step`]), the share `S` and each drive's weights `a_t`, found once for a run's
+/// ([`Modes::free_step`]), the share's pushes `h S`, `h^2 S` and each drive's weights `h a_t`, found once for a run's
 /// steps.
 struct Modes<'a, const T: usize, const C: usize> {
     h: [f64; LANES],
     stiffness: [&'a [f64; LANES]; C],
     decay: [&'a [f64; LANES]; C],
     recurrence: [&'a [f64; LANES]; C],
-    share: [&'a [f64; LANES]; C],
+    /// `h S` and `h^2 S`: the share's push in a forced and in a free step.
+    pushed: [[f64; LANES]; C],
+    pushed_free: [[f64; LANES]; C],
     drive: [[&'a [f64; LANES]; T]; C],
 }
 
@@ -163,7 +165,8 @@ impl<'a, const T: usize, const C: usize> Modes<'a, T, C> {
             stiffness: from_fn(|c| &stiffness[groups[c].coefficients]),
             decay: from_fn(|c| &decay[groups[c].coefficients]),
             recurrence: from_fn(|c| &recurrence[groups[c].coefficients]),
-            share: from_fn(|c| &lanes.share[groups[c].share]),
+            pushed: from_fn(|c| lanes.share[groups[c].share].map(|s| h * s)),
+            pushed_free: from_fn(|c| lanes.share[groups[c].share].map(|s| h * (h * s))),
             drive: from_fn(|c| from_fn(|t| &lanes.weights[groups[c].drives[t]])),
         }
     }
@@ -174,8 +177,8 @@ impl<'a, const T: usize, const C: usize> Modes<'a, T, C> {
     #[inline(always)]
     fn free_step(&self, qs: &mut [[f64; LANES]; C], before: &mut [[f64; LANES]; C]) {
         for c in 0..C {
-            let push = self.share[c].map(|s| self.h[0] * self.h[0] * s);
-            let next = fused(*self.recurrence[c], qs[c], fused(self.decay[c].map(|d| -d), before[c], push));
+            let pushed = fused(self.decay[c].map(|d| -d), before[c], self.pushed_free[c]);
+            let next = fused(*self.recurrence[c], qs[c], pushed);
             before[c] = qs[c];
             qs[c] = next;
         }
@@ -185,11 +188,11 @@ impl<'a, const T: usize, const C: usize> Modes<'a, T, C> {
     #[inline(always)]
     fn step(&self, qs: &mut [[f64; LANES]; C], ps: &mut [[f64; LANES]; C], drive: [f64; T]) {
         for c in 0..C {
-            let mut input = *self.share[c];
+            let mut pushed = self.pushed[c];
             for t in 0..T {
-                input = fused(*self.drive[c][t], [drive[t]; LANES], input);
+                pushed = fused(*self.drive[c][t], [drive[t]; LANES], pushed);
             }
-            let pushed = fused(self.stiffness[c].map(|k| -k), qs[c], input.map(|input| self.h[0] * input));
+            let pushed = fused(self.stiffness[c].map(|k| -k), qs[c], pushed);
             ps[c] = fused(*self.decay[c], ps[c], pushed);
             qs[c] = fused(self.h, ps[c], qs[c]);
         }
