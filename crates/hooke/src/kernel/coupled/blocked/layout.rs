@@ -187,7 +187,7 @@ impl CoupledKernel {
                     return false;
                 };
                 let on_p = match group.iter().any(|entry| entry.4 != 0.0) {
-                    true => match weigh(&mut group.iter().map(|entry| (entry.1, entry.4))) {
+                    true => match weigh(&mut group.iter().map(|entry| (entry.1, entry.4 / *dt))) {
                         None => return false,
                         on_p => on_p,
                     },

@@ -32,7 +32,7 @@ use super::{CoupledKernel, Row};
 use crate::kernel::has_wide_registers;
 use crate::kernel::Real;
 use crate::quantity::Quantity;
-use run::{run_groups, Group, Lanes, Shape, BATCH};
+use run::{run_groups, Group, Lanes, Shape, BATCH, NARROW_BATCH};
 use std::array::from_fn;
 use std::ops::Range;
 
@@ -316,7 +316,7 @@ impl CoupledKernel {
         if has_wide_registers() {
             self.run_batches::<BATCH>(parts, forced, records, impulse);
         } else {
-            self.run_batches::<{ BATCH / 2 }>(parts, forced, records, impulse);
+            self.run_batches::<NARROW_BATCH>(parts, forced, records, impulse);
         }
     }
 

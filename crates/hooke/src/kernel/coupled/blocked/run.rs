@@ -7,10 +7,13 @@ use crate::kernel::Real;
 use std::array::from_fn;
 
 /// The most lane groups of modes stepped together, so that their operations do not wait on each
-/// other: four where the CPU has 32 wide registers, two where it has 16 (their state would not
-/// stay in registers: on AVX2, four took 14.2 s where two took 10.5-11.1 s for the grand
-/// piano's piece).
+/// other, where the CPU has AVX-512's 32 wide registers: four groups' `q` and `p` take 8.
 pub(super) const BATCH: usize = 4;
+
+/// The same with AVX2's 16 registers of 4 lanes, where a group's `q` and `p` take 4: three
+/// groups' take 12, four would spill to the stack (on AVX2 the grand piano's piece took 14.2 s
+/// four at a time, 10.5-11.1 s two at a time, about 5% less three at a time).
+pub(super) const NARROW_BATCH: usize = 3;
 
 /// What a batch reads and writes, as lane groups: the modes' `q` and `p` (of the kernel, or a
 /// part's at rest), their coefficients `h w^2`, `1 - h gamma` and shares (the kernel's, the
