@@ -19,8 +19,8 @@
 //! motion, each mode read and written once a block instead of once a step, its state in
 //! registers through the block. Its inputs' forces `f_t = -sum_c (K_tc x_c + C_tc v_c)` act on
 //! its modes as `sum_t Phi_t f_t`, which each part keeps as one weight row per position or
-//! velocity it reads, `-sum_t K_tc Phi_t` (its *drives*); its outputs as one row per output,
-//! `sum_t k_t Phi_t` (its *slots*). The step is the step-by-step kernel's, its sums taken in
+//! velocity it reads, `-h sum_t K_tc Phi_t` (its *drives*, times the step `h` as a step adds
+//! them); its outputs as one row per output, `sum_t k_t Phi_t` (its *slots*; on `p`, over `h`). The step is the step-by-step kernel's, its sums taken in
 //! another order, so equal to rounding. The responses are found again when a part's modes,
 //! damping or rows change.
 

@@ -145,8 +145,8 @@ fn run<const T: usize, const C: usize>(
 }
 
 /// Where `C` lane groups' coefficients are: `h w^2`, `1 - h gamma`, the free recurrence's `a`
-/// ([`Modes::free_step`]), the share's pushes `h S`, `h^2 S` and each drive's weights `h a_t`, found once for a run's
-/// steps.
+/// ([`Modes::free_step`]) and each drive's weights `h a_t`; and the share's pushes `h S`,
+/// `h^2 S`: found once for a run's steps.
 struct Modes<'a, const T: usize, const C: usize> {
     h: [f64; LANES],
     stiffness: [&'a [f64; LANES]; C],
