@@ -33,7 +33,7 @@ pub(crate) fn with_best_instructions<R>(run: impl FnOnce() -> R) -> R {
         unsafe fn avx2<R>(run: impl FnOnce() -> R) -> R {
             run()
         }
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if has_wide_registers() {
             // SAFETY: the CPU supports AVX-512F, checked just above.
             return unsafe { avx512(run) };
         }

@@ -11,8 +11,7 @@ use std::array::from_fn;
 pub(super) const BATCH: usize = 4;
 
 /// The same with AVX2's 16 registers of 4 lanes, where a group's `q` and `p` take 4: three
-/// groups' take 12, four would spill to the stack (on AVX2 the grand piano's piece took 14.2 s
-/// four at a time, 10.5-11.1 s two at a time, about 5% less three at a time).
+/// groups' take 12, four would spill to the stack (BENCHMARKS.md, "On a CPU without AVX-512").
 pub(super) const NARROW_BATCH: usize = 3;
 
 /// What a batch reads and writes, as lane groups: the modes' `q` and `p` (of the kernel, or a
