@@ -310,27 +310,26 @@ impl CoupledKernel {
     /// driven by the block's recorded motion and `records` steps free, from their state (kept),
     /// their sums into `far.free_lanes`, lane groups of parts of one shape together; or with
     /// `impulse`, one step from rest with no share driven by a unit of its drive `impulse` alone,
-    /// its sums into `far.response_lanes` as that drive's pair's response.
-    #[inline(always)]
+    /// its sums into `far.response_lanes` as that drive's pair's response. Compiled once for each
+    /// instruction set and called, not inlined where it is used: [`run_groups`] is twenty loops
+    /// (by drives and groups), and inlined at every use for every instruction set they made the
+    /// `hooke` crate's release build several times longer (BENCHMARKS.md, "The far parts'
+    /// build").
+    #[inline(never)]
     fn run_parts(&mut self, parts: Range<usize>, forced: usize, records: usize, impulse: Option<usize>) {
-        if has_wide_registers() {
-            self.run_batches::<BATCH>(parts, forced, records, impulse);
-        } else {
-            self.run_batches::<NARROW_BATCH>(parts, forced, records, impulse);
-        }
+        crate::kernel::with_best_instructions(
+            #[inline(always)]
+            || self.run_batches(parts, forced, records, impulse),
+        )
     }
 
-    /// [`CoupledKernel::run_parts`], `B` lane groups at a time.
+    /// [`CoupledKernel::run_parts`] for the instruction set it is compiled for: up to [`BATCH`]
+    /// lane groups at a time where the CPU has AVX-512's registers, [`NARROW_BATCH`] where not.
     #[inline(always)]
-    fn run_batches<const B: usize>(
-        &mut self,
-        parts: Range<usize>,
-        forced: usize,
-        records: usize,
-        impulse: Option<usize>,
-    ) {
+    fn run_batches(&mut self, parts: Range<usize>, forced: usize, records: usize, impulse: Option<usize>) {
         const ONE: &[f64] = &[1.0];
         const ZERO: &[f64] = &[0.0];
+        let most = if has_wide_registers() { BATCH } else { NARROW_BATCH };
         let Self { parts: all, stiffness, decay, share, q, p, far, dt, .. } = self;
         let Far { rest, free_lanes, response_lanes, history, part_weights, recurrence, .. } = far;
         let pairs = 2 * far.inputs.len();
@@ -350,12 +349,12 @@ impl CoupledKernel {
             weights: lanes(part_weights),
         };
         let sums = if impulse.is_some() { &mut response_lanes[..] } else { &mut free_lanes[..] };
-        let (mut batch, mut count, mut shape) = ([Group::default(); B], 0, None);
-        for i in far.far_parts[parts].iter().copied() {
-            let (slots, drives) = (
-                &far.slots[far.slots_at[i]..far.slots_at[i + 1]],
-                &far.drives[far.drives_at[i]..far.drives_at[i + 1]],
-            );
+        let (slots, drives) = (&far.slots, &far.drives);
+        let (slots_at, drives_at) = (&far.slots_at, &far.drives_at);
+        let part_slots = |i: usize| &slots[slots_at[i]..slots_at[i + 1]];
+        let part_drives = |i: usize| &drives[drives_at[i]..drives_at[i + 1]];
+        let shape_of = |i: usize| {
+            let (slots, drives) = (part_slots(i), part_drives(i));
             let at = |o: usize| match impulse {
                 Some(k) => (o * pairs + drives[k].pair) * BLOCK,
                 None => o * (BLOCK + 1),
@@ -370,7 +369,7 @@ impl CoupledKernel {
                 }
                 None => &history[drives[k].pair * BLOCK..][..forced],
             };
-            let part_shape = Shape {
+            Shape {
                 forced,
                 drives: from_fn(|k| if k < drives.len() { drive(k) } else { ZERO }),
                 drive_count: drives.len(),
@@ -378,34 +377,41 @@ impl CoupledKernel {
                 slots: slots.len(),
                 at: from_fn(|s| slots.get(s).map_or(0, |slot| at(slot.output))),
                 with_p: from_fn(|s| slots.get(s).is_some_and(|slot| slot.on_p.is_some())),
-            };
-            if count > 0 && shape != Some(part_shape) {
+            }
+        };
+        let group_of = |i: usize, g: usize| {
+            let (slots, drives) = (part_slots(i), part_drives(i));
+            let first = all[i].modes.start / LANES;
+            let local = if impulse.is_some() { g } else { first + g };
+            Group {
+                state: local,
+                coefficients: first + g,
+                share: local,
+                drives: from_fn(|k| drives.get(k).map_or(0, |drive| drive.row / LANES + g)),
+                on_q: from_fn(|s| slots.get(s).map_or(0, |slot| slot.on_q / LANES + g)),
+                on_p: from_fn(|s| slots.get(s).and_then(|slot| slot.on_p).map_or(0, |on_p| on_p / LANES + g)),
+            }
+        };
+        // Every part's lane groups in turn, run as a batch when it is full, when the next part's
+        // shape differs, and at the end: one place, so one copy of `run_groups`.
+        let mut groups =
+            far.far_parts[parts].iter().flat_map(|&i| (0..all[i].modes.len() / LANES).map(move |g| (i, g)));
+        let (mut batch, mut count, mut shape, mut part) = ([Group::default(); BATCH], 0, None, None);
+        loop {
+            let next = groups.next();
+            // At a new part, its shape where it differs from the batch's.
+            let new_shape = next
+                .filter(|&(i, _)| part != Some(i))
+                .map(|(i, _)| shape_of(i))
+                .filter(|new| !shape.is_some_and(|old: Shape| old.runs_as(new)));
+            if count > 0 && (count == most || next.is_none() || new_shape.is_some()) {
                 run_groups(*dt, &mut lanes, &batch[..count], shape.as_ref().expect("a shape"), sums);
                 count = 0;
             }
-            shape = Some(part_shape);
-            let first = all[i].modes.start / LANES;
-            for g in 0..all[i].modes.len() / LANES {
-                let local = if impulse.is_some() { g } else { first + g };
-                batch[count] = Group {
-                    state: local,
-                    coefficients: first + g,
-                    share: local,
-                    drives: from_fn(|k| drives.get(k).map_or(0, |drive| drive.row / LANES + g)),
-                    on_q: from_fn(|s| slots.get(s).map_or(0, |slot| slot.on_q / LANES + g)),
-                    on_p: from_fn(|s| {
-                        slots.get(s).and_then(|slot| slot.on_p).map_or(0, |on_p| on_p / LANES + g)
-                    }),
-                };
-                count += 1;
-                if count == B {
-                    run_groups(*dt, &mut lanes, &batch[..count], &part_shape, sums);
-                    count = 0;
-                }
-            }
-        }
-        if let Some(shape) = shape.filter(|_| count > 0) {
-            run_groups(*dt, &mut lanes, &batch[..count], &shape, sums);
+            let Some((i, g)) = next else { break };
+            shape = new_shape.or(shape);
+            (batch[count], part) = (group_of(i, g), Some(i));
+            count += 1;
         }
     }
 }

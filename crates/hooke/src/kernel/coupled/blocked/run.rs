@@ -39,7 +39,7 @@ pub(super) struct Group {
 /// What a batch's groups share: `forced` steps driven by each drive's values, then `records`
 /// states summed into each slot's records in the accumulator from `at` on (with `p` where
 /// `with_p`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Shape<'a> {
     pub(super) forced: usize,
     pub(super) drives: [&'a [f64]; MOST_DRIVES],
@@ -48,6 +48,18 @@ pub(super) struct Shape<'a> {
     pub(super) slots: usize,
     pub(super) at: [usize; MOST_SLOTS],
     pub(super) with_p: [bool; MOST_SLOTS],
+}
+
+impl Shape<'_> {
+    /// Whether groups of `other`'s shape can run in one batch with this one's: the same counts,
+    /// slots and drives (the same recorded motion, compared by where it is, not value by value).
+    pub(super) fn runs_as(&self, other: &Shape) -> bool {
+        let same_drives = self.drives.iter().zip(&other.drives).all(|(a, b)| std::ptr::eq(*a, *b));
+        same_drives
+            && (self.forced, self.drive_count, self.records, self.slots)
+                == (other.forced, other.drive_count, other.records, other.slots)
+            && (self.at, self.with_p) == (other.at, other.with_p)
+    }
 }
 
 /// Runs `groups` (one to [`BATCH`]) of one `shape`: [`run`] with the drives' count and the
