@@ -7,7 +7,7 @@ use crate::measure::spectral_peak;
 use hooke::analysis::energy::energy;
 use hooke::analysis::invariants::BalanceMonitor;
 use hooke::analysis::linearise::{About, Linearisation};
-use hooke::analysis::modes::{modes, SparseCounts};
+use hooke::analysis::modes::{modes, state_matrix_modes, SparseCounts};
 use hooke::analysis::string_partials::{design_string_partials, LossLaw, PartialsTarget};
 use hooke::engine::{Engine, EngineConfig, PathKind, PickupSpec, Pickups};
 use hooke::forces;
@@ -224,6 +224,46 @@ fn struck_bar_modes(model: &mut Model, masses: usize) -> (f64, f64) {
     let (first, _) = spectral_peak(&output[0], rate, 20.0, 2000.0);
     let (second, _) = spectral_peak(&output[1], rate, 2.5 * first, 4.5 * first);
     (first, second)
+}
+
+/// A free bar damped by its drag `c` and its bending elements' damping (`stiffness_damping`
+/// `eta`, each element damped by `eta kappa`): the damping `c M + eta K` is classical (Rayleigh's),
+/// so each mode of the undamped bar, at `w`, decays at `(c + eta w^2) / 2` and rings at
+/// `sqrt(w^2 - ((c + eta w^2) / 2)^2)`: the poles of the damped bar's state matrix.
+#[test]
+fn a_bar_damped_in_proportion_to_its_stiffness_decays_each_mode_at_drag_plus_eta_w_squared() {
+    let poles = |drag: f64, eta: f64| {
+        let text = format!(
+            "[model]\ndimension = 1\n[[bar]]\nid = \"bar\"\nmasses = 30\nlength = 0.4\n\
+             linear_density = 0.85\nrigidity = 533.3\ndrag = {drag}\nstiffness_damping = {eta}\n"
+        );
+        let system = System::new(&parse(&text, "bar.toml").unwrap().model);
+        let linearisation = Linearisation::new(&system, &About::Initial).unwrap();
+        let modes = state_matrix_modes(&linearisation).unwrap();
+        modes.into_iter().filter(|m| m.pole.im > 0.0).map(|m| m.pole).collect::<Vec<_>>()
+    };
+    let (drag, eta) = (1.5, 2e-8);
+    let (undamped, damped) = (poles(0.0, 0.0), poles(drag, eta));
+    assert_eq!((undamped.len(), damped.len()), (28, 28), "28 bending modes besides the rigid motions");
+    for (n, (free, pole)) in undamped.iter().zip(&damped).enumerate().take(12) {
+        let w = free.im;
+        let rate = (drag + eta * w * w) / 2.0;
+        let ringing = (w * w - rate * rate).sqrt();
+        assert!(
+            (-pole.re / rate - 1.0).abs() < 1e-4,
+            "mode {}: decays at {} 1/s, not {rate}",
+            n + 1,
+            -pole.re
+        );
+        assert!(
+            (pole.im / ringing - 1.0).abs() < 1e-9,
+            "mode {}: rings at {} rad/s, not {ringing}",
+            n + 1,
+            pole.im
+        );
+    }
+    // The twelfth mode's loss is hundreds of times the first's: the rate grows as w^2.
+    assert!(-damped[11].re > 100.0 * -damped[0].re);
 }
 
 #[test]

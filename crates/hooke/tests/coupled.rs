@@ -201,6 +201,13 @@ fn the_plates_struck_match_the_general_path() {
     coupled_path_matches_the_general_path("plates", 1.5, false);
 }
 
+/// The marimba's bars, damped in proportion to their mass and stiffness (drag and the bending
+/// elements' damping), run mode by mode.
+#[test]
+fn the_marimba_struck_matches_the_general_path() {
+    coupled_path_matches_the_general_path("marimba", 1.0, false);
+}
+
 /// `count` strings of `masses` masses (lumped, plucked) ending on one bridge mass on a spring to
 /// the ground, as a model file.
 fn strings_on_a_bridge(count: usize, masses: usize) -> String {

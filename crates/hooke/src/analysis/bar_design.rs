@@ -12,28 +12,29 @@
 //!   the cut's centre sets `f_3 / f_1` (about 10 on a concert marimba, Bork 1995;
 //!   [`crate::model::generate`]'s undercut);
 //! - the drag `c` (1/s, force `-c m v`) adds the same `c / 2` to every mode's decay rate;
-//! - dampers `Z` between neighbouring masses add a rate that grows with the mode's frequency,
-//!   the bar's counterpart of the loss term `2 sigma_1 u_txx` of Bilbao 2009 (ch. 7), which for a
-//!   bar (`w` growing as the wavenumber squared) grows in proportion to `w`.
+//! - the stiffness-proportional damping `eta` (s: each bending element of stiffness `kappa`
+//!   damped by `eta kappa`, each cord by `eta` times its stiffness; a Kelvin-Voigt solid, the
+//!   bar of Chaigne & Doutaut 1997) adds `eta w^2 / 2` to a mode's rate, growing as the square of
+//!   its frequency.
 //!
-//! The two-parameter loss `sigma(f) = c / 2 + Z b(f)` reaches any pair of decay times with
-//! `tau_2 <= tau_1` down to `tau_1 b(f_1) / b(f_2)` (dampers alone); a steeper fall is refused with
-//! the range it allows. The cords hold the bar near the first mode's nodes (0.224 of the length
-//! from each end) and let it bounce at [`CORD_HZ`], far below the bending modes, so that a
-//! mallet's blow does not send the bar away; they have no dampers (a damper there would damp
-//! the second mode, which has no node at the cords), and the bounce dies by the bar's drag.
+//! With both, the hung bar's damping is `c M + eta K` (Rayleigh's): its undamped modes are its
+//! modes, uncoupled, each decaying at `(c + eta w^2) / 2`, so the bar runs mode by mode on the
+//! coupled modal path. The two-parameter loss reaches any pair of decay times with `tau_2 <=
+//! tau_1` down to about `tau_1 (f_1 / f_2)^2` (`eta` alone); a steeper fall is refused with the
+//! range it allows. The cords hold the bar near the first mode's nodes (0.224 of the length from
+//! each end) and let it bounce at [`CORD_HZ`], far below the bending modes, so that a mallet's
+//! blow does not send the bar away; the bounce dies by the bar's drag.
 //!
 //! Each trial is measured on the modes of the whole hung bar, each mapped through the scheme as
-//! a damped oscillator (exact for modal damping; the dampers couple the modes only lightly), so
-//! the scheme's frequency warping and numerical damping and the cords are corrected: the length by
-//! `sqrt(F_1 / f_1)`, the undercut's ratios by their errors, and `(c, Z)` by a Newton step
-//! on the two decay rates with finite-difference derivatives, until every target is met to
-//! [`TOLERANCE`].
+//! a damped oscillator (exact: the damping is classical), so the scheme's frequency warping and
+//! numerical damping and the cords are corrected: the length by `sqrt(F_1 / f_1)`, the
+//! undercut's ratios by their errors, and `(c, eta)` by a Newton step on the two decay rates
+//! with finite-difference derivatives, until every target is met to [`TOLERANCE`].
 
 use super::design::oscillator_report;
 use super::error::AnalysisError;
 use super::report::{AnalysisOptions, ModeReport, ModelModes};
-use crate::model::{Anchor, BarSpec, Model, ModelError, Node, Spring};
+use crate::model::{Anchor, BarSpec, Damper, Model, ModelError, Node, Spring};
 use crate::scheme::SchemeKind;
 use crate::system::System;
 use std::f64::consts::PI;
@@ -62,7 +63,7 @@ pub struct BarTarget {
     pub high_decay: f64,
     /// The third bending mode's frequency over the first's, where it is tuned too (about 10 on
     /// a concert marimba, Bork 1995); `None`: left where the two-mode cut puts it. Its decay
-    /// follows from the drag and the dampers.
+    /// follows from the drag and the stiffness-proportional damping.
     pub third_ratio: Option<f64>,
     /// Masses (cells) along the bar.
     pub masses: usize,
@@ -77,8 +78,8 @@ pub struct BarTarget {
 pub struct HungBar {
     /// The bar's length, m.
     pub length: f64,
-    /// The bar as a generator spec (lumped elements, the undercut, the drag and the dampers),
-    /// with id `"bar"`.
+    /// The bar as a generator spec (lumped elements, the undercut, the drag and the
+    /// stiffness-proportional damping), with id `"bar"`.
     pub bar: BarSpec,
     /// The masses the cords hold (0-based along the bar).
     pub cord_masses: [usize; 2],
@@ -95,10 +96,15 @@ impl HungBar {
         Ok(nodes)
     }
 
-    /// Hangs the bar's masses `nodes`, already in `model`, from `frame` by the cords.
+    /// Hangs the bar's masses `nodes`, already in `model`, from `frame` by the cords, each
+    /// damped by the bar's `stiffness_damping` times its stiffness.
     fn add_cords(&self, model: &mut Model, frame: Node, nodes: &[Node]) -> Result<(), ModelError> {
+        let damping = self.bar.stiffness_damping * self.cord_stiffness;
         for &held in &self.cord_masses {
             model.add_spring(Spring::new(frame, nodes[held], self.cord_stiffness))?;
+            if damping > 0.0 {
+                model.add_damper(Damper::new(frame, nodes[held], damping))?;
+            }
         }
         Ok(())
     }
@@ -121,7 +127,8 @@ struct Knobs {
     /// The third mode's ratio asked of the cut, if tuned.
     third: Option<f64>,
     drag: f64,
-    damping: f64,
+    /// The stiffness-proportional damping `eta`, s.
+    eta: f64,
 }
 
 /// Designs the bar of `target` for `scheme` at step `h` (see the module's description).
@@ -139,7 +146,7 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         ratio: target.ratio,
         third: target.third_ratio,
         drag: 2.0 * wanted_rates[0],
-        damping: 0.0,
+        eta: 0.0,
     };
     let (mut held, mut residual) = (None, f64::NAN);
     for _ in 0..ITERATIONS {
@@ -157,14 +164,14 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         if residual < TOLERANCE {
             return Ok(design);
         }
-        // The decay rates' derivatives in the drag and in the dampers, by finite differences.
+        // The decay rates' derivatives in the drag and in `eta`, by finite differences.
         let drag_step = 1e-4 * knobs.drag.max(wanted_rates[0]);
-        let damping_step = 1e-4 * knobs.damping.max(design.hung.bar.mass.unwrap_or(1.0) * wanted_rates[0]);
+        let damping_step = 1e-4 * knobs.eta.max(wanted_rates[0] / (2.0 * PI * frequencies[0]).powi(2));
         let rates_with = |knobs: Knobs| -> Result<[f64; 2], AnalysisError> {
             Ok(decay_rates(&measure(target, knobs, scheme, h)?))
         };
         let by_drag = rates_with(Knobs { drag: knobs.drag + drag_step, ..knobs })?;
-        let by_damping = rates_with(Knobs { damping: knobs.damping + damping_step, ..knobs })?;
+        let by_damping = rates_with(Knobs { eta: knobs.eta + damping_step, ..knobs })?;
         let d_drag = [(by_drag[0] - rates[0]) / drag_step, (by_drag[1] - rates[1]) / drag_step];
         let d_damping =
             [(by_damping[0] - rates[0]) / damping_step, (by_damping[1] - rates[1]) / damping_step];
@@ -176,8 +183,8 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         // A loss the bar cannot have is held at 0; if the design then ends unmet, the second
         // decay time was out of reach.
         let drag = knobs.drag + (miss[0] * d_damping[1] - miss[1] * d_damping[0]) / determinant;
-        let damping = knobs.damping + (d_drag[0] * miss[1] - d_drag[1] * miss[0]) / determinant;
-        held = (drag < 0.0 || damping < 0.0).then(|| target.decay * d_damping[0] / d_damping[1]);
+        let eta = knobs.eta + (d_drag[0] * miss[1] - d_drag[1] * miss[0]) / determinant;
+        held = (drag < 0.0 || eta < 0.0).then(|| target.decay * d_damping[0] / d_damping[1]);
         knobs = Knobs {
             length: knobs.length * (frequencies[0] / target.frequency_hz).sqrt(),
             ratio: knobs.ratio * target.ratio * frequencies[0] / frequencies[1],
@@ -186,18 +193,18 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
                 .zip(target.third_ratio)
                 .map(|(asked, third)| asked * third * frequencies[0] / frequencies[2]),
             drag: drag.max(0.0),
-            damping: damping.max(0.0),
+            eta: eta.max(0.0),
         };
     }
     match held {
         // The fall from tau_1 to tau_2 the losses allow: drag alone gives both modes the same
-        // rate, dampers alone rates in the ratio of their derivatives.
+        // rate, `eta` alone rates in the ratio of their derivatives.
         Some(shortest) => Err(ModelError::new(
             "bar",
             "high_decay",
             format!(
-                "a time constant the bar's drag and dampers give its second mode: from about \
-                 {shortest:.4} s (dampers alone) to {:.4} s (drag alone)",
+                "a time constant the bar's drag and stiffness-proportional damping give its second \
+                 mode: from about {shortest:.4} s (that damping alone) to {:.4} s (drag alone)",
                 target.decay
             ),
             target.high_decay,
@@ -210,18 +217,18 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
 }
 
 /// The shortest second time constant a bar of `target` can have for its first one, over that
-/// first one (s/s): the ratio of the two modes' decay rates that dampers alone give, measured on
+/// first one (s/s): the ratio of the two modes' decay rates that `eta` alone gives, measured on
 /// the bar with `target`'s ratio near its pitch (the length Euler-Bernoulli gives), for `scheme`
 /// at step `h`. [`design_bar`] refuses a `high_decay` under about `decay` times this.
 pub fn shortest_decay_ratio(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<f64, AnalysisError> {
     check_target(target)?;
     let stiffness_speed = (target.rigidity / target.linear_density).sqrt();
     let length = 4.730_04 * (stiffness_speed / (2.0 * PI * target.frequency_hz)).sqrt();
-    let rates = |damping: f64| -> Result<[f64; 2], AnalysisError> {
-        let knobs = Knobs { length, ratio: target.ratio, third: target.third_ratio, drag: 0.0, damping };
+    let rates = |eta: f64| -> Result<[f64; 2], AnalysisError> {
+        let knobs = Knobs { length, ratio: target.ratio, third: target.third_ratio, drag: 0.0, eta };
         Ok(decay_rates(&measure(target, knobs, scheme, h)?))
     };
-    let step = 1e-3 * target.linear_density * length / target.masses as f64 / target.decay;
+    let step = 1e-3 / (target.decay * (2.0 * PI * target.frequency_hz).powi(2));
     let (without, with) = (rates(0.0)?, rates(step)?);
     Ok((with[0] - without[0]) / (with[1] - without[1]))
 }
@@ -282,7 +289,7 @@ fn measure(target: &BarTarget, knobs: Knobs, scheme: SchemeKind, h: f64) -> Resu
         None => bar,
     }
     .drag(knobs.drag)
-    .damping(knobs.damping);
+    .stiffness_damping(knobs.eta);
     let mut model = Model::new(1)?;
     let frame = model.add_anchor(Anchor::new("frame"))?;
     let nodes = model.add_bar(bar.clone())?;

@@ -418,7 +418,8 @@ pub fn scaled_model(model: &Model, stiffness_scale: f64, damping_scale: f64) -> 
     for element in model.bendings() {
         let nodes = element.nodes.iter().map(|&n| n.into()).collect();
         let bending = Bending::weighted(nodes, element.weights.clone(), element.stiffness * stiffness_scale);
-        scaled.add_bending(Bending { id: element.id.clone(), ..bending })?;
+        let damping = element.damping * damping_scale;
+        scaled.add_bending(Bending { id: element.id.clone(), damping, ..bending })?;
     }
     for element in model.angles() {
         let [a, b, c] = element.nodes;

@@ -215,7 +215,7 @@ fn string_constant(n: usize, gravity: f64, stiffness: f64, kappa: f64, ends: [f6
 
 /// The kappa (N/m) of the bending centred at each mass of `strings` (0 where none; several
 /// elements on one mass add up), if every bending element of `system` is a `(1, -2, 1)` on a
-/// mass and its two neighbours along its string; `None` otherwise.
+/// mass and its two neighbours along its string, undamped; `None` otherwise.
 pub(crate) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option<Vec<f64>> {
     let masses = system.mass_count();
     let bendings = system.bendings();
@@ -228,7 +228,7 @@ pub(crate) fn centred_bending(system: &System, strings: &[Vec<usize>]) -> Option
     }
     for e in 0..bendings.len() {
         let entries = bendings.entries(e);
-        if bendings.weight[entries.clone()] != [1.0, -2.0, 1.0] {
+        if bendings.weight[entries.clone()] != [1.0, -2.0, 1.0] || bendings.damping[e] != 0.0 {
             return None;
         }
         let [a, b, c] = [0, 1, 2].map(|i| bendings.node[entries.start + i] as usize);

@@ -3,7 +3,7 @@
 //!
 //! The network's equation of motion is `M x'' = F_c(x) + F_e(t) - D(x) x'`: conservative forces
 //! `F_c = -grad V` (gravity, springs, bending, angular springs, contacts), external forces `F_e`,
-//! and linear damping with the damping matrix `D` (dampers, drag). Every kernel reads state
+//! and linear damping with the damping matrix `D` (dampers, drag, the bending elements' damping). Every kernel reads state
 //! vectors laid out as in [`crate::system`] (masses then anchors) and accumulates into a force
 //! vector of the same layout; forces landing on anchors are the supports' reactions and schemes
 //! ignore them. Matrices are over the moving coordinates only (`System::mass_coordinates`).
@@ -43,9 +43,11 @@ pub fn add_external(system: &System, t: f64, f: &mut [f64]) {
     external::add_forces(system.external_forces(), t, f);
 }
 
-/// Adds the damping forces `-D(x) v` (dampers and drag), N.
+/// Adds the damping forces `-D(x) v` (dampers, drag, mode dampings and the bending elements'
+/// damping), N.
 pub fn add_damping(system: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
     dampers::add_forces(system, x, v, f);
+    bending::add_damping_forces(system.bendings(), system.dimension(), v, f);
 }
 
 /// Energy stored in the springs, the bending elements and the angular springs, J.
@@ -83,6 +85,7 @@ pub fn add_stiffness(system: &System, x: &[f64], scale: f64, matrix: &mut (impl 
 /// Adds `scale * D(x)` to `matrix`, with `D` the damping matrix (`-D v` is the damping force).
 pub fn add_damping_matrix(system: &System, x: &[f64], scale: f64, matrix: &mut (impl Assemble + ?Sized)) {
     dampers::add_matrix(system, x, scale, matrix);
+    bending::add_damping_matrix(system.bendings(), system.dimension(), scale, matrix);
 }
 
 /// Adds `scale` times the mode dampings' share of `D` alone to `matrix`.

@@ -191,7 +191,8 @@ const TENSION_STEPS: i32 = 24;
 /// acceleration (Fletcher & Rossing 1998, ch. 7, the monopole). In a linear 1D model with rest
 /// lengths 0 it is the net force on the bridge over its mass, a weighted sum of positions and
 /// velocities: `k (x_o - x_b) + Z (v_o - v_b)` for each link to another node `o`, `-gamma m
-/// v_b` for its drag and `-kappa w_b sum_j w_j x_j` for each bending element through it.
+/// v_b` for its drag and `-kappa w_b sum_j w_j x_j - c w_b sum_j w_j v_j` for each bending element
+/// through it.
 pub(super) fn body_pickups(model: &Model, bridge: Node, stereo: bool) -> Vec<PickupSpec> {
     let Node::Mass(index) = bridge else { unreachable!("a body's bridge is a mass") };
     let mass = &model.masses()[index];
@@ -209,7 +210,11 @@ pub(super) fn body_pickups(model: &Model, bridge: Node, stereo: bool) -> Vec<Pic
         let Some(at) = element.nodes.iter().position(|&n| n == bridge) else { continue };
         for (&node, &weight) in element.nodes.iter().zip(&element.weights) {
             if matches!(node, Node::Mass(_)) {
-                terms.push((PickupSpec::position(node), -element.stiffness * element.weights[at] * weight));
+                let weight = element.weights[at] * weight;
+                terms.push((PickupSpec::position(node), -element.stiffness * weight));
+                if element.damping != 0.0 {
+                    terms.push((PickupSpec::velocity(node), -element.damping * weight));
+                }
             }
         }
     }

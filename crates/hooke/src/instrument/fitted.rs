@@ -96,7 +96,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// The marimba of one bar, `key` (a note name, what a score and a MIDI note call it), tuned to
 /// `fit` for `scheme` at step `h` (s): its first mode, the ratio of its second, and their decays
 /// (given at C4 as the marimba takes them, `decay f / f_C4`, so that its key has the fitted
-/// ones); the second decay no shorter than the bar's dampers can give
+/// ones); the second decay no shorter than the bar's stiffness-proportional damping can give
 /// ([`shortest_decay_ratio`], with [`DECAY_MARGIN`]); mono. Returns the spec and whether the
 /// second decay was lengthened.
 pub fn fitted_marimba(

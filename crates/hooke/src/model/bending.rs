@@ -8,7 +8,8 @@
 //! V = kappa / 2 |s|^2,   s = sum_i w_i x_i   (each axis alike),
 //! ```
 //!
-//! so it pushes node `i` with `-kappa w_i s`. With the weights `(1, -2, 1)` on three consecutive
+//! so it pushes node `i` with `-kappa w_i s`; with a damping `c`, also with `-c w_i s'` (`s'` the
+//! same sum of the velocities: a Kelvin-Voigt solid, whose loss grows with the curvature's rate). With the weights `(1, -2, 1)` on three consecutive
 //! nodes of a chain, `s` is the discrete second difference and a string with one element centred
 //! at each mass has the fourth-difference stiffness of the Euler-Bernoulli beam, `EI w''''`
 //! (Bilbao 2009, Numerical Sound Synthesis, section 7.1): with spacing `h`, `kappa = EI / h^3`.
@@ -42,22 +43,34 @@ pub struct Bending {
     pub weights: Vec<f64>,
     /// Bending stiffness kappa, N/m (>= 0): the energy is `kappa / 2 |sum w_i x_i|^2`.
     pub stiffness: f64,
+    /// Viscous damping of the curvature `c`, N s/m (>= 0, default 0): the element pushes node
+    /// `i` with `-c w_i sum_j w_j v_j` too (a Kelvin-Voigt solid's internal loss).
+    #[serde(default)]
+    pub damping: f64,
 }
 
 impl Bending {
     /// The element `kappa / 2 (x_a - 2 x_b + x_c)^2` on three nodes, `kappa` in N/m.
     pub fn new(a: impl Into<NodeRef>, b: impl Into<NodeRef>, c: impl Into<NodeRef>, stiffness: f64) -> Self {
-        Self { id: None, nodes: vec![a.into(), b.into(), c.into()], weights: Vec::new(), stiffness }
+        Self {
+            id: None,
+            nodes: vec![a.into(), b.into(), c.into()],
+            weights: Vec::new(),
+            stiffness,
+            damping: 0.0,
+        }
     }
 
     /// The element `kappa / 2 |sum w_i x_i|^2` on any nodes, `kappa` in N/m.
     pub fn weighted(nodes: Vec<NodeRef>, weights: Vec<f64>, stiffness: f64) -> Self {
-        Self { id: None, nodes, weights, stiffness }
+        Self { id: None, nodes, weights, stiffness, damping: 0.0 }
     }
 
     setters! {
         /// Names the element.
         some id(id: impl Into<String>) => id;
+        /// Sets the curvature's viscous damping `c`, N s/m.
+        set damping(c: f64) => damping;
     }
 }
 
@@ -72,14 +85,17 @@ pub struct BendingElement {
     pub weights: Vec<f64>,
     /// kappa, N/m.
     pub stiffness: f64,
+    /// The curvature's viscous damping `c`, N s/m.
+    pub damping: f64,
 }
 
 impl Model {
     /// Adds a bending element. Rules: 3 to [`MAX_BENDING_NODES`] distinct nodes of the model, at
     /// least one a mass; one finite weight per node (or none for three nodes), not all 0, summing
-    /// to 0 (so that moving every node alike stores no energy); stiffness finite and >= 0.
+    /// to 0 (so that moving every node alike stores no energy); stiffness and damping finite and
+    /// >= 0.
     pub fn add_bending(&mut self, bending: Bending) -> Result<(), ModelError> {
-        let Bending { id, nodes, weights, stiffness } = bending;
+        let Bending { id, nodes, weights, stiffness, damping } = bending;
         let subject = self.element_subject("bending", id.as_deref(), &nodes)?;
         if !(3..=MAX_BENDING_NODES).contains(&nodes.len()) {
             return Err(ModelError::new(
@@ -119,10 +135,11 @@ impl Model {
             ));
         }
         check_non_negative(&subject, "stiffness", stiffness)?;
+        check_non_negative(&subject, "damping", damping)?;
         if let Some(id) = &id {
             self.ids.insert(id.clone(), Element::Link);
         }
-        self.bendings.push(BendingElement { id, nodes: resolved, weights, stiffness });
+        self.bendings.push(BendingElement { id, nodes: resolved, weights, stiffness, damping });
         Ok(())
     }
 

@@ -100,7 +100,8 @@ pub struct DenseDamping {
 
 /// Bending elements in compressed form: element `e` joins the nodes
 /// `node[start[e] .. start[e + 1]]` with the weights at the same indices, and stores
-/// `stiffness[e] / 2 |sum_i w_i x_i|^2` (see [`crate::model::Bending`]).
+/// `stiffness[e] / 2 |sum_i w_i x_i|^2`, damped by `damping[e]` on `sum_i w_i v_i` (see
+/// [`crate::model::Bending`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BendingArrays {
     /// Where each element's nodes begin in `node`, and one past the last element's end.
@@ -111,11 +112,19 @@ pub struct BendingArrays {
     pub weight: Vec<f64>,
     /// kappa of each element, N/m.
     pub stiffness: Vec<f64>,
+    /// The viscous damping of each element's curvature, N s/m.
+    pub damping: Vec<f64>,
 }
 
 impl Default for BendingArrays {
     fn default() -> Self {
-        Self { start: vec![0], node: Vec::new(), weight: Vec::new(), stiffness: Vec::new() }
+        Self {
+            start: vec![0],
+            node: Vec::new(),
+            weight: Vec::new(),
+            stiffness: Vec::new(),
+            damping: Vec::new(),
+        }
     }
 }
 
@@ -362,10 +371,11 @@ impl System {
             }
         }
         let mut bendings = BendingArrays::default();
-        for element in model.bendings().iter().filter(|e| e.stiffness > 0.0) {
+        for element in model.bendings().iter().filter(|e| e.stiffness > 0.0 || e.damping > 0.0) {
             bendings.node.extend(element.nodes.iter().map(|&n| node_index(n)));
             bendings.weight.extend_from_slice(&element.weights);
             bendings.stiffness.push(element.stiffness);
+            bendings.damping.push(element.damping);
             bendings.start.push(u32::try_from(bendings.node.len()).expect("more than 2^32 bending entries"));
         }
         let mut angles = AngleArrays::default();
@@ -507,7 +517,7 @@ impl System {
     pub fn dampers(&self) -> &LinkArrays {
         &self.dampers
     }
-    /// The bending elements (those of stiffness 0 are left out).
+    /// The bending elements (those of stiffness and damping 0 are left out).
     pub fn bendings(&self) -> &BendingArrays {
         &self.bendings
     }

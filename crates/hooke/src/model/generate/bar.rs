@@ -12,8 +12,9 @@ use serde::Deserialize;
 /// physical (`length`, `linear_density`, `rigidity`), not both. Physical: with `h = L / N`,
 /// `m = rho A h` and `kappa = E I / h^3`, so the bar's modes tend to Euler-Bernoulli's,
 /// `w_n = (beta_n L)^2 sqrt(E I / (rho A)) / L^2` with `beta_n L = 4.7300, 7.8532, 10.9956, ...`
-/// (Fletcher & Rossing 1998), the error falling as `h^2`. Its losses: a drag on every mass and
-/// dampers between neighbours (`damping`).
+/// (Fletcher & Rossing 1998), the error falling as `h^2`. Its losses: a drag on every mass,
+/// dampers between neighbours (`damping`) and the bending elements' own damping
+/// (`stiffness_damping`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BarSpec {
@@ -39,6 +40,13 @@ pub struct BarSpec {
     /// `2 sigma_1 u_txx` of Bilbao 2009 (ch. 7).
     #[serde(default)]
     pub damping: f64,
+    /// Stiffness-proportional damping `eta`, s (>= 0): each bending element of stiffness `kappa`
+    /// damped by `eta kappa` (a Kelvin-Voigt solid, the bar model of Chaigne & Doutaut 1997), so
+    /// that with the drag alone besides, the damping is `drag M + eta K` and each mode of the free
+    /// bar decays at the rate `(drag + eta w^2) / 2`: growing as its frequency squared, and
+    /// keeping the bar's modes uncoupled (classical damping).
+    #[serde(default)]
+    pub stiffness_damping: f64,
     /// An undercut that gives the bar this ratio of its second mode's frequency to its first
     /// (4: a marimba, 3: a xylophone; from 2.7565 for no cut up to what the deepest cut
     /// reaches), the given elements being those of the uncut bar ([`super::undercut`]); at most
@@ -76,6 +84,8 @@ impl BarSpec {
         set drag(gamma: f64) => drag;
         /// Sets the damping between neighbouring masses, N s/m.
         set damping(damping: f64) => damping;
+        /// Sets the bending elements' damping over their stiffness, s.
+        set stiffness_damping(eta: f64) => stiffness_damping;
         /// Undercuts the bar for the ratio `f_2 / f_1`.
         some undercut_ratio(ratio: f64) => undercut_ratio;
         /// With [`BarSpec::undercut_ratio`], undercuts it for the ratio `f_3 / f_1` too.
@@ -99,6 +109,7 @@ impl Model {
         self.check_room(&subject, "masses", Some(spec.masses), format!("{} masses", spec.masses))?;
         check_non_negative(&subject, "drag", spec.drag)?;
         check_non_negative(&subject, "damping", spec.damping)?;
+        check_non_negative(&subject, "stiffness_damping", spec.stiffness_damping)?;
         let (mass, kappa) = bar_elements(&subject, &spec)?;
         let thickness = match (spec.undercut_ratio, spec.undercut_third) {
             (Some(ratio), third) => undercut_thickness(&subject, spec.masses, ratio, third)?,
@@ -118,7 +129,9 @@ impl Model {
             nodes.push(self.add_mass(Mass::new(id, tau * mass).drag(spec.drag))?);
         }
         for (triple, tau) in nodes.windows(3).zip(&thickness[1..]) {
-            self.add_bending(Bending::new(triple[0], triple[1], triple[2], tau.powi(3) * kappa))?;
+            let kappa = tau.powi(3) * kappa;
+            let element = Bending::new(triple[0], triple[1], triple[2], kappa);
+            self.add_bending(element.damping(spec.stiffness_damping * kappa))?;
         }
         if spec.damping > 0.0 {
             for pair in nodes.windows(2) {
