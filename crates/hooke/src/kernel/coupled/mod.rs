@@ -495,7 +495,8 @@ impl CoupledKernel {
 
     /// Writes every channel's value after this step to `record[c * steps + s]`: its taps on
     /// parts, then its taps on sources (sorted by channel), each channel summed in a register;
-    /// in a block (`blocked`), its taps on the far parts' inputs as the far parts' share.
+    /// in a block (`blocked`), its taps on the far parts' inputs and modes as the far parts'
+    /// share.
     #[inline(always)]
     fn record(&self, s: usize, steps: usize, record: &mut [f64], blocked: bool) {
         let channels = record.len() / steps.max(1);
@@ -503,6 +504,9 @@ impl CoupledKernel {
             record[c * steps + s] = 0.0;
         }
         for &(c, part, tap, quantity) in &self.modal_taps {
+            if blocked && self.far.is_far(part) {
+                continue;
+            }
             let [q, p] = self.probed[self.probed_at[part] + self.parts[part].inputs.len() + tap];
             record[c * steps + s] += if quantity == Quantity::Position { q } else { p };
         }

@@ -7,7 +7,7 @@ use crate::quantity::Quantity;
 
 /// For each part of `kernel` (`part_of_touched` the part of each touched coordinate), room for
 /// the weight rows of its slots and drives: two for each direct row and channel that reads its
-/// touched coordinates, and for each direct coordinate their rows read.
+/// touched coordinates or taps its modes, and for each direct coordinate their rows read.
 pub(super) fn rows_room(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Vec<usize> {
     let d = kernel.x.len();
     let parts = kernel.parts.len();
@@ -20,6 +20,10 @@ pub(super) fn rows_room(kernel: &CoupledKernel, part_of_touched: &[usize]) -> Ve
             (last[part], outputs[part]) = (output, outputs[part] + 1);
         }
     }
+    let mut tapped: Vec<(usize, usize)> = kernel.modal_taps.iter().map(|tap| (tap.1, tap.0)).collect();
+    tapped.sort_unstable();
+    tapped.dedup();
+    tapped.iter().for_each(|&(part, _)| outputs[part] += 1);
     for (i, part) in kernel.parts.iter().enumerate() {
         let mut read: Vec<usize> =
             part.touched.clone().flat_map(|t| &kernel.rows[d + t]).map(|e| e.0).collect();
@@ -41,6 +45,14 @@ impl Far {
         }
     }
 
+    /// Makes `channel` an output, if it is not one yet.
+    fn output_channel(&mut self, channel: usize) {
+        if self.channel_at[channel] == usize::MAX {
+            self.channel_at[channel] = self.outputs.len();
+            self.outputs.push(Output::Channel(channel));
+        }
+    }
+
     /// Whether touched coordinate `t` is an input of a far part.
     fn far_input(&self, t: usize, parts: &[super::super::Part]) -> bool {
         let part = self.part_of_touched[t];
@@ -50,12 +62,13 @@ impl Far {
 
 impl CoupledKernel {
     /// Finds the far parts (those whose inputs' rows read direct coordinates only, read by no
-    /// touched row, with no probes but their inputs), their inputs and outputs, and their summed
-    /// responses; none is far if they would need more room than the build gave.
+    /// touched row), their inputs and outputs (the direct rows and channels that read their
+    /// inputs, and the channels that tap their modes), and their summed responses; none is far if
+    /// they would need more room than the build gave.
     #[inline(always)]
     pub(in crate::kernel::coupled) fn lay_out(&mut self) {
         let d = self.x.len();
-        let Self { parts, rows, far, source_taps, stiffness, decay, dt, .. } = self;
+        let Self { parts, rows, far, source_taps, modal_taps, stiffness, decay, dt, .. } = self;
         (far.stale, far.recorded) = (false, 0);
         for ((a, k), d) in far.recurrence.iter_mut().zip(stiffness.iter()).zip(decay.iter()) {
             *a = 1.0 + d - *dt * k;
@@ -63,8 +76,7 @@ impl CoupledKernel {
         far.read.fill(false);
         rows[d..].iter().flatten().filter(|e| e.0 >= d).for_each(|e| far.read[e.0 - d] = true);
         for (i, part) in parts.iter().enumerate() {
-            far.is_far[i] = part.probes.len() == part.inputs.len()
-                && part.inputs.iter().all(|&t| !far.read[t] && rows[d + t].iter().all(|e| e.0 < d));
+            far.is_far[i] = part.inputs.iter().all(|&t| !far.read[t] && rows[d + t].iter().all(|e| e.0 < d));
         }
         far.clear();
         for part in parts.iter().enumerate().filter(|(i, _)| far.is_far[*i]).map(|(_, part)| part) {
@@ -82,9 +94,13 @@ impl CoupledKernel {
             }
         }
         for &(channel, s, ..) in source_taps.iter() {
-            if s >= d && far.far_input(s - d, parts) && far.channel_at[channel] == usize::MAX {
-                far.channel_at[channel] = far.outputs.len();
-                far.outputs.push(Output::Channel(channel));
+            if s >= d && far.far_input(s - d, parts) {
+                far.output_channel(channel);
+            }
+        }
+        for &(channel, part, ..) in modal_taps.iter() {
+            if far.is_far[part] {
+                far.output_channel(channel);
             }
         }
         far.near_parts.clear();
@@ -121,6 +137,10 @@ impl CoupledKernel {
             } else {
                 far.near_taps.push((channel, s, quantity, weight));
             }
+        }
+        for &(channel, part, tap, quantity) in modal_taps.iter().filter(|tap| far.is_far[tap.1]) {
+            let (x, v) = if quantity == Quantity::Position { (1.0, 0.0) } else { (0.0, 1.0) };
+            far.entries.push((part, parts[part].inputs.len() + tap, far.channel_at[channel], x, v));
         }
         far.entries.sort_unstable_by_key(|e| (e.0, e.2, e.1));
         if far.outputs.len() * 2 * far.inputs.len() > MOST_PAIRS || !self.weigh() {

@@ -1,8 +1,9 @@
 //! The *far* parts of a coupled network, advanced a block of steps at a time.
 //!
 //! A part whose inputs (its touched coordinates in use) are driven by rows that read direct
-//! coordinates only, and which no other part's row and no pickup reads (a string on a bridge), is
-//! a linear system between the direct coordinates' motion and the forces it puts on their rows.
+//! coordinates only, and which no other part's row reads (a string on a bridge; a marimba's bar,
+//! with no inputs, heard by pickups on its modes), is a linear system between the direct
+//! coordinates' motion and the forces it puts on their rows and the pickups' channels.
 //! Over a block of `L` steps from step `n0`, its share of direct row `r` at step `n0 + k` is, by
 //! superposition,
 //!
@@ -13,7 +14,7 @@
 //! where `z^free` is what it puts there with its inputs' forces held at zero (from its state at
 //! `n0`, its constant forces acting), `u_c` the direct coordinates' positions and velocities its
 //! rows read, and `H_rc(j)` its response `j + 1` steps after a unit `u_c` at one step; a pickup's
-//! taps on its inputs the same, a step later (after step `n0 + k`). Summed over the far parts,
+//! taps on its inputs and modes the same, a step later (after step `n0 + k`). Summed over the far parts,
 //! `z^free` and `H` are a few numbers a step, so the direct coordinates and the other parts step
 //! one step at a time with them; then each far part runs the block driven by the recorded
 //! motion, each mode read and written once a block instead of once a step, its state in
@@ -115,8 +116,9 @@ pub(super) struct Far {
     /// The direct coordinates the far parts' rows read (*inputs*), and each one's index among them.
     inputs: Vec<usize>,
     input_at: Vec<usize>,
-    /// `(part, its input k, output, weight on position, weight on velocity)`: the outputs'
-    /// entries on far inputs (for a row N/m and N s/m), by part then output.
+    /// `(part, its probe k, output, weight on position, weight on velocity)`: the outputs'
+    /// entries on far inputs (probes `0..inputs`; for a row N/m and N s/m) and the channels' on
+    /// far parts' taps (the probes after their inputs), by part then output.
     entries: Vec<(usize, usize, usize, f64, f64)>,
     /// Each far part's outputs and drives (where each part's start), and their weight rows over
     /// its modes: each part's room for them starts at `weights_at` and holds `weights_room` rows.
@@ -155,7 +157,9 @@ impl Far {
             part.touched.clone().for_each(|t| part_of_touched[t] = i);
         }
         let largest = kernel.parts.iter().map(|part| part.modes.len()).max().unwrap_or(0);
-        let channels = kernel.source_taps.iter().map(|tap| tap.0 + 1).max().unwrap_or(0);
+        let taps =
+            kernel.source_taps.iter().map(|tap| tap.0).chain(kernel.modal_taps.iter().map(|tap| tap.0));
+        let channels = taps.map(|channel| channel + 1).max().unwrap_or(0);
         let (mut weights_at, mut weights_room) = (Vec::with_capacity(parts), Vec::with_capacity(parts));
         let mut at = 0;
         for (i, room) in layout::rows_room(kernel, &part_of_touched).into_iter().enumerate() {
@@ -182,7 +186,9 @@ impl Far {
             inputs: Vec::with_capacity(d),
             input_at: vec![usize::MAX; d],
             entries: Vec::with_capacity(
-                kernel.rows[..d].iter().map(Vec::len).sum::<usize>() + kernel.source_taps.len(),
+                kernel.rows[..d].iter().map(Vec::len).sum::<usize>()
+                    + kernel.source_taps.len()
+                    + kernel.modal_taps.len(),
             ),
             slots: Vec::with_capacity(parts * MOST_SLOTS),
             slots_at: vec![0; parts + 1],
@@ -200,6 +206,11 @@ impl Far {
             rest: from_fn(|_| vec![0.0; largest]),
             recurrence: vec![0.0; kernel.stiffness.len()],
         }
+    }
+
+    /// Whether part `i` is far.
+    pub(super) fn is_far(&self, i: usize) -> bool {
+        self.is_far[i]
     }
 
     /// Whether any part is far.
