@@ -29,7 +29,7 @@
 //! a damped oscillator (exact: the damping is classical), so the scheme's frequency warping and
 //! numerical damping and the cords are corrected: the length by `sqrt(F_1 / f_1)`, the
 //! undercut's ratios by their errors, and `(c, eta)` by a Newton step on the two decay rates
-//! with finite-difference derivatives, until every target is met to [`TOLERANCE`].
+//! with the derivatives of `(c + eta w^2) / 2`, until every target is met to [`TOLERANCE`].
 
 use super::design::oscillator_report;
 use super::error::AnalysisError;
@@ -164,17 +164,11 @@ pub fn design_bar(target: &BarTarget, scheme: SchemeKind, h: f64) -> Result<BarD
         if residual < TOLERANCE {
             return Ok(design);
         }
-        // The decay rates' derivatives in the drag and in `eta`, by finite differences.
-        let drag_step = 1e-4 * knobs.drag.max(wanted_rates[0]);
-        let damping_step = 1e-4 * knobs.eta.max(wanted_rates[0] / (2.0 * PI * frequencies[0]).powi(2));
-        let rates_with = |knobs: Knobs| -> Result<[f64; 2], AnalysisError> {
-            Ok(decay_rates(&measure(target, knobs, scheme, h)?))
-        };
-        let by_drag = rates_with(Knobs { drag: knobs.drag + drag_step, ..knobs })?;
-        let by_damping = rates_with(Knobs { eta: knobs.eta + damping_step, ..knobs })?;
-        let d_drag = [(by_drag[0] - rates[0]) / drag_step, (by_drag[1] - rates[1]) / drag_step];
-        let d_damping =
-            [(by_damping[0] - rates[0]) / damping_step, (by_damping[1] - rates[1]) / damping_step];
+        // The decay rates' derivatives in the drag and in `eta`: each mode's rate is `(c + eta
+        // w^2) / 2` (classical damping); the scheme moves them by terms in `(w h)^2`, which the
+        // iteration absorbs.
+        let d_drag = [0.5, 0.5];
+        let d_damping = [0, 1].map(|j| 0.5 * (2.0 * PI * frequencies[j]).powi(2));
         let determinant = d_drag[0] * d_damping[1] - d_drag[1] * d_damping[0];
         let miss = [wanted_rates[0] - rates[0], wanted_rates[1] - rates[1]];
         if !(determinant.is_finite() && determinant != 0.0) {
