@@ -503,10 +503,8 @@ impl CoupledKernel {
         for c in 0..channels {
             record[c * steps + s] = 0.0;
         }
-        for &(c, part, tap, quantity) in &self.modal_taps {
-            if blocked && self.far.is_far(part) {
-                continue;
-            }
+        let modal_taps = if blocked { &self.far.near_modal_taps } else { &self.modal_taps };
+        for &(c, part, tap, quantity) in modal_taps {
             let [q, p] = self.probed[self.probed_at[part] + self.parts[part].inputs.len() + tap];
             record[c * steps + s] += if quantity == Quantity::Position { q } else { p };
         }

@@ -138,9 +138,14 @@ impl CoupledKernel {
                 far.near_taps.push((channel, s, quantity, weight));
             }
         }
-        for &(channel, part, tap, quantity) in modal_taps.iter().filter(|tap| far.is_far[tap.1]) {
-            let (x, v) = if quantity == Quantity::Position { (1.0, 0.0) } else { (0.0, 1.0) };
-            far.entries.push((part, parts[part].inputs.len() + tap, far.channel_at[channel], x, v));
+        far.near_modal_taps.clear();
+        for &(channel, part, tap, quantity) in modal_taps.iter() {
+            if far.is_far[part] {
+                let (x, v) = if quantity == Quantity::Position { (1.0, 0.0) } else { (0.0, 1.0) };
+                far.entries.push((part, parts[part].inputs.len() + tap, far.channel_at[channel], x, v));
+            } else {
+                far.near_modal_taps.push((channel, part, tap, quantity));
+            }
         }
         far.entries.sort_unstable_by_key(|e| (e.0, e.2, e.1));
         if far.outputs.len() * 2 * far.inputs.len() > MOST_PAIRS || !self.weigh() {

@@ -113,6 +113,8 @@ pub(super) struct Far {
     channel_at: Vec<usize>,
     pub(super) trimmed: Vec<Row>,
     pub(super) near_taps: Vec<(usize, usize, Quantity, f64)>,
+    /// The taps on the parts that are not far (as `CoupledKernel::modal_taps`).
+    pub(super) near_modal_taps: Vec<(usize, usize, usize, Quantity)>,
     /// The direct coordinates the far parts' rows read (*inputs*), and each one's index among them.
     inputs: Vec<usize>,
     input_at: Vec<usize>,
@@ -183,6 +185,7 @@ impl Far {
             channel_at: vec![usize::MAX; channels],
             trimmed: kernel.rows[..d].iter().map(|row| Vec::with_capacity(row.len())).collect(),
             near_taps: Vec::with_capacity(kernel.source_taps.len()),
+            near_modal_taps: Vec::with_capacity(kernel.modal_taps.len()),
             inputs: Vec::with_capacity(d),
             input_at: vec![usize::MAX; d],
             entries: Vec::with_capacity(
@@ -206,11 +209,6 @@ impl Far {
             rest: from_fn(|_| vec![0.0; largest]),
             recurrence: vec![0.0; kernel.stiffness.len()],
         }
-    }
-
-    /// Whether part `i` is far.
-    pub(super) fn is_far(&self, i: usize) -> bool {
-        self.is_far[i]
     }
 
     /// Whether any part is far.
