@@ -137,8 +137,9 @@ impl Model {
     }
 
     /// Adds a bending element `stiffness / 2 |sum_i w_i x_i|^2` (N/m) on 3 to 9 nodes, the
-    /// weights summing to 0 (default `[1, -2, 1]` on three nodes).
-    #[pyo3(signature = (nodes, stiffness, weights = None, id = None))]
+    /// weights summing to 0 (default `[1, -2, 1]` on three nodes), its curvature's rate damped by
+    /// `damping` N s/m (the force `-damping w_i sum_j w_j v_j`).
+    #[pyo3(signature = (nodes, stiffness, weights = None, id = None, damping = 0.0))]
     fn add_bending(
         &mut self,
         py: Python<'_>,
@@ -146,9 +147,11 @@ impl Model {
         stiffness: f64,
         weights: Option<Vec<f64>>,
         id: Option<String>,
+        damping: f64,
     ) -> PyResult<()> {
         let nodes = nodes.into_iter().map(Into::into).collect();
-        let spec = Bending { id, ..Bending::weighted(nodes, weights.unwrap_or_default(), stiffness) };
+        let spec =
+            Bending { id, damping, ..Bending::weighted(nodes, weights.unwrap_or_default(), stiffness) };
         self.model.add_bending(spec).map_err(|e| model_error(py, &e))
     }
 

@@ -198,6 +198,24 @@ def test_a_stiff_string_has_the_modes_of_the_stiff_lattice():
         by_hand.add_bending(["s.1", "s.2", "s.3"], 1.0, weights=[1.0, -1.0, 1.0])
 
 
+def test_a_bending_elements_damping_damps_its_curvature():
+    # One mass between two anchors and a (1, -2, 1) element: m x'' = -4 kappa x - 4 c x', a damped
+    # oscillator decaying at 2 c / m and ringing at sqrt(4 kappa / m - (2 c / m)^2).
+    m, kappa, c = 0.01, 1000.0, 0.005
+    model = hooke.Model(1)
+    model.add_anchor("a")
+    model.add_mass("b", m)
+    model.add_anchor("c")
+    model.add_bending(["a", "b", "c"], kappa, damping=c)
+    found = model.analyze(rate=48000.0)
+    rate = 2 * c / m
+    assert math.isclose(found.decay_rate[0], -rate, rel_tol=1e-9), found.decay_rate
+    ringing = math.sqrt(4 * kappa / m - rate**2) / (2 * math.pi)
+    assert math.isclose(found.frequency_hz[0], ringing, rel_tol=1e-9), found.frequency_hz
+    with pytest.raises(hooke.ModelError, match="damping"):
+        model.add_bending(["a", "b", "c"], kappa, damping=-1.0)
+
+
 def test_an_angular_spring_swings_a_mass_about_its_vertex_at_the_torsional_frequency():
     # Vertex anchor b, anchor a on the x axis, mass c at r on a radial spring K: to first order
     # the angle and the radius decouple, omega^2 = k / (m r^2) and K / m.

@@ -88,9 +88,10 @@ class Model:
         stiffness: float,
         weights: Optional[List[float]] = None,
         id: Optional[str] = None,
+        damping: float = 0.0,
     ) -> None:
         """A bending element `stiffness / 2 |sum w_i x_i|^2` (N/m), weights summing to 0
-        (default [1, -2, 1] on three nodes)."""
+        (default [1, -2, 1] on three nodes), its curvature's rate damped by `damping` N s/m."""
     def add_angle(
         self,
         nodes: List[str],
