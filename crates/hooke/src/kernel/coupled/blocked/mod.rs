@@ -14,9 +14,9 @@
 //! where `z^free` is what it puts there with its inputs' forces held at zero (from its state at
 //! `n0`, its constant forces acting), `u_c` the direct coordinates' positions and velocities its
 //! rows read, and `H_rc(j)` its response `j + 1` steps after a unit `u_c` at one step; a pickup's
-//! taps on its inputs and modes the same, a step later (after step `n0 + k`). Summed over the far parts,
-//! `z^free` and `H` are a few numbers a step, so the direct coordinates and the other parts step
-//! one step at a time with them; then each far part runs the block driven by the recorded
+//! taps on its inputs and modes the same, a step later (after step `n0 + k`). Summed over the far
+//! parts, `z^free` and `H` are a few numbers a step, so the direct coordinates and the other parts
+//! step one step at a time with them; then each far part runs the block driven by the recorded
 //! motion, each mode read and written once a block instead of once a step, its state in
 //! registers through the block. Its inputs' forces `f_t = -sum_c (K_tc x_c + C_tc v_c)` act on
 //! its modes as `sum_t Phi_t f_t`, which each part keeps as one weight row per position or
