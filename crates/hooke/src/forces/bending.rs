@@ -105,10 +105,10 @@ fn add_matrix(
     matrix: &mut (impl Assemble + ?Sized),
 ) {
     for e in 0..bendings.len() {
-        let kappa = scale * coefficient[e];
+        let scaled = scale * coefficient[e];
         for i in bendings.entries(e) {
             for j in bendings.entries(e) {
-                let value = kappa * bendings.weight[i] * bendings.weight[j];
+                let value = scaled * bendings.weight[i] * bendings.weight[j];
                 let (row, col) = (bendings.node[i] as usize * dim, bendings.node[j] as usize * dim);
                 for axis in 0..dim {
                     matrix.add(row + axis, col + axis, value);

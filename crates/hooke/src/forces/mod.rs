@@ -3,9 +3,9 @@
 //!
 //! The network's equation of motion is `M x'' = F_c(x) + F_e(t) - D(x) x'`: conservative forces
 //! `F_c = -grad V` (gravity, springs, bending, angular springs, contacts), external forces `F_e`,
-//! and linear damping with the damping matrix `D` (dampers, drag, the bending elements' damping). Every kernel reads state
-//! vectors laid out as in [`crate::system`] (masses then anchors) and accumulates into a force
-//! vector of the same layout; forces landing on anchors are the supports' reactions and schemes
+//! and linear damping with the damping matrix `D` (dampers, drag, the bending elements'
+//! damping). Every kernel reads state vectors laid out as in [`crate::system`] (masses then
+//! anchors) and accumulates into a force vector of the same layout; forces landing on anchors are the supports' reactions and schemes
 //! ignore them. Matrices are over the moving coordinates only (`System::mass_coordinates`).
 
 mod angle;
