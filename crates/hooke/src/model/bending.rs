@@ -11,8 +11,8 @@
 //! so it pushes node `i` with `-kappa w_i s`; with a damping `c`, also with `-c w_i s'` (`s'` the
 //! same sum of the velocities: a Kelvin-Voigt solid, whose loss grows with the curvature's rate).
 //! With the weights `(1, -2, 1)` on three consecutive nodes of a chain, `s` is the discrete
-//! second difference and a string with one element centred
-//! at each mass has the fourth-difference stiffness of the Euler-Bernoulli beam, `EI w''''`
+//! second difference and a string with one element centred at each mass has the
+//! fourth-difference stiffness of the Euler-Bernoulli beam, `EI w''''`
 //! (Bilbao 2009, Numerical Sound Synthesis, section 7.1): with spacing `h`, `kappa = EI / h^3`.
 //! Elements that reach an anchor at each end make the ends pinned (simply supported). On a grid,
 //! the five-point Laplacian's weights `(1, 1, 1, 1, -4)` (over `h^2`) give the plate's
